@@ -1,0 +1,16 @@
+/* cmd_bench.c - gpudoctor bench.  (stub: to be filled by its owner) */
+#include "commands/commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
+{
+	(void)ctx;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		puts("usage: gpudoctor bench (not implemented yet)");
+		return 0;
+	}
+	fputs("gpudoctor bench: not implemented yet\n", stderr);
+	return 2;
+}

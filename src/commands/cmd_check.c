@@ -1,0 +1,125 @@
+/*
+ * cmd_check.c - gpudoctor check: verify the chain bottom-up.
+ *
+ * For each layer in order (hardware, kernel, devices, driver, cuda,
+ * libraries, frameworks): gather its static facts, then -- unless --no-load
+ * or a lower layer failed -- its runtime facts from isolated children, then
+ * judge it.  The first failing layer blocks the ones above it: their live
+ * checks do not run and they are reported as blocked, while their static
+ * findings are still shown.
+ */
+#include "commands/commands.h"
+#include "core/ctx.h"
+#include "core/buf.h"
+#include "knowledge/kb.h"
+#include "probes/inventory.h"
+#include "report/render.h"
+#include "report/report.h"
+#include "rules/rules.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+struct layer_step {
+	enum layer_id id;
+	void (*probe)(const struct gd_ctx *ctx, struct inventory *inv);
+	void (*probe_live)(const struct gd_ctx *ctx, struct inventory *inv);
+	void (*judge)(const struct rules_in *in, struct report *rep);
+};
+
+static const struct layer_step steps[LAYER_COUNT] = {
+	{ LAYER_HARDWARE, probe_hardware, probe_hardware_live, rules_hardware },
+	{ LAYER_KERNEL, probe_kernel, probe_kernel_live, rules_kernel },
+	{ LAYER_DEVICES, probe_devices, probe_devices_live, rules_devices },
+	{ LAYER_DRIVER, probe_driver, probe_driver_live, rules_driver },
+	{ LAYER_CUDA, probe_cuda, probe_cuda_live, rules_cuda },
+	{ LAYER_LIBRARIES, probe_libraries, probe_libraries_live, rules_libraries },
+	{ LAYER_FRAMEWORKS, probe_frameworks, probe_frameworks_live, rules_frameworks },
+};
+
+static void check_usage(FILE *f)
+{
+	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
+	      "\n"
+	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
+	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
+	      "evidence, a stable cause id and a fix.  A failing layer blocks the layers\n"
+	      "above it.  Exit status: 0 nothing failed, 1 a check failed, 2 error.\n", f);
+}
+
+/* Run the pipeline into rep/inv; shared with tests and later commands. */
+int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+	      struct report *rep);
+
+int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+	      struct report *rep)
+{
+	int blocked_by = -1;
+
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		const struct layer_step *s = &steps[l];
+		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
+
+		in.blocked = blocked_by >= 0;
+		in.live = !ctx->no_load && !in.blocked;
+		s->probe(ctx, inv);
+		if (in.live)
+			s->probe_live(ctx, inv);
+		s->judge(&in, rep);
+		if (in.blocked) {
+			report_block(rep, s->id, (enum layer_id)blocked_by);
+		} else if (report_layer_worst(rep, s->id) == STATUS_FAIL) {
+			blocked_by = (int)s->id;
+		}
+	}
+	report_finish(rep);
+	return 0;
+}
+
+int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct inventory inv;
+	struct report rep;
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct kb *kb = NULL;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			check_usage(stdout);
+			return 0;
+		default:
+			check_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gpudoctor check: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
+		fprintf(stderr, "gpudoctor: %s\n", e.msg);
+		return 2;
+	}
+	inventory_init(&inv);
+	report_init(&rep);
+	check_run(ctx, kb, &inv, &rep);
+	if (ctx->json)
+		render_json(ctx, &rep, &inv, &out);
+	else
+		render_text(ctx, &rep, &inv, &out);
+	fwrite(out.s, 1, out.len, stdout);
+	ret = rep.status == STATUS_FAIL ? 1 : 0;
+	buf_release(&out);
+	report_release(&rep);
+	inventory_release(&inv);
+	kb_close(kb);
+	return ret;
+}

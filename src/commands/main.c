@@ -1,0 +1,200 @@
+/*
+ * main.c - global options, the command table, and the exit status.
+ *
+ * Global options may appear before or after the command name
+ * ("gpudoctor --json check" and "gpudoctor check --json" mean the same);
+ * everything else is passed to the command.  Output is flushed and checked
+ * here, so a truncated report becomes exit status 2.
+ */
+#include "commands/commands.h"
+#include "core/ctx.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, const struct gd_ctx *ctx);
+	const char *summary;
+	int hidden;
+};
+
+static const struct command commands[] = {
+	{ "check", cmd_check, "verify the GPU stack, link by link, bottom-up", 0 },
+	{ "matrix", cmd_matrix, "query the version contract (what runs with what)", 0 },
+	{ "which", cmd_which, "which file the loader would load for a soname, and why", 0 },
+	{ "bench", cmd_bench, "measure copy bandwidth and GEMM throughput against the hardware's limits", 0 },
+	{ "__probe", cmd_probe, "internal: isolated child probes", 1 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: gpudoctor [global options] <command> [options]\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!commands[i].hidden)
+			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nglobal options:\n"
+	      "  --root DIR        read /proc, /sys, /dev, /etc, /usr ... (and paths from\n"
+	      "                    LD_LIBRARY_PATH, CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX) inside DIR\n"
+	      "  --no-load         load and execute nothing from the machine: static facts only\n"
+	      "  --timeout SEC     limit for each isolated probe (default 10)\n"
+	      "  --json            machine-readable output\n"
+	      "  --color=WHEN      auto (default), always or never; NO_COLOR is honoured\n"
+	      "  --kb DIR          use the knowledge-base files in DIR instead of the embedded ones\n"
+	      "  -v, --verbose     show evidence for passing checks too\n"
+	      "  -h, --help        this help (after a command: that command's help)\n"
+	      "  --version         print the version\n"
+	      "\nRun 'gpudoctor check' first.  Exit status: 0 nothing failed, 1 a check failed,\n"
+	      "2 usage or internal error.\n", f);
+}
+
+/* Value of "--opt VALUE" or "--opt=VALUE"; advances *i.  NULL when missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int is_opt(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static char self_exe[PATH_MAX];
+static char root_buf[PATH_MAX];
+
+static int resolve_color(enum color_mode mode)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (mode == COLOR_ALWAYS)
+		return 1;
+	if (mode == COLOR_NEVER)
+		return 0;
+	if (no_color && *no_color)
+		return 0;
+	if (term && !strcmp(term, "dumb"))
+		return 0;
+	return isatty(STDOUT_FILENO);
+}
+
+int main(int argc, char **argv)
+{
+	struct gd_ctx ctx = { .root = "/", .timeout = 10.0, .color = COLOR_AUTO };
+	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+	int nrest = 0, ret, want_help = 0;
+	const struct command *cmd = NULL;
+	ssize_t n;
+
+	if (!rest)
+		return 2;
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n > 0) {
+		self_exe[n] = '\0';
+		ctx.self_exe = self_exe;
+	} else {
+		ctx.self_exe = argv[0];
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				rest[nrest++] = argv[i++];
+			break;
+		}
+		if (is_opt(a, "--root")) {
+			if (!(v = opt_value(argc, argv, &i, "--root")) || !*v) {
+				fputs("gpudoctor: --root needs a directory\n", stderr);
+				return 2;
+			}
+			if (!realpath(v, root_buf)) {
+				fprintf(stderr, "gpudoctor: --root '%s': %s\n", v, strerror(errno));
+				return 2;
+			}
+			ctx.root = root_buf;
+		} else if (is_opt(a, "--timeout")) {
+			char *end;
+
+			if (!(v = opt_value(argc, argv, &i, "--timeout"))) {
+				fputs("gpudoctor: --timeout needs a number of seconds\n", stderr);
+				return 2;
+			}
+			ctx.timeout = strtod(v, &end);
+			if (*end || ctx.timeout <= 0 || ctx.timeout > 3600) {
+				fprintf(stderr, "gpudoctor: --timeout '%s' is not a number of seconds in (0, 3600]\n", v);
+				return 2;
+			}
+		} else if (is_opt(a, "--kb")) {
+			if (!(v = opt_value(argc, argv, &i, "--kb"))) {
+				fputs("gpudoctor: --kb needs a directory\n", stderr);
+				return 2;
+			}
+			ctx.kb_dir = v;
+		} else if (!strcmp(a, "--no-load")) {
+			ctx.no_load = 1;
+		} else if (!strcmp(a, "--json")) {
+			ctx.json = 1;
+		} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8)) {
+			v = a[7] == '=' ? a + 8 : "always";
+			if (!strcmp(v, "auto"))
+				ctx.color = COLOR_AUTO;
+			else if (!strcmp(v, "always"))
+				ctx.color = COLOR_ALWAYS;
+			else if (!strcmp(v, "never"))
+				ctx.color = COLOR_NEVER;
+			else {
+				fprintf(stderr, "gpudoctor: --color must be auto, always or never, not '%s'\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			ctx.verbose++;
+		} else if (!strcmp(a, "-vv")) {
+			ctx.verbose += 2;
+		} else if (!strcmp(a, "--version")) {
+			printf("gpudoctor %s\n", GD_VERSION);
+			return fflush(stdout) || ferror(stdout) ? 2 : 0;
+		} else if (!cmd && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			want_help = 1;
+		} else {
+			if (!cmd && a[0] != '-') {
+				for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+					if (!strcmp(commands[k].name, a))
+						cmd = &commands[k];
+				if (!cmd) {
+					fprintf(stderr, "gpudoctor: '%s' is not a command; see 'gpudoctor --help'\n", a);
+					return 2;
+				}
+			}
+			rest[nrest++] = argv[i];
+		}
+	}
+	ctx.use_color = resolve_color(ctx.color);
+	if (!cmd) {
+		usage(want_help ? stdout : stderr);
+		return want_help ? 0 : 2;
+	}
+	if (want_help)
+		rest[nrest++] = "--help";
+	rest[nrest] = NULL;
+	/* getopt in the command starts fresh. */
+	optind = 1;
+	ret = cmd->fn(nrest, rest, &ctx);
+	free(rest);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "gpudoctor: could not write the output: %s\n", strerror(errno));
+		return 2;
+	}
+	return ret;
+}

@@ -1,0 +1,207 @@
+/* child.c - spawning, timing out and reaping isolated probes; see child.h. */
+#include "core/child.h"
+#include "core/ctx.h"
+#include "core/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define CHILD_OUTPUT_MAX (4u << 20)
+
+double child_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void child_result_release(struct child_result *r)
+{
+	kvlist_release(&r->kv);
+	buf_release(&r->out);
+	buf_release(&r->err);
+}
+
+/* Read what is available from fd into b; returns 0 at EOF, 1 if still open. */
+static int child_drain(int fd, struct buf *b)
+{
+	char tmp[8192];
+	ssize_t n = read(fd, tmp, sizeof(tmp));
+
+	if (n < 0)
+		return (errno == EINTR || errno == EAGAIN) ? 1 : 0;
+	if (n == 0)
+		return 0;
+	if (b->len < CHILD_OUTPUT_MAX)
+		buf_add(b, tmp, (size_t)n);
+	return 1;
+}
+
+static void child_exec(const char *const *argv, char *const *envp, int outfd, int errfd)
+{
+	int devnull;
+
+	/* Our own process group, so that a timeout kills grandchildren too. */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		close(devnull);
+	}
+	dup2(outfd, 1);
+	dup2(errfd, 2);
+	execve(argv[0], (char *const *)argv, envp ? envp : environ);
+	dprintf(2, "cannot execute '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int child_run_argv(const char *const *argv, char *const *envp, double timeout,
+		   struct child_result *r, struct err *e)
+{
+	int outp[2], errp[2], status = 0, out_open = 1, err_open = 1, timed_out = 0;
+	double start, deadline;
+	pid_t pid;
+
+	buf_reset(&r->out);
+	buf_reset(&r->err);
+	if (pipe2(outp, O_CLOEXEC) < 0)
+		return err_set_errno(e, "pipe");
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		close(outp[0]);
+		close(outp[1]);
+		return err_set_errno(e, "pipe");
+	}
+	start = child_now();
+	pid = fork();
+	if (pid < 0) {
+		close(outp[0]); close(outp[1]); close(errp[0]); close(errp[1]);
+		return err_set_errno(e, "fork");
+	}
+	if (pid == 0)
+		child_exec(argv, envp, outp[1], errp[1]);
+	setpgid(pid, pid);
+	close(outp[1]);
+	close(errp[1]);
+	deadline = start + (timeout > 0 ? timeout : 10.0);
+	while (out_open || err_open) {
+		struct pollfd pfd[2];
+		double left = deadline - child_now();
+		int nfd = 0, rc;
+
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		if (out_open)
+			pfd[nfd++] = (struct pollfd){ .fd = outp[0], .events = POLLIN };
+		if (err_open)
+			pfd[nfd++] = (struct pollfd){ .fd = errp[0], .events = POLLIN };
+		rc = poll(pfd, (nfds_t)nfd, (int)(left * 1000) + 1);
+		if (rc < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < nfd && rc > 0; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (pfd[i].fd == outp[0])
+				out_open = child_drain(outp[0], &r->out);
+			else
+				err_open = child_drain(errp[0], &r->err);
+		}
+	}
+	/* Pipes closed: the child is exiting; still bound the wait. */
+	while (!timed_out) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = 0;
+			break;
+		}
+		if (child_now() >= deadline) {
+			timed_out = 1;
+			break;
+		}
+		usleep(1000);
+	}
+	if (timed_out) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	} else {
+		/* Reap any grandchildren left behind in the group. */
+		kill(-pid, SIGKILL);
+	}
+	close(outp[0]);
+	close(errp[0]);
+	r->seconds = child_now() - start;
+	kvlist_release(&r->kv);
+	kvlist_parse(&r->kv, r->out.s, r->out.len);
+	if (timed_out) {
+		r->outcome = CHILD_TIMEOUT;
+	} else if (WIFSIGNALED(status)) {
+		r->outcome = CHILD_SIGNALED;
+		r->signal = WTERMSIG(status);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		r->outcome = CHILD_EXIT_ERROR;
+		r->exit_code = WEXITSTATUS(status);
+	} else if (!r->kv.complete) {
+		r->outcome = CHILD_INCOMPLETE;
+	} else {
+		r->outcome = CHILD_OK;
+	}
+	return 0;
+}
+
+int child_run_probe(const struct gd_ctx *ctx, const char *name,
+		    const char *const *args, char *const *envp,
+		    struct child_result *r, struct err *e)
+{
+	const char *argv[64];
+	size_t n = 0;
+
+	argv[n++] = ctx->self_exe;
+	argv[n++] = "__probe";
+	argv[n++] = name;
+	for (; args && *args && n < 63; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	return child_run_argv(argv, envp, ctx->timeout, r, e);
+}
+
+const char *child_outcome_describe(const struct child_result *r, struct buf *out)
+{
+	buf_reset(out);
+	switch (r->outcome) {
+	case CHILD_OK:
+		buf_puts(out, "completed");
+		break;
+	case CHILD_EXIT_ERROR:
+		buf_printf(out, "exited with status %d", r->exit_code);
+		break;
+	case CHILD_SIGNALED:
+		buf_printf(out, "crashed with SIG%s (signal %d)", sigabbrev_np(r->signal)
+			   ? sigabbrev_np(r->signal) : "?", r->signal);
+		break;
+	case CHILD_TIMEOUT:
+		buf_printf(out, "did not finish within %.1f s and was killed", r->seconds);
+		break;
+	case CHILD_INCOMPLETE:
+		buf_puts(out, "stopped before reporting all its results");
+		break;
+	}
+	return out->s;
+}

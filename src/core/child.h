@@ -1,0 +1,67 @@
+/*
+ * child.h - isolated probes: gpudoctor re-executing itself in a child.
+ *
+ * Anything that loads a foreign library or touches the driver runs in a
+ * child, "gpudoctor __probe NAME ARGS...", so that the child starts with a
+ * clean address space and reads LD_LIBRARY_PATH itself, as the framework
+ * would.  The parent waits at most `timeout` seconds, then kills the child's
+ * whole process group.  A hang, a signal or output without the final "end"
+ * line is reported through the outcome, never by crashing or hanging here.
+ *
+ *	struct child_result r = CHILD_RESULT_INIT;
+ *	const char *args[] = { "/usr/lib/libnvidia-ml.so.1", NULL };
+ *	if (child_run_probe(ctx, "nvml", args, NULL, &r, &e) == 0 &&
+ *	    r.outcome == CHILD_OK)
+ *		use(kv_get(&r.kv, "driver_version"));
+ *	child_result_release(&r);
+ */
+#ifndef GD_CHILD_H
+#define GD_CHILD_H
+
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/kv.h"
+
+struct gd_ctx;
+
+enum child_outcome {
+	CHILD_OK,		/* exited 0 and wrote "end" */
+	CHILD_EXIT_ERROR,	/* exited non-zero */
+	CHILD_SIGNALED,		/* killed by a signal it raised (crash) */
+	CHILD_TIMEOUT,		/* still running at the deadline; killed */
+	CHILD_INCOMPLETE,	/* exited 0 but without "end": garbage or cut short */
+};
+
+struct child_result {
+	enum child_outcome outcome;
+	int exit_code;		/* when CHILD_EXIT_ERROR */
+	int signal;		/* when CHILD_SIGNALED */
+	double seconds;		/* wall time of the child */
+	struct kvlist kv;	/* parsed stdout */
+	struct buf out;		/* raw stdout (capped) */
+	struct buf err;		/* stderr (capped), for evidence */
+};
+
+#define CHILD_RESULT_INIT { CHILD_OK, 0, 0, 0.0, KVLIST_INIT, BUF_INIT, BUF_INIT }
+
+/*
+ * Run "self_exe __probe name args..." with envp (NULL: our environment).
+ * Returns -1 only when the child could not be started at all.
+ */
+int child_run_probe(const struct gd_ctx *ctx, const char *name,
+		    const char *const *args, char *const *envp,
+		    struct child_result *r, struct err *e);
+
+/* Run any argv (argv[0] a path) under the same rules. */
+int child_run_argv(const char *const *argv, char *const *envp, double timeout,
+		   struct child_result *r, struct err *e);
+
+void child_result_release(struct child_result *r);
+
+/* "timed out after 10 s", "crashed with SIGSEGV", ... for evidence. */
+const char *child_outcome_describe(const struct child_result *r, struct buf *out);
+
+/* Seconds on the monotonic clock, for timing probes. */
+double child_now(void);
+
+#endif

@@ -1,0 +1,257 @@
+/* fs.c - root-relative file access and chroot-style link resolution; see fs.h. */
+#include "core/fs.h"
+#include "core/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *fs_path(const char *root, const char *abs, struct buf *out)
+{
+	buf_reset(out);
+	if (root && strcmp(root, "/") != 0)
+		buf_puts(out, root);
+	if (abs[0] != '/')
+		buf_addc(out, '/');
+	buf_puts(out, abs);
+	return out->s;
+}
+
+char *fs_join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	while (*name == '/')
+		name++;
+	if (dl == 1 && dir[0] == '/')
+		return xasprintf("/%s", name);
+	return xasprintf("%.*s/%s", (int)dl, dir, name);
+}
+
+/* Pop the last component of a resolved absolute path (never above "/"). */
+static void fs_pop(struct buf *p)
+{
+	while (p->len > 1 && p->s[p->len - 1] != '/')
+		p->len--;
+	if (p->len > 1)
+		p->len--;
+	p->s[p->len] = '\0';
+}
+
+int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e)
+{
+	struct buf todo = BUF_INIT, host = BUF_INIT, link = BUF_INIT;
+	int hops = 0, ret = 0;
+	size_t pos = 0;
+
+	buf_reset(out);
+	buf_puts(out, "/");
+	buf_puts(&todo, abs);
+	while (pos < todo.len) {
+		size_t start, n;
+		struct stat st;
+		char *comp;
+
+		while (pos < todo.len && todo.s[pos] == '/')
+			pos++;
+		start = pos;
+		while (pos < todo.len && todo.s[pos] != '/')
+			pos++;
+		n = pos - start;
+		if (n == 0 || (n == 1 && todo.s[start] == '.'))
+			continue;
+		if (n == 2 && todo.s[start] == '.' && todo.s[start + 1] == '.') {
+			fs_pop(out);
+			continue;
+		}
+		comp = xstrndup(todo.s + start, n);
+		if (out->len > 1)
+			buf_addc(out, '/');
+		buf_puts(out, comp);
+		free(comp);
+		fs_path(root, out->s, &host);
+		if (lstat(host.s, &st) < 0) {
+			ret = err_set_errno(e, "%s", out->s);
+			goto done;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (++hops > 40) {
+			errno = ELOOP;
+			ret = err_set_errno(e, "%s", out->s);
+			goto done;
+		}
+		if (fs_readlink(root, out->s, &link, e) < 0) {
+			ret = -1;
+			goto done;
+		}
+		/* Splice the target in front of what is left to walk. */
+		{
+			struct buf rest = BUF_INIT;
+
+			buf_puts(&rest, link.s);
+			buf_addc(&rest, '/');
+			buf_puts(&rest, todo.s + pos);
+			buf_release(&todo);
+			todo = rest;
+			pos = 0;
+		}
+		if (link.s[0] == '/') {
+			buf_reset(out);
+			buf_puts(out, "/");
+		} else {
+			fs_pop(out);
+		}
+	}
+done:
+	buf_release(&todo);
+	buf_release(&host);
+	buf_release(&link);
+	return ret;
+}
+
+int fs_read_file(const char *root, const char *abs, size_t max, struct buf *out,
+		 struct err *e)
+{
+	struct buf p = BUF_INIT;
+	char tmp[4096];
+	int fd, ret = 0;
+
+	buf_reset(out);
+	fs_path(root, abs, &p);
+	fd = open(p.s, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		ret = err_set_errno(e, "cannot open '%s'", abs);
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, tmp, sizeof(tmp));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = err_set_errno(e, "cannot read '%s'", abs);
+			break;
+		}
+		if (r == 0)
+			break;
+		if (out->len + (size_t)r > max) {
+			ret = err_set(e, "'%s' is larger than %zu bytes", abs, max);
+			break;
+		}
+		buf_add(out, tmp, (size_t)r);
+	}
+	close(fd);
+out:
+	buf_release(&p);
+	return ret;
+}
+
+int fs_read_line(const char *root, const char *abs, struct buf *out, struct err *e)
+{
+	char *nl;
+
+	if (fs_read_file(root, abs, 65536, out, e) < 0)
+		return -1;
+	nl = memchr(out->s, '\n', out->len);
+	if (nl) {
+		*nl = '\0';
+		out->len = (size_t)(nl - out->s);
+	}
+	buf_rtrim(out);
+	return 0;
+}
+
+int fs_readlink(const char *root, const char *abs, struct buf *out, struct err *e)
+{
+	struct buf p = BUF_INIT;
+	char tmp[PATH_MAX];
+	ssize_t n;
+
+	fs_path(root, abs, &p);
+	n = readlink(p.s, tmp, sizeof(tmp) - 1);
+	buf_release(&p);
+	if (n < 0)
+		return err_set_errno(e, "cannot read link '%s'", abs);
+	buf_reset(out);
+	buf_add(out, tmp, (size_t)n);
+	return 0;
+}
+
+int fs_stat(const char *root, const char *abs, struct stat *st)
+{
+	struct buf p = BUF_INIT;
+	int r = stat(fs_path(root, abs, &p), st);
+
+	buf_release(&p);
+	return r;
+}
+
+int fs_lstat(const char *root, const char *abs, struct stat *st)
+{
+	struct buf p = BUF_INIT;
+	int r = lstat(fs_path(root, abs, &p), st);
+
+	buf_release(&p);
+	return r;
+}
+
+int fs_exists(const char *root, const char *abs)
+{
+	struct stat st;
+
+	return fs_lstat(root, abs, &st) == 0;
+}
+
+int fs_is_dir(const char *root, const char *abs)
+{
+	struct stat st;
+
+	return fs_stat(root, abs, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int fs_cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fs_list_dir(const char *root, const char *abs, char ***names, size_t *n,
+		struct err *e)
+{
+	struct buf p = BUF_INIT;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	*names = NULL;
+	*n = 0;
+	d = opendir(fs_path(root, abs, &p));
+	buf_release(&p);
+	if (!d)
+		return err_set_errno(e, "cannot list '%s'", abs);
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		XGROW(*names, *n, cap);
+		(*names)[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof(**names), fs_cmp_names);
+	return 0;
+}
+
+void fs_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

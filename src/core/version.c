@@ -1,0 +1,51 @@
+/* version.c - dotted version parsing and comparison; see version.h. */
+#include "core/version.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+int version_parse(const char *s, struct version *v)
+{
+	v->n = 0;
+	if (!s)
+		return -1;
+	while (v->n < VERSION_MAX_PARTS && isdigit((unsigned char)*s)) {
+		char *end;
+
+		v->part[v->n++] = strtol(s, &end, 10);
+		s = end;
+		if (*s != '.' || !isdigit((unsigned char)s[1]))
+			break;
+		s++;
+	}
+	for (int i = v->n; i < VERSION_MAX_PARTS; i++)
+		v->part[i] = 0;
+	return v->n ? 0 : -1;
+}
+
+int version_cmp(const struct version *a, const struct version *b)
+{
+	for (int i = 0; i < VERSION_MAX_PARTS; i++) {
+		if (a->part[i] != b->part[i])
+			return a->part[i] < b->part[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+int version_cmp_str(const char *a, const char *b)
+{
+	struct version va, vb;
+	int ra = version_parse(a, &va), rb = version_parse(b, &vb);
+
+	if (ra < 0 && rb < 0)
+		return 0;
+	if (ra < 0 || rb < 0)
+		return ra < 0 ? -1 : 1;
+	return version_cmp(&va, &vb);
+}
+
+void version_from_cuda_int(int v, int *major, int *minor)
+{
+	*major = v / 1000;
+	*minor = (v % 1000) / 10;
+}

@@ -1,0 +1,27 @@
+/*
+ * version.h - dotted version numbers ("580.95.05", "9.19.0", "12.4").
+ *
+ * Versions compare component by component as integers; a missing component
+ * counts as 0 ("12.4" == "12.4.0").  Driver versions keep their leading zeros
+ * as printed ("580.95.05") but compare numerically.
+ */
+#ifndef GD_VERSION_H
+#define GD_VERSION_H
+
+#define VERSION_MAX_PARTS 5
+
+struct version {
+	int n;				/* parts parsed, 0 when invalid */
+	long part[VERSION_MAX_PARTS];
+};
+
+/* Parse a leading dotted number; stops at the first other character. 0 or -1. */
+int version_parse(const char *s, struct version *v);
+int version_cmp(const struct version *a, const struct version *b);
+/* Parse both and compare; an unparsable string sorts first. */
+int version_cmp_str(const char *a, const char *b);
+
+/* CUDA's integer encoding, 1000*major + 10*minor (12040 -> 12.4). */
+void version_from_cuda_int(int v, int *major, int *minor);
+
+#endif

@@ -1,0 +1,12 @@
+/* libversion_child.c - child side of the isolated 'libversion' probe.  (stub) */
+#include "commands/commands.h"
+#include "core/kv.h"
+
+int probe_main_libversion(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	kv_emit("error", "not implemented");
+	kv_end();
+	return 0;
+}

@@ -1,0 +1,171 @@
+/* report.c - building the list of findings; see report.h. */
+#include "report/report.h"
+#include "core/xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const layer_names[LAYER_COUNT] = {
+	"hardware", "kernel", "devices", "driver", "cuda", "libraries", "frameworks",
+};
+
+const char *layer_name(enum layer_id l)
+{
+	return (unsigned)l < LAYER_COUNT ? layer_names[l] : "?";
+}
+
+const char *status_name(enum status s)
+{
+	switch (s) {
+	case STATUS_OK: return "ok";
+	case STATUS_SKIPPED: return "skipped";
+	case STATUS_WARN: return "warn";
+	case STATUS_FAIL: return "fail";
+	case STATUS_BLOCKED: return "blocked";
+	}
+	return "?";
+}
+
+void report_init(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < LAYER_COUNT; i++) {
+		r->layers[i].status = STATUS_OK;
+		r->layers[i].blocked_by = -1;
+	}
+}
+
+void report_release(struct report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct finding *f = &r->findings[i];
+
+		free(f->id);
+		free(f->title);
+		for (size_t k = 0; k < f->nevidence; k++)
+			free(f->evidence[k]);
+		free(f->evidence);
+		free(f->fix);
+	}
+	free(r->findings);
+	for (int i = 0; i < LAYER_COUNT; i++)
+		free(r->layers[i].summary);
+	memset(r, 0, sizeof(*r));
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+	char *s;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		n = 0;
+	s = xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+struct finding *report_add(struct report *r, enum layer_id layer, const char *id,
+			   enum status st, const char *cause, const char *title_fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+
+	XGROW(r->findings, r->n, r->cap);
+	f = &r->findings[r->n++];
+	memset(f, 0, sizeof(*f));
+	f->id = xstrdup(id);
+	f->layer = layer;
+	f->status = st;
+	f->cause = cause;
+	va_start(ap, title_fmt);
+	f->title = vformat(title_fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+void finding_evidence(struct finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	XGROW(f->evidence, f->nevidence, f->evidence_cap);
+	va_start(ap, fmt);
+	f->evidence[f->nevidence++] = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void finding_fix(struct finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f->fix);
+	va_start(ap, fmt);
+	f->fix = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void report_set_summary(struct report *r, enum layer_id layer, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(r->layers[layer].summary);
+	va_start(ap, fmt);
+	r->layers[layer].summary = vformat(fmt, ap);
+	va_end(ap);
+}
+
+enum status report_layer_worst(const struct report *r, enum layer_id layer)
+{
+	enum status worst = STATUS_OK;
+	size_t nf = 0, nskip = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct finding *f = &r->findings[i];
+
+		if (f->layer != layer)
+			continue;
+		nf++;
+		if (f->status == STATUS_SKIPPED)
+			nskip++;
+		else if (f->status > worst)
+			worst = f->status;
+	}
+	if (nf && nf == nskip)
+		return STATUS_SKIPPED;
+	return worst;
+}
+
+void report_block(struct report *r, enum layer_id layer, enum layer_id by)
+{
+	r->layers[layer].status = STATUS_BLOCKED;
+	r->layers[layer].blocked_by = (int)by;
+}
+
+void report_finish(struct report *r)
+{
+	r->status = STATUS_OK;
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		if (r->layers[l].status != STATUS_BLOCKED)
+			r->layers[l].status = report_layer_worst(r, (enum layer_id)l);
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->findings[i].status == STATUS_FAIL)
+			r->status = STATUS_FAIL;
+		else if (r->findings[i].status == STATUS_WARN && r->status == STATUS_OK)
+			r->status = STATUS_WARN;
+	}
+}
+
+const struct finding *report_find_cause(const struct report *r, const char *cause)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->findings[i].cause && !strcmp(r->findings[i].cause, cause))
+			return &r->findings[i];
+	return NULL;
+}
