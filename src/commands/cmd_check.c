@@ -11,6 +11,7 @@
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/buf.h"
+#include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
 #include "report/render.h"
@@ -19,6 +20,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct layer_step {
@@ -41,11 +43,18 @@ static const struct layer_step steps[LAYER_COUNT] = {
 static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
+	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
 	      "evidence, a stable cause id and a fix.  A failing layer blocks the layers\n"
-	      "above it.  Exit status: 0 nothing failed, 1 a check failed, 2 error.\n", f);
+	      "above it.  Exit status: 0 nothing failed, 1 a check failed, 2 error.\n"
+	      "\n"
+	      "  --live                 also run each Python environment's interpreter (in a\n"
+	      "                         child, with the timeout) for one real GPU operation and\n"
+	      "                         compare with the static prediction\n"
+	      "  --python PATH          also inspect this interpreter's environment\n"
+	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
 }
 
 /* Run the pipeline into rep/inv; shared with tests and later commands. */
@@ -57,13 +66,19 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 {
 	int blocked_by = -1;
 
+	/*
+	 * Static facts first, for every layer: they never load anything, and
+	 * rules of one layer may need facts of another (the libraries layer
+	 * judges what the frameworks need).
+	 */
+	for (int l = 0; l < LAYER_COUNT; l++)
+		steps[l].probe(ctx, inv);
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
 		in.blocked = blocked_by >= 0;
 		in.live = !ctx->no_load && !in.blocked;
-		s->probe(ctx, inv);
 		if (in.live)
 			s->probe_live(ctx, inv);
 		s->judge(&in, rep);
@@ -81,32 +96,59 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "live", no_argument, NULL, 'L' },
+		{ "python", required_argument, NULL, 'P' },
+		{ "site-packages", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct gd_ctx cctx = *ctx;
+	const char **pys = xcalloc((size_t)argc + 1, sizeof(*pys));
+	const char **sites = xcalloc((size_t)argc + 1, sizeof(*sites));
 	struct inventory inv;
 	struct report rep;
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
-	int c, ret;
+	int c, ret = 0;
 
+	cctx.python_paths = pys;
+	cctx.site_dirs = sites;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			check_usage(stdout);
-			return 0;
+			ret = 0;
+			goto out_opts;
+		case 'L':
+			cctx.live = 1;
+			break;
+		case 'P':
+			pys[cctx.npython_paths++] = optarg;
+			break;
+		case 'S':
+			sites[cctx.nsite_dirs++] = optarg;
+			break;
 		default:
 			check_usage(stderr);
-			return 2;
+			ret = 2;
+			goto out_opts;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "gpudoctor check: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		ret = 2;
+		goto out_opts;
 	}
+	if (cctx.live && cctx.no_load) {
+		fputs("gpudoctor check: --live runs interpreters, --no-load forbids it\n", stderr);
+		ret = 2;
+		goto out_opts;
+	}
+	ctx = &cctx;
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
 		fprintf(stderr, "gpudoctor: %s\n", e.msg);
-		return 2;
+		ret = 2;
+		goto out_opts;
 	}
 	inventory_init(&inv);
 	report_init(&rep);
@@ -121,5 +163,8 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	report_release(&rep);
 	inventory_release(&inv);
 	kb_close(kb);
+out_opts:
+	free(pys);
+	free(sites);
 	return ret;
 }

@@ -8,6 +8,8 @@
 #ifndef GD_CTX_H
 #define GD_CTX_H
 
+#include <stddef.h>
+
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 struct gd_ctx {
@@ -20,6 +22,12 @@ struct gd_ctx {
 	int verbose;		/* -v, may repeat */
 	const char *kb_dir;	/* --kb DIR, or NULL for the embedded knowledge */
 	const char *self_exe;	/* path to re-exec ourselves for isolated probes */
+	/* check options */
+	int live;		/* --live: run each framework's interpreter for one real GPU op */
+	const char **python_paths;	/* --python PATH (repeatable): extra interpreters */
+	size_t npython_paths;
+	const char **site_dirs;		/* --site-packages DIR (repeatable): extra site dirs */
+	size_t nsite_dirs;
 };
 
 #define GD_VERSION "0.1.0"
