@@ -16,6 +16,9 @@
 #include "probes/cuda.h"
 #include "probes/libraries.h"
 #include "probes/frameworks.h"
+#include "python/pyenv.h"
+
+struct gd_ctx;
 
 struct inventory {
 	struct hw_inventory hw;
@@ -25,9 +28,16 @@ struct inventory {
 	struct cuda_inventory cuda;
 	struct libraries_inventory libs;
 	struct frameworks_inventory fw;
+	/* Shared by the libraries and frameworks probes: found once, on first use. */
+	struct pyenv_list pyenvs;
+	int pyenvs_done;
+	char *pyenvs_error;
 };
 
 void inventory_init(struct inventory *inv);
 void inventory_release(struct inventory *inv);
+
+/* The machine's Python environments (discovered on the first call). */
+const struct pyenv_list *inventory_pyenvs(const struct gd_ctx *ctx, struct inventory *inv);
 
 #endif
