@@ -53,8 +53,18 @@ struct elf_file {
 	uint64_t dynsym_off, dynstr_off, dynstr_size, gnu_hash_off, versym_off, verdef_off;
 	size_t verdefnum;
 	uint64_t load_bias_vaddr;	/* p_vaddr - p_offset of the first PT_LOAD */
+	uint64_t hash_off;		/* DT_HASH, the fallback when there is no DT_GNU_HASH */
+	uint64_t phoff;			/* program headers, validated against size */
+	size_t phnum;
+	unsigned char elf_class;	/* EI_CLASS as found (ELFCLASS32 when WRONG_CLASS) */
 };
 
+/*
+ * 0, or -1 with ef->problem saying why.  After a failure ef keeps path,
+ * problem, machine, type and elf_class (what was read before the problem) and
+ * nothing else; elf_close() is safe (and harmless) in both cases.
+ * ET_EXEC objects are accepted too (the executable at the end of a chain).
+ */
 int elf_open(const char *path, struct elf_file *ef, struct err *e);
 void elf_close(struct elf_file *ef);
 
@@ -66,5 +76,11 @@ int elf_version_defs(struct elf_file *ef, char ***names, size_t *n, struct err *
 int elf_section(struct elf_file *ef, const char *name, const unsigned char **data, size_t *size);
 
 const char *elf_problem_name(enum elf_problem p);
+
+/* Lower-level helpers for callers that walk tables themselves. */
+/* File offset of a virtual address through the PT_LOAD segments, -1 when unmapped. */
+int64_t elf_vaddr_to_off(const struct elf_file *ef, uint64_t vaddr);
+/* The string at DT_STRTAB + idx (bounds-checked, NUL inside the table), or NULL. */
+const char *elf_dynstr(struct elf_file *ef, uint64_t idx);
 
 #endif
