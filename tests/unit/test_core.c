@@ -1,0 +1,203 @@
+/* test_core.c - buf, json, kv, version, fs (root-relative paths and link resolution). */
+#include "tap.h"
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/kv.h"
+#include "core/version.h"
+#include "core/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void test_buf_printf_grows(void)
+{
+	struct buf b = BUF_INIT;
+
+	for (int i = 0; i < 1000; i++)
+		buf_printf(&b, "%d,", i);
+	CHECK(b.len > 3000);
+	CHECK(!strncmp(b.s, "0,1,2,", 6));
+	CHECK_INT(strlen(b.s), b.len);
+	buf_release(&b);
+	CHECK_STR(buf_cstr(&b), "");
+}
+
+static void test_buf_rtrim_detach(void)
+{
+	struct buf b = BUF_INIT;
+	char *s;
+
+	buf_puts(&b, "580.95.05\n \n");
+	buf_rtrim(&b);
+	CHECK_STR(b.s, "580.95.05");
+	s = buf_detach(&b);
+	CHECK_STR(s, "580.95.05");
+	CHECK(b.s == NULL);
+	free(s);
+}
+
+static void test_json_escapes_and_nulls(void)
+{
+	struct json j;
+
+	json_init(&j, 0);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "a", "q\"b\\\n\x01");
+	json_str(&j, "n", NULL);
+	json_int_nonneg(&j, "m", -1);
+	json_num(&j, "d", NAN);
+	json_tribool(&j, "t", 1);
+	json_arr_begin(&j, "l");
+	json_int(&j, NULL, 3);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	CHECK_STR(j.out.s, "{\"a\":\"q\\\"b\\\\\\n\\u0001\",\"n\":null,\"m\":null,\"d\":null,\"t\":true,\"l\":[3]}");
+	json_release(&j);
+}
+
+static void test_kv_parse(void)
+{
+	struct kvlist l = KVLIST_INIT;
+	const char *text = "a=1\nname=NVIDIA H200\ngarbage line\nx=a=b\nend\n";
+
+	kvlist_parse(&l, text, strlen(text));
+	CHECK(l.complete);
+	CHECK_INT(kv_get_ll(&l, "a", -1), 1);
+	CHECK_STR(kv_get(&l, "name"), "NVIDIA H200");
+	CHECK_STR(kv_get(&l, "x"), "a=b");
+	CHECK(kv_get(&l, "missing") == NULL);
+	CHECK_INT(kv_get_ll(&l, "name", -7), -7);
+	kvlist_release(&l);
+	kvlist_parse(&l, "a=1\n", 4);
+	CHECK(!l.complete);
+	kvlist_release(&l);
+}
+
+static void test_version_compare(void)
+{
+	CHECK(version_cmp_str("580.95.05", "580.65.06") > 0);
+	CHECK(version_cmp_str("525.60.13", "525.60.13") == 0);
+	CHECK(version_cmp_str("12.4", "12.4.0") == 0);
+	CHECK(version_cmp_str("9.10.2", "9.9.0") > 0);
+	CHECK(version_cmp_str("garbage", "1.0") < 0);
+	int ma, mi;
+	version_from_cuda_int(12040, &ma, &mi);
+	CHECK_INT(ma, 12);
+	CHECK_INT(mi, 4);
+}
+
+static char *make_root(void)
+{
+	char tmpl[] = "/tmp/gd-unit-XXXXXX";
+	char *r = mkdtemp(tmpl);
+
+	return r ? xstrdup(r) : NULL;
+}
+
+static void test_fs_resolve_in_root(void)
+{
+	char *root = make_root();
+	struct buf p = BUF_INIT, out = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	CHECK(root != NULL);
+	if (!root)
+		return;
+	/* /usr/local/cuda -> /usr/local/cuda-13.0 (absolute, must stay in root) */
+	mkdir(fs_path(root, "/usr", &p), 0755);
+	mkdir(fs_path(root, "/usr/local", &p), 0755);
+	mkdir(fs_path(root, "/usr/local/cuda-13.0", &p), 0755);
+	mkdir(fs_path(root, "/usr/local/cuda-13.0/lib64", &p), 0755);
+	CHECK(symlink("/usr/local/cuda-13.0", fs_path(root, "/usr/local/cuda", &p)) == 0);
+	CHECK(symlink("../lib64", fs_path(root, "/usr/local/cuda-13.0/lib", &p)) == 0);
+	CHECK(fs_resolve(root, "/usr/local/cuda/lib64", &out, &e) == 0);
+	CHECK_STR(out.s, "/usr/local/cuda-13.0/lib64");
+	/* a relative link with .. that climbs above the root is clamped */
+	CHECK(symlink("../../../../../../usr", fs_path(root, "/usr/local/up", &p)) == 0);
+	CHECK(fs_resolve(root, "/usr/local/up/local/cuda", &out, &e) == 0);
+	CHECK_STR(out.s, "/usr/local/cuda-13.0");
+	/* dangling */
+	CHECK(symlink("/nowhere", fs_path(root, "/usr/local/dangling", &p)) == 0);
+	CHECK(fs_resolve(root, "/usr/local/dangling", &out, &e) == -1);
+	CHECK(strstr(e.msg, "/nowhere") != NULL);
+	/* loop */
+	CHECK(symlink("loop2", fs_path(root, "/usr/loop1", &p)) == 0);
+	CHECK(symlink("loop1", fs_path(root, "/usr/loop2", &p)) == 0);
+	CHECK(fs_resolve(root, "/usr/loop1", &out, &e) == -1);
+	{
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		CHECK(system(cmd) == 0);
+	}
+	buf_release(&p);
+	buf_release(&out);
+	free(root);
+}
+
+static void test_fs_read_and_list(void)
+{
+	char *root = make_root();
+	struct buf p = BUF_INIT, out = BUF_INIT;
+	struct err e = ERR_INIT;
+	char **names;
+	size_t n;
+	FILE *f;
+
+	if (!root)
+		return;
+	mkdir(fs_path(root, "/proc", &p), 0755);
+	f = fopen(fs_path(root, "/proc/version", &p), "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("first line  \nsecond\n", f);
+		fclose(f);
+	}
+	CHECK(fs_read_line(root, "/proc/version", &out, &e) == 0);
+	CHECK_STR(out.s, "first line");
+	CHECK(fs_read_file(root, "/proc/version", 4, &out, &e) == -1);
+	CHECK(strstr(e.msg, "larger") != NULL);
+	CHECK(fs_read_file(root, "/proc/missing", 100, &out, &e) == -1);
+	CHECK(strstr(e.msg, "/proc/missing") != NULL);
+	CHECK(fs_list_dir(root, "/proc", &names, &n, &e) == 0);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK_STR(names[0], "version");
+	fs_names_free(names, n);
+	{
+		char *j = fs_join("/usr/lib/", "/libcuda.so.1");
+
+		CHECK_STR(j, "/usr/lib/libcuda.so.1");
+		free(j);
+		j = fs_join("/", "etc");
+		CHECK_STR(j, "/etc");
+		free(j);
+	}
+	{
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		CHECK(system(cmd) == 0);
+	}
+	buf_release(&p);
+	buf_release(&out);
+	free(root);
+}
+
+int main(void)
+{
+	RUN(test_buf_printf_grows);
+	RUN(test_buf_rtrim_detach);
+	RUN(test_json_escapes_and_nulls);
+	RUN(test_kv_parse);
+	RUN(test_version_compare);
+	RUN(test_fs_resolve_in_root);
+	RUN(test_fs_read_and_list);
+	return tap_done();
+}
