@@ -1,0 +1,34 @@
+/*
+ * ldconf.h - /etc/ld.so.conf and its include globs, as ldconfig reads them.
+ *
+ * Follows glibc elf/ldconfig.c parse_conf: '#' starts a comment, blank lines
+ * are skipped, "include PATTERN..." reads every file the glob matches
+ * (relative patterns are relative to the including file's directory),
+ * "hwcap" lines are ignored, and anything else is one directory (a trailing
+ * "=TYPE" and trailing slashes are dropped).  Everything is read inside root.
+ *
+ *	struct ldconf c;
+ *	ldconf_load("/", "/etc/ld.so.conf", &c, &e);
+ *	for (size_t i = 0; i < c.ndirs; i++) puts(c.dirs[i]);
+ *	ldconf_release(&c);
+ */
+#ifndef GD_LDCONF_H
+#define GD_LDCONF_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+
+struct ldconf {
+	char **dirs;		/* machine paths, in order, without duplicates */
+	size_t ndirs;
+	char **files;		/* every configuration file read (machine paths) */
+	size_t nfiles;
+	size_t dirs_cap, files_cap;
+};
+
+/* -1 only when the top file cannot be read; missing includes are skipped as ldconfig does. */
+int ldconf_load(const char *root, const char *abs, struct ldconf *c, struct err *e);
+void ldconf_release(struct ldconf *c);
+
+#endif
