@@ -1,16 +1,46 @@
 /*
- * devices.h - facts of the devices layer.  (stub: to be filled by its owner)
+ * devices.h - facts of the devices layer: the /dev nodes CUDA opens.
+ *
+ * probe_devices() looks at /dev/nvidiactl, /dev/nvidiaN for each GPU bound to
+ * nvidia (N is the GPU's "Device Minor" from /proc/driver/nvidia/gpus/BDF/
+ * information when the module shows it, else its position among the GPUs
+ * bound to nvidia), /dev/nvidia-uvm and the optional /dev/nvidia-uvm-tools.
+ * Each node: present, a character device, and usable (read and write) by the
+ * user running gpudoctor.  With root "/" usability is access(R_OK|W_OK), the
+ * real user's permission; under --root it is judged from the node's mode,
+ * owner and group against our effective ids and groups.
+ * It runs after probe_hardware (the GPU list comes from there).
  */
 #ifndef GD_PROBE_DEVICES_H
 #define GD_PROBE_DEVICES_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct gd_ctx;
 struct inventory;
+struct stat;
+
+struct dev_node {
+	char *path;		/* "/dev/nvidia0", as the machine sees it */
+	int required;		/* 0 for /dev/nvidia-uvm-tools */
+	const char *bdf;	/* the GPU of a /dev/nvidiaN (points into the hw inventory), or NULL */
+	int present;		/* 1 exists, 0 missing */
+	int is_chr;		/* 1 character device, 0 something else, -1 unknown */
+	long major, minor;	/* -1 unknown */
+	long mode;		/* permission bits, -1 unknown */
+	long uid, gid;		/* -1 unknown */
+	int usable;		/* 1 read+write for us, 0 not, -1 unknown */
+	char *why;		/* why not usable (strerror or the mode that forbids it) */
+};
 
 struct devices_inventory {
 	int probed;		/* the static probe ran */
+	struct dev_node *nodes;
+	size_t n, cap;
+	int in_container;	/* /.dockerenv or /run/.containerenv exists in the root */
+	const char *container_marker;	/* which of them, or NULL */
+	long euid;		/* whose permission "usable" judges */
 };
 
 void devices_inventory_init(struct devices_inventory *p);
@@ -20,5 +50,16 @@ void devices_inventory_release(struct devices_inventory *p);
 void probe_devices(const struct gd_ctx *ctx, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_devices_live(const struct gd_ctx *ctx, struct inventory *inv);
+
+/*
+ * May a process with these ids open a node with st's mode/owner for reading
+ * and writing?  uid 0 may (CAP_DAC_OVERRIDE).  Returns 1 or 0; why (if not
+ * NULL, size whysz) says which bits are missing.
+ */
+int devices_mode_allows_rw(const struct stat *st, uid_t euid, gid_t egid, const gid_t *groups,
+			   int ngroups, char *why, size_t whysz);
+
+/* "Device Minor:  0" line of /proc/driver/nvidia/gpus/BDF/information, -1 none. */
+long devices_parse_minor(const char *text, size_t len);
 
 #endif
