@@ -1,0 +1,188 @@
+/*
+ * fatbin.c - the GPU architectures of a library's embedded fat binaries
+ * (layout in fatbin.h).  The input is untrusted: every header is checked
+ * against the section's end before it is read, sizes are checked for
+ * overflow, and a bad header ends the walk with a reason, not a crash.
+ */
+#include "probes/fatbin.h"
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/xalloc.h"
+#include "loader/elf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FATBIN_FLAG_ARCH_SPECIFIC 0x100000u
+#define FATBIN_FLAG_FAMILY_SPECIFIC 0x200000u
+#define FATBIN_FLAG_COMPRESSED_LZ4 0x2000u
+#define FATBIN_FLAG_COMPRESSED_ZSTD 0x8000u
+#define FATBIN_ENTRY_MIN 64	/* the fixed part of an entry header */
+
+static uint16_t rd16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static void fatbin_note(struct fatbin_summary *s, int kind, int sm, char suffix)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->archs[i].kind == kind && s->archs[i].sm == sm && s->archs[i].suffix == suffix) {
+			s->archs[i].count++;
+			return;
+		}
+	XGROW(s->archs, s->n + 1, s->cap);
+	/* insertion keeps SASS before PTX, then ascending arch */
+	for (i = s->n; i > 0; i--) {
+		const struct fatbin_arch *p = &s->archs[i - 1];
+		int before = p->kind == kind ? (p->sm < sm || (p->sm == sm && p->suffix < suffix))
+					     : p->kind == FATBIN_KIND_ELF;
+
+		if (before)
+			break;
+		s->archs[i] = *p;
+	}
+	s->archs[i].kind = kind;
+	s->archs[i].sm = sm;
+	s->archs[i].suffix = suffix;
+	s->archs[i].count = 1;
+	s->n++;
+}
+
+static void fatbin_problem(struct fatbin_summary *s, const char *fmt, size_t off)
+{
+	if (!s->problem)
+		s->problem = xasprintf(fmt, off);
+}
+
+/* One container's entries in [p, end). */
+static void fatbin_entries(const unsigned char *base, size_t start, size_t end,
+			   struct fatbin_summary *s)
+{
+	size_t off = start;
+
+	while (off < end) {
+		const unsigned char *h = base + off;
+		uint16_t kind;
+		uint32_t hsize, arch, flags;
+		uint64_t psize;
+		char suffix = 0;
+
+		if (end - off < FATBIN_ENTRY_MIN) {
+			fatbin_problem(s, "entry header at offset %zu is cut short", off);
+			return;
+		}
+		kind = rd16(h);
+		hsize = rd32(h + 4);
+		psize = rd64(h + 8);
+		arch = rd32(h + 28);
+		flags = (uint32_t)rd64(h + 40);
+		if (hsize < FATBIN_ENTRY_MIN || hsize > end - off || psize > end - off - hsize) {
+			fatbin_problem(s, "entry at offset %zu has sizes past its container", off);
+			return;
+		}
+		if ((kind == FATBIN_KIND_PTX || kind == FATBIN_KIND_ELF) && arch > 0 && arch < 10000) {
+			if (flags & FATBIN_FLAG_ARCH_SPECIFIC)
+				suffix = 'a';
+			else if (flags & FATBIN_FLAG_FAMILY_SPECIFIC)
+				suffix = 'f';
+			fatbin_note(s, kind, (int)arch, suffix);
+			if (flags & (FATBIN_FLAG_COMPRESSED_LZ4 | FATBIN_FLAG_COMPRESSED_ZSTD))
+				s->compressed = 1;
+		}
+		s->entries++;
+		off += hsize + (size_t)psize;
+	}
+}
+
+int fatbin_parse(const unsigned char *data, size_t size, struct fatbin_summary *s,
+		 struct err *e)
+{
+	size_t off = 0;
+
+	s->section_size = size;
+	while (off + 16 <= size) {
+		const unsigned char *h = data + off;
+		uint16_t hsize;
+		uint64_t fsize;
+
+		if (rd32(h) != FATBIN_MAGIC) {
+			/* containers are 8-byte aligned; padding between them is zero */
+			if (rd32(h) == 0) {
+				off += 8;
+				continue;
+			}
+			fatbin_problem(s, "no fatbin magic at offset %zu", off);
+			break;
+		}
+		hsize = rd16(h + 6);
+		fsize = rd64(h + 8);
+		if (hsize < 16 || hsize > size - off || fsize > size - off - hsize) {
+			fatbin_problem(s, "container at offset %zu has sizes past the section", off);
+			break;
+		}
+		s->containers++;
+		fatbin_entries(data, off + hsize, off + hsize + (size_t)fsize, s);
+		off += hsize + (size_t)fsize;
+		off = (off + 7) & ~(size_t)7;
+	}
+	if (s->containers == 0)
+		return err_set(e, "no fat binary in %zu bytes%s%s", size, s->problem ? ": " : "",
+			       s->problem ? s->problem : "");
+	return 0;
+}
+
+int fatbin_read_library(const char *root, const char *path, struct fatbin_summary *s,
+			struct err *e)
+{
+	struct buf full = BUF_INIT;
+	struct elf_file ef;
+	const unsigned char *data = NULL;
+	size_t size = 0;
+	int rc;
+
+	memset(&ef, 0, sizeof(ef));
+	if (elf_open(fs_path(root, path, &full), &ef, e) < 0) {
+		buf_release(&full);
+		return -1;
+	}
+	buf_release(&full);
+	if (elf_section(&ef, ".nv_fatbin", &data, &size) < 0) {
+		elf_close(&ef);
+		return err_set(e, "%s has no .nv_fatbin section", path);
+	}
+	rc = fatbin_parse(data, size, s, e);
+	elf_close(&ef);
+	return rc;
+}
+
+void fatbin_summary_release(struct fatbin_summary *s)
+{
+	free(s->archs);
+	free(s->problem);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *fatbin_arch_name(const struct fatbin_arch *a, char *out, size_t n)
+{
+	if (a->suffix)
+		snprintf(out, n, "%s_%d%c", a->kind == FATBIN_KIND_PTX ? "compute" : "sm", a->sm, a->suffix);
+	else
+		snprintf(out, n, "%s_%d", a->kind == FATBIN_KIND_PTX ? "compute" : "sm", a->sm);
+	return out;
+}
