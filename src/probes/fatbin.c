@@ -64,10 +64,10 @@ static void fatbin_note(struct fatbin_summary *s, int kind, int sm, char suffix)
 	s->n++;
 }
 
-static void fatbin_problem(struct fatbin_summary *s, const char *fmt, size_t off)
+static void fatbin_problem(struct fatbin_summary *s, const char *what, size_t off)
 {
 	if (!s->problem)
-		s->problem = xasprintf(fmt, off);
+		s->problem = xasprintf("%s at offset %zu", what, off);
 }
 
 /* One container's entries in [p, end). */
@@ -84,7 +84,7 @@ static void fatbin_entries(const unsigned char *base, size_t start, size_t end,
 		char suffix = 0;
 
 		if (end - off < FATBIN_ENTRY_MIN) {
-			fatbin_problem(s, "entry header at offset %zu is cut short", off);
+			fatbin_problem(s, "entry header cut short", off);
 			return;
 		}
 		kind = rd16(h);
@@ -93,7 +93,7 @@ static void fatbin_entries(const unsigned char *base, size_t start, size_t end,
 		arch = rd32(h + 28);
 		flags = (uint32_t)rd64(h + 40);
 		if (hsize < FATBIN_ENTRY_MIN || hsize > end - off || psize > end - off - hsize) {
-			fatbin_problem(s, "entry at offset %zu has sizes past its container", off);
+			fatbin_problem(s, "entry sizes past its container", off);
 			return;
 		}
 		if ((kind == FATBIN_KIND_PTX || kind == FATBIN_KIND_ELF) && arch > 0 && arch < 10000) {
@@ -127,13 +127,13 @@ int fatbin_parse(const unsigned char *data, size_t size, struct fatbin_summary *
 				off += 8;
 				continue;
 			}
-			fatbin_problem(s, "no fatbin magic at offset %zu", off);
+			fatbin_problem(s, "no fatbin magic", off);
 			break;
 		}
 		hsize = rd16(h + 6);
 		fsize = rd64(h + 8);
 		if (hsize < 16 || hsize > size - off || fsize > size - off - hsize) {
-			fatbin_problem(s, "container at offset %zu has sizes past the section", off);
+			fatbin_problem(s, "container sizes past the section", off);
 			break;
 		}
 		s->containers++;
