@@ -182,7 +182,7 @@ static void rules_summary(const struct rules_in *in, struct report *rep)
 		buf_printf(&s, "1 NVIDIA GPU (%s)", hw->gpus[0].bdf);
 	else
 		buf_printf(&s, "%zu NVIDIA GPUs", hw->ngpus);
-	if (same)
+	if (drv && same)
 		buf_printf(&s, " %s %s", strcmp(drv, "no driver") ? "bound to" : "with", drv);
 	else
 		buf_puts(&s, " on mixed drivers");
