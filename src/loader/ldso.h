@@ -51,6 +51,12 @@ struct ldso_env {
 	const char *platform;		/* $PLATFORM, default "x86_64" / "aarch64" */
 	const char *lib;		/* $LIB, default "lib/x86_64-linux-gnu" style multiarch or "lib64" */
 	const char *cache_path;		/* default "/etc/ld.so.cache" */
+	/* Added by the loader helper; NULL / 0 / -1 mean "work it out from root". */
+	const char *default_dirs;	/* colon list overriding the trusted directories */
+	const char *hwcaps;		/* colon list of glibc-hwcaps subdirs, best first ("" = none) */
+	int legacy_hwcaps;		/* -1 auto (glibc < 2.37 has tls/ and $PLATFORM subdirs), 0 no, 1 yes */
+	const char *cwd;		/* for relative RPATH entries; default getcwd() when root is "/" */
+	const char *conf_path;		/* default "/etc/ld.so.conf" */
 };
 
 struct ldso {
@@ -60,6 +66,21 @@ struct ldso {
 	int cache_stale;		/* ld.so.conf dirs newer than the cache, or cache misses files */
 	char **default_dirs;
 	size_t ndefault_dirs;
+	/* Added by the loader helper. */
+	char *cache_stale_reason;	/* why cache_stale is set, else NULL */
+	char **conf_dirs;		/* directories listed in ld.so.conf (and includes) */
+	size_t nconf_dirs;
+	char **capstrs;			/* subdirs tried in every directory, best first, "" last */
+	size_t ncapstrs;
+	char **hwcaps;			/* the glibc-hwcaps names among them, best first */
+	size_t nhwcaps;
+	unsigned isa_level;		/* x86-64 ISA level of the CPU (0 baseline .. 3 = v4) */
+	int glibc_major, glibc_minor;	/* of the root's libc.so.6, -1 unknown */
+	int machine;			/* e_machine the loader accepts (EM_X86_64 / EM_AARCH64) */
+	int cache_flags;		/* ld.so.cache flags the loader accepts (0x0303 / 0x0a03) */
+	char *cwd_buf;			/* private: getcwd() when env.cwd was NULL */
+	void *objs;			/* private: RPATH/RUNPATH of requesters already read */
+	size_t nobjs, objs_cap;
 };
 
 struct ldso_candidate {
@@ -69,13 +90,26 @@ struct ldso_candidate {
 	char *rejected;			/* NULL for the winner; else why it was passed over */
 };
 
+/* A directory searched, in order (the files tried there that exist are in cands). */
+struct ldso_dir {
+	char *dir;			/* machine path, after $ORIGIN/$LIB/$PLATFORM expansion */
+	enum ldso_source source;
+	char *from;			/* whose RPATH/RUNPATH, or NULL */
+};
+
 struct ldso_result {
 	char *path;			/* machine path of the winner, NULL when not found */
 	char *realpath;			/* winner with symlinks resolved (inside root) */
 	enum ldso_source source;
 	char *from;			/* which object's RPATH/RUNPATH, when relevant */
-	struct ldso_candidate *cands;	/* every place looked, in order */
+	struct ldso_candidate *cands;	/* every existing file looked at, in order */
 	size_t ncands, cands_cap;
+	/* Added by the loader helper. */
+	struct ldso_dir *dirs;		/* every directory searched, in order */
+	size_t ndirs, dirs_cap;
+	char *load_error;		/* the winner would make ld.so fail ("file too short"...), else NULL */
+	size_t bytes_read;		/* bytes of the winner looked at */
+	char *soname;			/* DT_SONAME of the winner, or NULL */
 };
 
 #define LDSO_RESULT_INIT { 0 }
@@ -94,5 +128,14 @@ int ldso_resolve(struct ldso *l, const char *soname, const char *const *chain, s
 void ldso_result_release(struct ldso_result *r);
 
 const char *ldso_source_name(enum ldso_source s);
+
+/*
+ * Expand $ORIGIN/${ORIGIN}, $LIB and $PLATFORM in one path element as
+ * glibc's _dl_dst_substitute does; origin NULL makes a $ORIGIN element
+ * unusable.  NULL when the element must be dropped.
+ */
+char *ldso_expand(const struct ldso *l, const char *elem, const char *origin);
+/* $ORIGIN of an object loaded under path: its directory (not the realpath; see docs/loader.md). */
+char *ldso_origin(const char *path, const char *cwd);
 
 #endif
