@@ -154,7 +154,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	report_init(&rep);
 	check_run(ctx, kb, &inv, &rep);
 	if (ctx->json)
-		render_json(ctx, &rep, &inv, &out);
+		render_json(ctx, kb, &rep, &inv, &out);
 	else
 		render_text(ctx, &rep, &inv, &out);
 	fwrite(out.s, 1, out.len, stdout);

@@ -2,10 +2,10 @@
 #include "report/inventory_json.h"
 #include "core/json.h"
 
-void inventory_json(const struct inventory *inv, struct json *j)
+void inventory_json(const struct inventory *inv, const struct kb *kb, struct json *j)
 {
 	json_obj_begin(j, "inventory");
-	inventory_json_hardware(inv, j);
+	inventory_json_hardware(inv, kb, j);
 	inventory_json_kernel(inv, j);
 	inventory_json_devices(inv, j);
 	inventory_json_driver(inv, j);

@@ -8,12 +8,14 @@
 
 struct inventory;
 struct json;
+struct kb;
 
 /* Writes "inventory": { "gpus": [...], "driver": {...}, "cuda": {...}, ... } */
-void inventory_json(const struct inventory *inv, struct json *j);
+/* kb (may be NULL) adds knowledge to facts: GPU names and compute capabilities by PCI id. */
+void inventory_json(const struct inventory *inv, const struct kb *kb, struct json *j);
 
 /* Each writes its own keys into the already-open inventory object. */
-void inventory_json_hardware(const struct inventory *inv, struct json *j);	/* "gpus", "nvswitches" */
+void inventory_json_hardware(const struct inventory *inv, const struct kb *kb, struct json *j);	/* "gpus", "nvswitches" */
 void inventory_json_kernel(const struct inventory *inv, struct json *j);	/* "kernel" */
 void inventory_json_devices(const struct inventory *inv, struct json *j);	/* "devices" */
 void inventory_json_driver(const struct inventory *inv, struct json *j);	/* "driver" */

@@ -13,11 +13,12 @@
 struct gd_ctx;
 struct inventory;
 struct report;
+struct kb;
 
 void render_text(const struct gd_ctx *ctx, const struct report *rep,
 		 const struct inventory *inv, struct buf *out);
 /* The gpudoctor.check/1 document. */
-void render_json(const struct gd_ctx *ctx, const struct report *rep,
+void render_json(const struct gd_ctx *ctx, const struct kb *kb, const struct report *rep,
 		 const struct inventory *inv, struct buf *out);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-void render_json(const struct gd_ctx *ctx, const struct report *rep,
+void render_json(const struct gd_ctx *ctx, const struct kb *kb, const struct report *rep,
 		 const struct inventory *inv, struct buf *out)
 {
 	struct json j;
@@ -49,7 +49,7 @@ void render_json(const struct gd_ctx *ctx, const struct report *rep,
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
-	inventory_json(inv, &j);
+	inventory_json(inv, kb, &j);
 	json_obj_end(&j);
 	buf_add(out, j.out.s, j.out.len);
 	json_release(&j);

@@ -107,6 +107,8 @@ class Root:
 
     def __init__(self, path=None):
         self.path = path or tempfile.mkdtemp(prefix="gd-root-")
+        # readable by everyone: some tests run gpudoctor as nobody
+        os.chmod(self.path, 0o755)
         if not KEEP:
             import atexit
             atexit.register(shutil.rmtree, self.path, True)
