@@ -1,5 +1,11 @@
 /*
- * cuda.h - facts of the cuda layer.  (stub: to be filled by its owner)
+ * cuda.h - facts of the cuda layer: what the CUDA driver API says when the
+ * libcuda.so.1 the loader picks (driver.h) is loaded in an isolated child
+ * ("gpudoctor __probe cuda LIB", cuda_child.c): cuInit's result and time,
+ * the devices, and whether the embedded PTX kernel ran correctly on each.
+ *
+ * probe_cuda() records nothing of its own (the library comes from the driver
+ * layer); probe_cuda_live() runs the child.  Unknown: NULL / -1 / NAN.
  */
 #ifndef GD_PROBE_CUDA_H
 #define GD_PROBE_CUDA_H
@@ -8,9 +14,46 @@
 
 struct gd_ctx;
 struct inventory;
+struct kvlist;
+
+struct cuda_device {
+	int index;
+	char *name;
+	int cc_major, cc_minor;		/* -1 unknown */
+	int sm_count;			/* -1 unknown */
+	long long memory_bytes;		/* -1 unknown */
+	char *bus_id;
+	int kernel_ok;			/* 1 exact result, 0 failed, -1 not run */
+	char *fail_call;		/* the call that failed, NULL when none */
+	int fail_result;		/* its CUresult, -1 when none */
+	char *mismatch;			/* first wrong element, when the result was wrong */
+	double context_ms, module_ms, kernel_ms;	/* NAN unknown */
+};
+
+enum cuda_outcome {
+	CUDA_NOT_RUN,
+	CUDA_RAN,		/* the child completed (cuInit may still have failed) */
+	CUDA_DLOPEN_FAILED,
+	CUDA_MISSING_SYMBOL,
+	CUDA_CHILD_FAILED,	/* crashed, hung, garbage */
+};
 
 struct cuda_inventory {
-	int probed;		/* the static probe ran */
+	int probed;
+	enum cuda_outcome outcome;
+	char *lib;			/* the file the child loaded */
+	char *error;			/* dlopen error, missing symbols */
+	char *child_error;		/* "crashed with SIGSEGV (signal 11)" */
+	char *child_stderr;
+	int init_result;		/* CUresult of cuInit, -1 unknown */
+	int count_result;		/* CUresult of cuDeviceGetCount when it failed, else -1 */
+	int driver_version;		/* cuDriverGetVersion, 13000 style; -1 unknown */
+	int device_count;		/* -1 unknown */
+	struct cuda_device *devices;
+	size_t ndevices;
+	int kernel_ok;			/* all devices ran it exactly: 1/0, -1 not run */
+	double init_ms, context_ms, kernel_ms;	/* device 0's; NAN unknown */
+	double seconds;			/* the child's wall time, -1 unknown */
 };
 
 void cuda_inventory_init(struct cuda_inventory *p);
@@ -20,5 +63,8 @@ void cuda_inventory_release(struct cuda_inventory *p);
 void probe_cuda(const struct gd_ctx *ctx, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv);
+
+/* The child's lines into p (exposed for tests). */
+void cuda_parse(const struct kvlist *kv, struct cuda_inventory *p);
 
 #endif

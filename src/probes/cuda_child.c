@@ -1,12 +1,292 @@
-/* cuda_child.c - child side of the isolated 'cuda' probe.  (stub) */
+/*
+ * cuda_child.c - child side of the isolated 'cuda' probe:
+ * "gpudoctor __probe cuda /path/to/libcuda.so.1".
+ *
+ * Loads the CUDA driver API through a symbol table, times cuInit, lists the
+ * devices, and on each device: retains the primary context, JIT-loads the
+ * embedded PTX kernel (ptx_kernel.h), runs it on real data and checks every
+ * element against the CPU.  Prints key=value lines (core/kv.h), ending with
+ * "end"; cuda.c turns them into the inventory.  A failing call is printed as
+ * "dev.N.fail.call" / "dev.N.fail.result" and ends that device's work.
+ *
+ * The primary context is used (not cuCtxCreate, whose newest form takes
+ * parameters since CUDA 13) because it is what the runtime and the
+ * frameworks use, and because cuDevicePrimaryCtxRetain has one signature in
+ * every driver since CUDA 7.
+ */
 #include "commands/commands.h"
+#include "core/child.h"
 #include "core/kv.h"
+#include "probes/cuda_symtab.h"
+#include "probes/ptx_kernel.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;		/* 64-bit: CUdeviceptr_v2 */
+
+/* CUdevice_attribute values (cuda.h). */
+#define ATTR_SM_COUNT 16
+#define ATTR_PCI_BUS 33
+#define ATTR_PCI_DEVICE 34
+#define ATTR_PCI_DOMAIN 50
+#define ATTR_CC_MAJOR 75
+#define ATTR_CC_MINOR 76
+
+#define KERNEL_N 4096u
+#define KERNEL_BLOCK 256u
+#define KERNEL_A 2654435761u	/* odd: every input maps to a distinct output */
+#define KERNEL_B 12345u
+
+static struct {
+	CUresult (*init)(unsigned int);
+	CUresult (*driver_version)(int *);
+	CUresult (*count)(int *);
+	CUresult (*get)(CUdevice *, int);
+	CUresult (*name)(char *, int, CUdevice);
+	CUresult (*attr)(int *, int, CUdevice);
+	CUresult (*total_mem)(size_t *, CUdevice);
+	CUresult (*ctx_retain)(CUcontext *, CUdevice);
+	CUresult (*ctx_release)(CUdevice);
+	CUresult (*ctx_set)(CUcontext);
+	CUresult (*ctx_sync)(void);
+	CUresult (*mod_load)(CUmodule *, const void *);
+	CUresult (*mod_unload)(CUmodule);
+	CUresult (*mod_func)(CUfunction *, CUmodule, const char *);
+	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+	CUresult (*mem_free)(CUdeviceptr);
+	CUresult (*htod)(CUdeviceptr, const void *, size_t);
+	CUresult (*dtoh)(void *, CUdeviceptr, size_t);
+	CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+			   unsigned, unsigned, CUstream, void **, void **);
+	CUresult (*err_name)(CUresult, const char **);
+} cu;
+
+#define SYM(slot, name, fb, need) { (void **)&cu.slot, name, fb, need }
+
+static const struct cuda_sym cuda_syms[] = {
+	SYM(init, "cuInit", NULL, CUDA_SYM_REQUIRED),
+	SYM(driver_version, "cuDriverGetVersion", NULL, CUDA_SYM_REQUIRED),
+	SYM(count, "cuDeviceGetCount", NULL, CUDA_SYM_REQUIRED),
+	SYM(get, "cuDeviceGet", NULL, CUDA_SYM_REQUIRED),
+	SYM(name, "cuDeviceGetName", NULL, CUDA_SYM_REQUIRED),
+	SYM(attr, "cuDeviceGetAttribute", NULL, CUDA_SYM_REQUIRED),
+	SYM(total_mem, "cuDeviceTotalMem_v2", NULL, CUDA_SYM_REQUIRED),
+	SYM(ctx_retain, "cuDevicePrimaryCtxRetain", NULL, CUDA_SYM_REQUIRED),
+	SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease",
+	    CUDA_SYM_REQUIRED),
+	SYM(ctx_set, "cuCtxSetCurrent", NULL, CUDA_SYM_REQUIRED),
+	SYM(ctx_sync, "cuCtxSynchronize", NULL, CUDA_SYM_REQUIRED),
+	SYM(mod_load, "cuModuleLoadData", NULL, CUDA_SYM_REQUIRED),
+	SYM(mod_unload, "cuModuleUnload", NULL, CUDA_SYM_REQUIRED),
+	SYM(mod_func, "cuModuleGetFunction", NULL, CUDA_SYM_REQUIRED),
+	SYM(mem_alloc, "cuMemAlloc_v2", NULL, CUDA_SYM_REQUIRED),
+	SYM(mem_free, "cuMemFree_v2", NULL, CUDA_SYM_REQUIRED),
+	SYM(htod, "cuMemcpyHtoD_v2", NULL, CUDA_SYM_REQUIRED),
+	SYM(dtoh, "cuMemcpyDtoH_v2", NULL, CUDA_SYM_REQUIRED),
+	SYM(launch, "cuLaunchKernel", NULL, CUDA_SYM_REQUIRED),
+	SYM(err_name, "cuGetErrorName", NULL, CUDA_SYM_OPTIONAL),
+};
+
+static void cuda_emit(const char *key_prefix, int dev, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void cuda_emit(const char *key_prefix, int dev, const char *field, const char *fmt, ...)
+{
+	char key[96], val[512];
+	va_list ap;
+
+	snprintf(key, sizeof(key), "%s.%d.%s", key_prefix, dev, field);
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	kv_emit(key, "%s", val);
+}
+
+/* Record the failing call of a device's kernel run; returns -1. */
+static int cuda_fail(int dev, const char *call, CUresult rc)
+{
+	cuda_emit("dev", dev, "fail.call", "%s", call);
+	cuda_emit("dev", dev, "fail.result", "%d", rc);
+	return -1;
+}
+
+#define MS(t0) ((child_now() - (t0)) * 1000.0)
+
+/* Context, module, buffers, launch, check: every phase timed. */
+static int cuda_run_kernel(int dev, CUdevice d)
+{
+	static uint32_t in[KERNEL_N], out[KERNEL_N];
+	const size_t bytes = sizeof(in);
+	CUcontext ctx = NULL;
+	CUmodule mod = NULL;
+	CUfunction fn = NULL;
+	CUdeviceptr din = 0, dout = 0;
+	uint32_t a = KERNEL_A, b = KERNEL_B, n = KERNEL_N;
+	void *params[5];
+	double t0;
+	size_t bad = 0;
+	CUresult rc;
+	int ret = -1;
+
+	ptx_axpb_fill(in, KERNEL_N);
+	memset(out, 0, sizeof(out));
+	t0 = child_now();
+	if ((rc = cu.ctx_retain(&ctx, d)) != 0)
+		return cuda_fail(dev, "cuDevicePrimaryCtxRetain", rc);
+	if ((rc = cu.ctx_set(ctx)) != 0) {
+		cuda_fail(dev, "cuCtxSetCurrent", rc);
+		goto release;
+	}
+	/* The first real work forces the lazily created context into being. */
+	if ((rc = cu.mem_alloc(&din, bytes)) != 0) {
+		cuda_fail(dev, "cuMemAlloc_v2", rc);
+		goto release;
+	}
+	cuda_emit("dev", dev, "context_ms", "%.3f", MS(t0));
+	t0 = child_now();
+	if ((rc = cu.mod_load(&mod, ptx_kernel_axpb)) != 0) {
+		cuda_fail(dev, "cuModuleLoadData", rc);
+		goto free_in;
+	}
+	if ((rc = cu.mod_func(&fn, mod, PTX_KERNEL_AXPB_ENTRY)) != 0) {
+		cuda_fail(dev, "cuModuleGetFunction", rc);
+		goto unload;
+	}
+	cuda_emit("dev", dev, "module_ms", "%.3f", MS(t0));
+	if ((rc = cu.mem_alloc(&dout, bytes)) != 0) {
+		cuda_fail(dev, "cuMemAlloc_v2", rc);
+		goto unload;
+	}
+	t0 = child_now();
+	if ((rc = cu.htod(din, in, bytes)) != 0) {
+		cuda_fail(dev, "cuMemcpyHtoD_v2", rc);
+		goto free_out;
+	}
+	params[0] = &dout;
+	params[1] = &din;
+	params[2] = &a;
+	params[3] = &b;
+	params[4] = &n;
+	if ((rc = cu.launch(fn, KERNEL_N / KERNEL_BLOCK, 1, 1, KERNEL_BLOCK, 1, 1, 0, NULL,
+			    params, NULL)) != 0) {
+		cuda_fail(dev, "cuLaunchKernel", rc);
+		goto free_out;
+	}
+	if ((rc = cu.ctx_sync()) != 0) {
+		cuda_fail(dev, "cuCtxSynchronize", rc);
+		goto free_out;
+	}
+	if ((rc = cu.dtoh(out, dout, bytes)) != 0) {
+		cuda_fail(dev, "cuMemcpyDtoH_v2", rc);
+		goto free_out;
+	}
+	cuda_emit("dev", dev, "kernel_ms", "%.3f", MS(t0));
+	if (ptx_axpb_verify(in, out, KERNEL_N, a, b, &bad) == 0) {
+		cuda_emit("dev", dev, "kernel_ok", "1");
+		ret = 0;
+	} else {
+		cuda_emit("dev", dev, "kernel_ok", "0");
+		cuda_emit("dev", dev, "mismatch", "element %zu of %u: got 0x%08x, expected 0x%08x",
+			  bad, KERNEL_N, out[bad], ptx_axpb_expect(in[bad], a, b));
+	}
+free_out:
+	cu.mem_free(dout);
+unload:
+	cu.mod_unload(mod);
+free_in:
+	cu.mem_free(din);
+release:
+	cu.ctx_release(d);
+	return ret;
+}
+
+static void cuda_device(int dev)
+{
+	CUdevice d;
+	char name[256];
+	int v, maj = -1, min = -1, bus = -1, slot = -1, dom = -1;
+	size_t mem;
+	CUresult rc;
+
+	if ((rc = cu.get(&d, dev)) != 0) {
+		cuda_fail(dev, "cuDeviceGet", rc);
+		return;
+	}
+	memset(name, 0, sizeof(name));
+	if (cu.name(name, (int)sizeof(name) - 1, d) == 0)
+		cuda_emit("dev", dev, "name", "%s", name);
+	if (cu.attr(&maj, ATTR_CC_MAJOR, d) == 0 && cu.attr(&min, ATTR_CC_MINOR, d) == 0)
+		cuda_emit("dev", dev, "cc", "%d.%d", maj, min);
+	if (cu.attr(&v, ATTR_SM_COUNT, d) == 0)
+		cuda_emit("dev", dev, "sm_count", "%d", v);
+	if (cu.total_mem(&mem, d) == 0)
+		cuda_emit("dev", dev, "memory_bytes", "%zu", mem);
+	if (cu.attr(&bus, ATTR_PCI_BUS, d) == 0 && cu.attr(&slot, ATTR_PCI_DEVICE, d) == 0 &&
+	    cu.attr(&dom, ATTR_PCI_DOMAIN, d) == 0)
+		cuda_emit("dev", dev, "bus_id", "%08x:%02x:%02x.0", (unsigned)dom, (unsigned)bus,
+			  (unsigned)slot);
+	cuda_run_kernel(dev, d);
+}
 
 int probe_main_cuda(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	kv_emit("error", "not implemented");
+	struct cuda_symtab_missing miss = CUDA_SYMTAB_MISSING_INIT;
+	double t0;
+	void *h;
+	CUresult rc;
+	int v, count = 0;
+
+	if (argc < 2) {
+		fputs("usage: gpudoctor __probe cuda LIBRARY\n", stderr);
+		return 2;
+	}
+	kv_emit("lib", "%s", argv[1]);
+	t0 = child_now();
+	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *de = dlerror();
+
+		kv_emit("dlopen_error", "%s", de ? de : "dlopen failed");
+		kv_end();
+		return 0;
+	}
+	kv_emit("dlopen_ms", "%.3f", MS(t0));
+	if (cuda_symtab_bind(h, cuda_syms, sizeof(cuda_syms) / sizeof(cuda_syms[0]), &miss) < 0) {
+		kv_emit("missing_required", "%s", miss.required.s);
+		cuda_symtab_missing_release(&miss);
+		kv_end();
+		return 0;
+	}
+	cuda_symtab_missing_release(&miss);
+	t0 = child_now();
+	rc = cu.init(0);
+	kv_emit("init.ms", "%.3f", MS(t0));
+	kv_emit("init.result", "%d", rc);
+	if (cu.driver_version(&v) == 0)
+		kv_emit("driver_version", "%d", v);
+	if (rc != 0) {
+		kv_end();
+		return 0;
+	}
+	rc = cu.count(&count);
+	if (rc != 0) {
+		kv_emit("count.result", "%d", rc);
+		kv_end();
+		return 0;
+	}
+	kv_emit("device_count", "%d", count);
+	for (int i = 0; i < count && i < 64; i++)
+		cuda_device(i);
 	kv_end();
 	return 0;
 }

@@ -1,10 +1,451 @@
-/* rules_driver.c - verdicts for the driver layer.  (stub: to be filled by its owner) */
+/*
+ * rules_driver.c - verdicts for the driver layer: the driver libraries the
+ * loader picks (missing, the toolkit stub, a version other than the kernel
+ * module's), NVML (missing, failing, crashing), per-GPU state from NVML (lost,
+ * ECC, memory held by others, persistence), and the environment (GPUs
+ * hidden, debugging variables).  Reads inv->driver only.
+ */
 #include "rules/rules.h"
+#include "core/buf.h"
+#include "core/ctx.h"
+#include "core/version.h"
+#include "knowledge/causes.h"
+#include "knowledge/kb.h"
+#include "probes/cuda_env.h"
 #include "probes/inventory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A GPU's memory held by others above this fraction is worth a warning. */
+#define HELD_FRACTION 0.10
+
+static const char *cause_fix(const char *cause)
+{
+	const struct cause *c = cause_lookup(cause);
+
+	return c ? c->fix : "";
+}
+
+static void lib_evidence(struct finding *f, const struct driver_lib *l)
+{
+	if (l->path)
+		finding_evidence(f, "%s -> %s (found via %s)", l->path,
+				 l->realpath ? l->realpath : "(unresolved)", l->how ? l->how : "?");
+	if (l->version)
+		finding_evidence(f, "version from the file name: %s", l->version);
+	if (l->error)
+		finding_evidence(f, "%s", l->error);
+}
+
+static void rules_driver_libs(const struct rules_in *in, struct report *rep)
+{
+	const struct driver_inventory *d = &in->inv->driver;
+	const char *llp = NULL;
+	struct finding *f;
+
+	/* libcuda.so.1 */
+	if (!d->cuda.path) {
+		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", STATUS_FAIL, "libcuda-missing",
+			       "libcuda.so.1 (the CUDA driver library) is not found by the loader");
+		finding_evidence(f, "searched LD_LIBRARY_PATH, /etc/ld.so.cache and the default "
+				 "directories inside %s", in->ctx->root);
+		if (d->cuda.error)
+			finding_evidence(f, "%s", d->cuda.error);
+		finding_fix(f, "%s", cause_fix("libcuda-missing"));
+	} else if (d->cuda.stub_reason) {
+		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", STATUS_FAIL, "libcuda-stub-on-path",
+			       "the libcuda.so.1 the loader picks is the CUDA toolkit's stub");
+		lib_evidence(f, &d->cuda);
+		finding_evidence(f, "%s", d->cuda.stub_reason);
+		finding_evidence(f, "the stub only serves linking; at run time every CUDA call "
+				 "fails with CUDA_ERROR_STUB_LIBRARY (34)");
+		llp = getenv("LD_LIBRARY_PATH");
+		if (llp)
+			finding_evidence(f, "LD_LIBRARY_PATH=%s", llp);
+		finding_fix(f, "remove the directory of %s from LD_LIBRARY_PATH (and any "
+			    "libcuda.so.1 link to the stub), so that the driver's libcuda.so.1 is found",
+			    d->cuda.path);
+	} else {
+		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", STATUS_OK, NULL,
+			       "libcuda.so.1 %s%s", d->cuda.version ? d->cuda.version : "found",
+			       d->cuda.compat ? " (forward-compatibility package)" : "");
+		lib_evidence(f, &d->cuda);
+	}
+	/* Stubs the search can reach without being the winner. */
+	if (d->nstubs && !d->cuda.stub_reason) {
+		f = report_add(rep, LAYER_DRIVER, "driver.libcuda-stub", STATUS_WARN,
+			       "libcuda-stub-on-path",
+			       "a CUDA toolkit stub libcuda is on the loader's search path");
+		for (size_t i = 0; i < d->nstubs; i++)
+			finding_evidence(f, "%s: %s", d->stubs[i].path, d->stubs[i].why);
+		finding_evidence(f, "a program that loads libcuda.so (not .so.1), or runs where the "
+				 "driver's library is missing, gets the stub and fails with "
+				 "CUDA_ERROR_STUB_LIBRARY (34)");
+		finding_fix(f, "%s", cause_fix("libcuda-stub-on-path"));
+	}
+	/* libnvidia-ml.so.1: CUDA does not need it, nvidia-smi and monitoring do. */
+	if (!d->nvml.path) {
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml-library", STATUS_WARN, "nvml-missing",
+			       "libnvidia-ml.so.1 (NVML) is not found by the loader");
+		finding_evidence(f, "searched LD_LIBRARY_PATH, /etc/ld.so.cache and the default "
+				 "directories inside %s", in->ctx->root);
+		if (d->nvml.error)
+			finding_evidence(f, "%s", d->nvml.error);
+		finding_fix(f, "%s", cause_fix("nvml-missing"));
+	} else {
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml-library", STATUS_OK, NULL,
+			       "libnvidia-ml.so.1 %s", d->nvml.version ? d->nvml.version : "found");
+		lib_evidence(f, &d->nvml);
+	}
+}
+
+/* Compare every user-space version we know with the kernel module's. */
+static void rules_driver_versions(const struct rules_in *in, struct report *rep)
+{
+	const struct driver_inventory *d = &in->inv->driver;
+	const char *kmod = d->kernel_module_version;
+	struct {
+		const char *what, *version;
+	} v[3] = {
+		{ "libnvidia-ml.so.1", d->nvml.version },
+		{ "libcuda.so.1", d->cuda.compat ? NULL : d->cuda.version },
+		{ "NVML (nvmlSystemGetDriverVersion)", d->nvml_live.driver_version },
+	};
+	struct finding *f;
+	int bad = 0, compared = 0;
+
+	if (!kmod) {
+		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_SKIPPED, NULL,
+			       "driver library versions not compared: the kernel module's "
+			       "version is unknown");
+		finding_evidence(f, "neither /sys/module/nvidia/version nor "
+				 "/proc/driver/nvidia/version gave a version");
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		if (v[i].version) {
+			compared++;
+			if (version_cmp_str(v[i].version, kmod) != 0)
+				bad++;
+		}
+	if (!compared) {
+		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_SKIPPED, NULL,
+			       "driver library versions not compared: no version known for "
+			       "the user-space libraries");
+		finding_evidence(f, "kernel module %s (%s)", kmod, d->kernel_module_source);
+		return;
+	}
+	if (bad) {
+		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_FAIL,
+			       "driver-library-mismatch",
+			       "the driver libraries are not the kernel module's version %s", kmod);
+	} else {
+		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_OK, NULL,
+			       "driver libraries match the kernel module (%s)", kmod);
+	}
+	finding_evidence(f, "kernel module: %s (%s)", kmod, d->kernel_module_source);
+	for (int i = 0; i < 3; i++)
+		if (v[i].version)
+			finding_evidence(f, "%s: %s%s", v[i].what, v[i].version,
+					 version_cmp_str(v[i].version, kmod) ? "  <- differs" : "");
+	if (d->cuda.compat && d->cuda.version)
+		finding_evidence(f, "libcuda.so.1 %s comes from a forward-compatibility "
+				 "directory (%s); it is meant to differ", d->cuda.version,
+				 d->cuda.realpath ? d->cuda.realpath : d->cuda.path);
+	if (bad)
+		finding_fix(f, "%s", cause_fix("driver-library-mismatch"));
+}
+
+static void rules_driver_nvml_failed(const struct rules_in *in, struct report *rep)
+{
+	const struct nvml_info *n = &in->inv->driver.nvml_live;
+	struct finding *f;
+
+	switch (n->outcome) {
+	case NVML_CHILD_FAILED:
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL, "nvml-failed",
+			       "the NVML probe %s", n->child_error);
+		finding_evidence(f, "the NVML probe %s while loading %s", n->child_error,
+				 n->lib ? n->lib : "libnvidia-ml.so.1");
+		if (n->child_stderr)
+			finding_evidence(f, "its stderr: %s", n->child_stderr);
+		finding_fix(f, "nvidia-smi  # does NVML fail the same way? then check dmesg for "
+			    "NVRM/Xid messages and reinstall or reboot into the driver");
+		return;
+	case NVML_DLOPEN_FAILED:
+	case NVML_MISSING_SYMBOL:
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL, "nvml-failed",
+			       "NVML could not be loaded");
+		finding_evidence(f, "%s: %s", n->lib ? n->lib : "libnvidia-ml.so.1",
+				 n->error ? n->error : "?");
+		finding_fix(f, "reinstall the driver's user-space package (the file is damaged or "
+			    "not NVML)");
+		return;
+	case NVML_INIT_FAILED:
+		if (n->init_result == 18) {
+			f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL,
+				       "driver-library-mismatch",
+				       "NVML: Driver/library version mismatch");
+			finding_evidence(f, "%s", n->error);
+			if (in->inv->driver.kernel_module_version)
+				finding_evidence(f, "kernel module %s",
+						 in->inv->driver.kernel_module_version);
+			finding_fix(f, "%s", cause_fix("driver-library-mismatch"));
+			return;
+		}
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL, "nvml-failed",
+			       "NVML did not initialise");
+		finding_evidence(f, "%s, loading %s", n->error, n->lib ? n->lib : "?");
+		if (n->init_result == 9)
+			finding_fix(f, "sudo modprobe nvidia  # NVML says the driver is not loaded");
+		else
+			finding_fix(f, "%s", cause_fix("nvml-failed"));
+		return;
+	default:
+		return;
+	}
+}
+
+static void gpu_label(const struct nvml_gpu *g, struct buf *b)
+{
+	buf_reset(b);
+	buf_printf(b, "GPU %d (%s, %s)", g->index, g->name ? g->name : "?",
+		   g->bus_id ? g->bus_id : "?");
+}
+
+static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g,
+			     struct report *rep)
+{
+	struct buf lb = BUF_INIT, id = BUF_INIT;
+	struct finding *f;
+
+	gpu_label(g, &lb);
+	if (g->lost) {
+		buf_printf(&id, "driver.gpu.%d.lost", g->index);
+		f = report_add(rep, LAYER_DRIVER, id.s, STATUS_FAIL, "gpu-lost",
+			       "%s has fallen off the bus", lb.s);
+		for (size_t i = 0; i < g->nerrors; i++)
+			if (strstr(g->errors[i], ": 15 "))
+				finding_evidence(f, "%s", g->errors[i]);
+		finding_fix(f, "%s", cause_fix("gpu-lost"));
+		buf_release(&lb);
+		buf_release(&id);
+		return;
+	}
+	/* The per-GPU summary: one line a person compares with nvidia-smi. */
+	buf_reset(&id);
+	buf_printf(&id, "driver.gpu.%d", g->index);
+	f = report_add(rep, LAYER_DRIVER, id.s, STATUS_OK, NULL, "%s", lb.s);
+	if (g->memory_total >= 0)
+		finding_evidence(f, "memory %lld / %lld MiB used", g->memory_used >> 20,
+				 g->memory_total >> 20);
+	if (g->temperature_c >= 0 || !isnan(g->power_w))
+		finding_evidence(f, "temperature %d C, power %.0f / %.0f W, utilisation %d%%",
+				 g->temperature_c, g->power_w, g->power_limit_w, g->util_gpu);
+	finding_evidence(f, "persistence %s, compute mode %d, MIG %s, ECC %s",
+			 g->persistence == 1 ? "on" : g->persistence == 0 ? "off" : "unknown",
+			 g->compute_mode, g->mig_mode == 1 ? "on" : g->mig_mode == 0 ? "off" : "unknown",
+			 g->ecc_mode == 1 ? "on" : g->ecc_mode == 0 ? "off" : "unknown");
+	if (g->uuid)
+		finding_evidence(f, "%s", g->uuid);
+
+	/* ECC: uncorrectable now, or memory repair waiting for a reset, or failed. */
+	if (g->ecc_volatile_unc > 0 || g->remap_pending > 0 || g->remap_failure > 0 ||
+	    g->retired_pending == 1 || g->ecc_aggregate_unc > 0) {
+		int fail = g->ecc_volatile_unc > 0 || g->remap_pending > 0 ||
+			   g->remap_failure > 0 || g->retired_pending == 1;
+
+		buf_reset(&id);
+		buf_printf(&id, "driver.gpu.%d.ecc", g->index);
+		f = report_add(rep, LAYER_DRIVER, id.s, fail ? STATUS_FAIL : STATUS_WARN, "ecc-errors",
+			       "%s reports %s memory errors", lb.s,
+			       fail ? "uncorrectable" : "past uncorrectable");
+		if (g->ecc_volatile_unc > 0)
+			finding_evidence(f, "uncorrectable ECC errors since the driver loaded: %lld",
+					 g->ecc_volatile_unc);
+		if (g->ecc_aggregate_unc > 0)
+			finding_evidence(f, "uncorrectable ECC errors over the GPU's lifetime: %lld",
+					 g->ecc_aggregate_unc);
+		if (g->retired_pending == 1)
+			finding_evidence(f, "retired pages pending (nvmlDeviceGetRetiredPagesPendingStatus)");
+		if (g->remap_pending > 0)
+			finding_evidence(f, "row remapping pending a GPU reset (nvmlDeviceGetRemappedRows: "
+					 "%d uncorrectable rows)", g->remap_unc);
+		if (g->remap_failure > 0)
+			finding_evidence(f, "row remapping failed (nvmlDeviceGetRemappedRows failureOccurred)");
+		finding_fix(f, fail ? "drain the GPU, then sudo nvidia-smi -r -i %d (or reboot); if it "
+			    "recurs, RMA the card" : "watch the counts (nvidia-smi -q -d ECC -i %d); "
+			    "rising uncorrectable errors mean RMA", g->index);
+	}
+
+	/* Memory held by other processes (gpudoctor's NVML child holds none). */
+	if (g->memory_total > 0) {
+		long long held = 0, limit = (long long)((double)g->memory_total * HELD_FRACTION);
+
+		for (size_t i = 0; i < g->nprocs; i++)
+			if (g->procs[i].used_bytes > 0)
+				held += g->procs[i].used_bytes;
+		if (held > limit) {
+			buf_reset(&id);
+			buf_printf(&id, "driver.gpu.%d.memory-held", g->index);
+			f = report_add(rep, LAYER_DRIVER, id.s, STATUS_WARN, "gpu-memory-held",
+				       "other processes hold %lld MiB (%.0f%%) of %s's memory",
+				       held >> 20, 100.0 * (double)held / (double)g->memory_total,
+				       lb.s);
+			for (size_t i = 0; i < g->nprocs; i++)
+				finding_evidence(f, "pid %lld (%s): %lld MiB", g->procs[i].pid,
+						 g->procs[i].name ? g->procs[i].name : "name unknown",
+						 g->procs[i].used_bytes >= 0 ? g->procs[i].used_bytes >> 20 : -1);
+			finding_fix(f, "stop pid %lld if it should not run (or use another GPU: "
+				    "export CUDA_VISIBLE_DEVICES=<free index>)",
+				    g->nprocs ? g->procs[0].pid : -1);
+		} else if (g->procs_known && g->nprocs == 0 && g->memory_used > limit) {
+			buf_reset(&id);
+			buf_printf(&id, "driver.gpu.%d.memory-held", g->index);
+			f = report_add(rep, LAYER_DRIVER, id.s, STATUS_WARN, "gpu-memory-held",
+				       "%lld MiB (%.0f%%) of %s's memory is in use by processes not "
+				       "visible here", g->memory_used >> 20,
+				       100.0 * (double)g->memory_used / (double)g->memory_total, lb.s);
+			finding_evidence(f, "nvmlDeviceGetMemoryInfo: %lld of %lld MiB used; "
+					 "nvmlDeviceGetComputeRunningProcesses lists none (another "
+					 "container or PID namespace?)", g->memory_used >> 20,
+					 g->memory_total >> 20);
+			finding_fix(f, "nvidia-smi  # on the host, to see which process holds it");
+		}
+	}
+
+	/*
+	 * Persistence matters on headless compute GPUs (datacenter cards, servers):
+	 * there the driver tears the GPU down between programs.  A GPU driving a
+	 * display stays initialised anyway, so it is not flagged.
+	 */
+	if (g->persistence == 0) {
+		const struct kb_gpu *k = (in->kb && g->pci_device_id > 0)
+			? kb_gpu_by_pci(in->kb, 0x10de, (unsigned)g->pci_device_id) : NULL;
+		int datacenter = k ? k->datacenter : -1;
+
+		if (datacenter == 1 || (datacenter < 0 && g->display_mode == 0)) {
+			buf_reset(&id);
+			buf_printf(&id, "driver.gpu.%d.persistence", g->index);
+			f = report_add(rep, LAYER_DRIVER, id.s, STATUS_WARN, "persistence-mode-off",
+				       "persistence mode is off on %s", lb.s);
+			finding_evidence(f, "nvmlDeviceGetPersistenceMode: disabled; %s",
+					 datacenter == 1 ? "a datacenter GPU"
+					 : "no display attached (nvmlDeviceGetDisplayMode: disabled)");
+			finding_fix(f, "%s", cause_fix("persistence-mode-off"));
+		}
+	}
+	buf_release(&lb);
+	buf_release(&id);
+}
+
+static void rules_driver_nvml(const struct rules_in *in, struct report *rep)
+{
+	const struct driver_inventory *d = &in->inv->driver;
+	const struct nvml_info *n = &d->nvml_live;
+	struct finding *f;
+
+	if (!d->nvml.path)
+		return;
+	if (!in->live) {
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_SKIPPED, NULL,
+			       "NVML not queried: %s", in->ctx->no_load
+			       ? "--no-load forbids loading libraries"
+			       : "blocked by a failed lower layer");
+		finding_evidence(f, "would load %s in an isolated child", d->nvml.path);
+		return;
+	}
+	if (n->outcome != NVML_RAN_OK) {
+		rules_driver_nvml_failed(in, rep);
+		return;
+	}
+	f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_OK, NULL,
+		       "NVML: driver %s, CUDA %d.%d, %d GPU%s", n->driver_version ? n->driver_version : "?",
+		       n->cuda_version / 1000, (n->cuda_version % 1000) / 10, n->count,
+		       n->count == 1 ? "" : "s");
+	finding_evidence(f, "loaded %s in %.0f ms", n->lib ? n->lib : "?", n->seconds * 1000.0);
+	if (n->error)
+		finding_evidence(f, "%s", n->error);
+	if (n->missing_optional)
+		finding_evidence(f, "this NVML lacks: %s", n->missing_optional);
+	for (size_t i = 0; i < n->ngpus; i++)
+		rules_driver_gpu(in, &n->gpus[i], rep);
+}
+
+static void rules_driver_env(const struct rules_in *in, struct report *rep)
+{
+	const struct driver_inventory *d = &in->inv->driver;
+	const struct nvml_info *n = &d->nvml_live;
+	const struct driver_envvar *cvd = driver_env_get(d, "CUDA_VISIBLE_DEVICES");
+	const struct driver_envvar *nvd = driver_env_get(d, "NVIDIA_VISIBLE_DEVICES");
+	struct buf why = BUF_INIT, flagged = BUF_INIT;
+	struct finding *f;
+	int count = n->outcome == NVML_RAN_OK ? n->count : -1;
+
+	if (cvd) {
+		const char *uuids[64];
+		int vis;
+
+		for (size_t i = 0; i < n->ngpus && i < 64; i++)
+			uuids[i] = n->gpus[i].uuid;
+		vis = cuda_env_visible(cvd->value, count > 64 ? 64 : count, uuids, &why);
+		if (vis == 0) {
+			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", STATUS_FAIL,
+				       "gpu-hidden-by-env", "CUDA_VISIBLE_DEVICES hides every GPU");
+			finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\": %s", cvd->value, why.s);
+			if (count >= 0)
+				finding_evidence(f, "NVML sees %d GPU%s", count, count == 1 ? "" : "s");
+			finding_fix(f, "%s", cause_fix("gpu-hidden-by-env"));
+		} else if (why.len) {
+			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", STATUS_WARN,
+				       "gpu-hidden-by-env",
+				       "CUDA_VISIBLE_DEVICES hides GPUs it seems to select");
+			finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\": %s; %d GPU%s stay visible",
+					 cvd->value, why.s, vis, vis == 1 ? "" : "s");
+			finding_fix(f, "export CUDA_VISIBLE_DEVICES=<indices that exist, 0..%d>",
+				    count > 0 ? count - 1 : 0);
+		} else {
+			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", STATUS_OK, NULL,
+				       "CUDA_VISIBLE_DEVICES=\"%s\" selects %s", cvd->value,
+				       vis < 0 ? "GPUs (count unknown)" : vis == 1 ? "1 GPU" : "GPUs");
+			if (vis > 0 && count >= 0)
+				finding_evidence(f, "%d of %d GPUs visible to CUDA", vis, count);
+		}
+	}
+	if (nvd && (!*nvd->value || !strcmp(nvd->value, "void") || !strcmp(nvd->value, "none"))) {
+		f = report_add(rep, LAYER_DRIVER, "driver.env-nvidia-visible", STATUS_WARN,
+			       "gpu-hidden-by-env",
+			       "NVIDIA_VISIBLE_DEVICES=\"%s\" gives containers no GPU", nvd->value);
+		finding_evidence(f, "the NVIDIA container runtime reads NVIDIA_VISIBLE_DEVICES when a "
+				 "container starts: \"void\" or empty injects nothing, \"none\" only "
+				 "the driver libraries");
+		finding_fix(f, "start the container with NVIDIA_VISIBLE_DEVICES=all (or --gpus all)");
+	}
+	for (size_t i = 0; i < d->nenv; i++)
+		if (d->env[i].flagged)
+			buf_printf(&flagged, "%s%s", flagged.len ? " " : "", d->env[i].name);
+	if (flagged.len) {
+		f = report_add(rep, LAYER_DRIVER, "driver.env-debug", STATUS_WARN, "cuda-debug-env-set",
+			       "CUDA debugging variables are set: %s", flagged.s);
+		for (size_t i = 0; i < d->nenv; i++)
+			if (d->env[i].flagged)
+				finding_evidence(f, "%s=%s: %s", d->env[i].name, d->env[i].value,
+						 d->env[i].effect);
+		finding_evidence(f, "meanings: NVIDIA CUDA Programming Guide, \"CUDA Environment "
+				 "Variables\"");
+		finding_fix(f, "unset %s", flagged.s);
+	}
+	buf_release(&why);
+	buf_release(&flagged);
+}
 
 void rules_driver(const struct rules_in *in, struct report *rep)
 {
-	(void)in;
-	report_add(rep, LAYER_DRIVER, "driver.todo", STATUS_SKIPPED, NULL,
-		   "driver checks are not implemented yet");
+	rules_driver_libs(in, rep);
+	rules_driver_nvml(in, rep);
+	rules_driver_versions(in, rep);
+	rules_driver_env(in, rep);
 }

@@ -1,0 +1,319 @@
+/*
+ * fake_nvml.c - a fake libnvidia-ml.so.1 for the end-to-end tests.
+ *
+ * Built by tests/e2e/fixtures_driver.py with
+ *   gcc -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -DFAKE_DRIVER_VERSION='"580.95.05"'
+ * into a fixture root.  It exports the NVML entry points gpudoctor's probe
+ * binds (same ABI as the public nvml.h) and answers with an H200-like GPU.
+ * Behaviour is chosen at call time by environment variables, so one build
+ * serves every test:
+ *   FAKE_NVML_MODE        healthy (default) | init-error:N | crash-on-load |
+ *                         hang | garbage | gpu-lost | exit:N
+ *   FAKE_NVML_GPUS        number of GPUs (default 1)
+ *   FAKE_NVML_DRIVER_VERSION  what nvmlSystemGetDriverVersion says
+ *   FAKE_NVML_MEM_USED_MIB    memory used on every GPU (default 512)
+ *   FAKE_NVML_PROCS       "pid:mib,pid:mib" compute processes on GPU 0
+ *   FAKE_NVML_PERSISTENCE 0/1 (default 1); FAKE_NVML_DISPLAY 0/1 (default 0)
+ *   FAKE_NVML_COMPUTE_MODE    (default 0)
+ *   FAKE_NVML_ECC_VOLATILE_UNC, FAKE_NVML_ECC_AGGREGATE_UNC  counts (default 0)
+ *   FAKE_NVML_REMAP_PENDING, FAKE_NVML_REMAP_FAILURE         0/1 (default 0)
+ * Compile-time: -DFAKE_OLD_API leaves out the _v2/_v3 names (old drivers),
+ * -DFAKE_OMIT_COUNT leaves out nvmlDeviceGetCount entirely (a required symbol).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FAKE_DRIVER_VERSION
+#define FAKE_DRIVER_VERSION "580.95.05"
+#endif
+#ifndef FAKE_DEFAULT_MODE
+#define FAKE_DEFAULT_MODE "healthy"
+#endif
+
+typedef int nvmlReturn_t;
+typedef struct fake_dev *nvmlDevice_t;
+struct fake_dev { unsigned idx; };
+
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+	char busId[32];
+} nvmlPciInfo_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+
+#define LOST 15
+static struct fake_dev devs[64];
+
+static const char *mode(void)
+{
+	const char *m = getenv("FAKE_NVML_MODE");
+
+	return m && *m ? m : FAKE_DEFAULT_MODE;
+}
+
+static long envl(const char *name, long def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtol(v, NULL, 0) : def;
+}
+
+static int lost(void)
+{
+	return !strcmp(mode(), "gpu-lost");
+}
+
+__attribute__((constructor)) static void fake_nvml_load(void)
+{
+	if (!strcmp(mode(), "crash-on-load"))
+		raise(SIGSEGV);
+	if (!strcmp(mode(), "garbage")) {
+		fputs("\x01\x02 this is not key=value\n\xff\xfe", stdout);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (!strncmp(mode(), "exit:", 5))
+		_exit(atoi(mode() + 5));
+}
+
+static nvmlReturn_t fake_init(void)
+{
+	if (!strcmp(mode(), "hang"))
+		for (;;)
+			pause();
+	if (!strncmp(mode(), "init-error:", 11))
+		return atoi(mode() + 11);
+	return 0;
+}
+
+#ifndef FAKE_OLD_API
+nvmlReturn_t nvmlInit_v2(void) { return fake_init(); }
+#endif
+nvmlReturn_t nvmlInit(void) { return fake_init(); }
+nvmlReturn_t nvmlShutdown(void) { return 0; }
+
+const char *nvmlErrorString(nvmlReturn_t r)
+{
+	switch (r) {
+	case 0: return "Success";
+	case 3: return "Not Supported";
+	case 9: return "Driver Not Loaded";
+	case 15: return "GPU is lost";
+	case 18: return "Driver/library version mismatch";
+	default: return "Unknown Error";
+	}
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned int len)
+{
+	const char *s = getenv("FAKE_NVML_DRIVER_VERSION");
+
+	snprintf(v, len, "%s", s && *s ? s : FAKE_DRIVER_VERSION);
+	return 0;
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 13000; return 0; }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { *v = 13000; return 0; }
+
+#ifndef FAKE_OMIT_COUNT
+static nvmlReturn_t fake_count(unsigned int *n)
+{
+	*n = (unsigned)envl("FAKE_NVML_GPUS", 1);
+	return 0;
+}
+#ifndef FAKE_OLD_API
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { return fake_count(n); }
+#endif
+nvmlReturn_t nvmlDeviceGetCount(unsigned int *n) { return fake_count(n); }
+#endif
+
+static nvmlReturn_t fake_handle(unsigned int i, nvmlDevice_t *d)
+{
+	if (i >= (unsigned)envl("FAKE_NVML_GPUS", 1) || i >= 64)
+		return 2;
+	devs[i].idx = i;
+	*d = &devs[i];
+	return 0;
+}
+#ifndef FAKE_OLD_API
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { return fake_handle(i, d); }
+#endif
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d) { return fake_handle(i, d); }
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int n)
+{
+	(void)d;
+	if (lost())
+		return LOST;
+	snprintf(s, n, "NVIDIA H200");
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int n)
+{
+	snprintf(s, n, "GPU-3f1a2b4c-5d6e-4f70-8192-a3b4c5d6e7%02x", d->idx);
+	return 0;
+}
+
+static nvmlReturn_t fake_pci(nvmlDevice_t d, nvmlPciInfo_t *p)
+{
+	if (lost())
+		return LOST;
+	memset(p, 0, sizeof(*p));
+	p->domain = 0;
+	p->bus = 0x18 + d->idx;
+	p->device = 0;
+	p->pciDeviceId = 0x233510de;
+	p->pciSubSystemId = 0x18b010de;
+	snprintf(p->busIdLegacy, sizeof(p->busIdLegacy), "0000:%02X:00.0", p->bus);
+	snprintf(p->busId, sizeof(p->busId), "00000000:%02X:00.0", p->bus);
+	return 0;
+}
+#ifndef FAKE_OLD_API
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p) { return fake_pci(d, p); }
+#endif
+nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t d, nvmlPciInfo_t *p) { return fake_pci(d, p); }
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
+{
+	(void)d;
+	if (lost())
+		return LOST;
+	m->total = 143771ull << 20;
+	m->used = (unsigned long long)envl("FAKE_NVML_MEM_USED_MIB", 512) << 20;
+	m->free = m->total - m->used;
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
+{
+	(void)d;
+	u->gpu = 0;
+	u->memory = 0;
+	return lost() ? LOST : 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int *t)
+{
+	(void)d;
+	(void)sensor;
+	*t = 31;
+	return lost() ? LOST : 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 75123; return 0; }
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 700000; return 0; }
+nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 700000; return 0; }
+
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m)
+{
+	(void)d;
+	*m = (int)envl("FAKE_NVML_PERSISTENCE", 1);
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t d, int *m)
+{
+	(void)d;
+	*m = (int)envl("FAKE_NVML_DISPLAY", 0);
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *m)
+{
+	(void)d;
+	*m = (int)envl("FAKE_NVML_COMPUTE_MODE", 0);
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend)
+{
+	(void)d;
+	*cur = *pend = 0;
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *cur, int *pend)
+{
+	(void)d;
+	*cur = *pend = 1;
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, unsigned long long *n)
+{
+	(void)d;
+	if (type != 1)
+		return 2;
+	*n = (unsigned long long)envl(counter == 0 ? "FAKE_NVML_ECC_VOLATILE_UNC"
+					  : "FAKE_NVML_ECC_AGGREGATE_UNC", 0);
+	return 0;
+}
+
+/* Hopper retires no pages: it remaps rows instead. */
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int *p)
+{
+	(void)d;
+	(void)p;
+	return 3;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int *corr, unsigned int *unc,
+				       unsigned int *pending, unsigned int *failed)
+{
+	(void)d;
+	*corr = 0;
+	*unc = (unsigned)envl("FAKE_NVML_REMAP_PENDING", 0);
+	*pending = (unsigned)envl("FAKE_NVML_REMAP_PENDING", 0);
+	*failed = (unsigned)envl("FAKE_NVML_REMAP_FAILURE", 0);
+	return 0;
+}
+
+static nvmlReturn_t fake_procs(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *p)
+{
+	const char *spec = getenv("FAKE_NVML_PROCS");
+	unsigned n = 0, cap = *count;
+	char buf[512], *save = NULL;
+
+	if (d->idx != 0 || !spec || !*spec) {
+		*count = 0;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (p && n < cap) {
+			memset(&p[n], 0, sizeof(p[n]));
+			p[n].pid = (unsigned)strtoul(t, NULL, 10);
+			p[n].usedGpuMemory = strchr(t, ':') ?
+				strtoull(strchr(t, ':') + 1, NULL, 10) << 20 : 0;
+			p[n].gpuInstanceId = p[n].computeInstanceId = 0xffffffffu;
+		}
+		n++;
+	}
+	*count = n;
+	return (n > 0 && (!p || n > cap)) ? 7 : 0;
+}
+#ifndef FAKE_OLD_API
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *c,
+						     nvmlProcessInfo_t *p) { return fake_procs(d, c, p); }
+#endif
+
+/* The original query (nvmlProcessInfo_v1_t: pid, usedGpuMemory); real NVML keeps it. */
+typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *c,
+						  nvmlProcessInfo_v1_t *p)
+{
+	(void)d;
+	(void)p;
+	*c = 0;
+	return 0;
+}
