@@ -145,6 +145,20 @@ void report_block(struct report *r, enum layer_id layer, enum layer_id by)
 {
 	r->layers[layer].status = STATUS_BLOCKED;
 	r->layers[layer].blocked_by = (int)by;
+	/*
+	 * A blocked layer is not failed: what its static checks found is still
+	 * shown, but as a warning, so that the one failure is the link that
+	 * broke first.
+	 */
+	for (size_t i = 0; i < r->n; i++) {
+		struct finding *f = &r->findings[i];
+
+		if (f->layer != layer || f->status != STATUS_FAIL)
+			continue;
+		f->status = STATUS_WARN;
+		finding_evidence(f, "shown as a warning: the %s layer below failed first",
+				 layer_name(by));
+	}
 }
 
 void report_finish(struct report *r)

@@ -79,7 +79,7 @@ void report_set_summary(struct report *r, enum layer_id layer, const char *fmt, 
 
 /* Worst status of the findings of one layer (STATUS_OK when none). */
 enum status report_layer_worst(const struct report *r, enum layer_id layer);
-/* Mark a layer blocked by a lower one. */
+/* Mark a layer blocked by a lower one; its failed findings become warnings. */
 void report_block(struct report *r, enum layer_id layer, enum layer_id by);
 /* Derive layer statuses not yet set and the overall status. */
 void report_finish(struct report *r);

@@ -30,7 +30,10 @@ static void test_blocked_layers(void)
 
 	report_init(&r);
 	report_add(&r, LAYER_KERNEL, "kernel.module", STATUS_FAIL, "nvidia-module-not-loaded", "no module");
+	report_add(&r, LAYER_DRIVER, "driver.libcuda", STATUS_FAIL, "libcuda-missing", "no libcuda");
 	report_block(&r, LAYER_DRIVER, LAYER_KERNEL);
+	CHECK_INT(r.findings[1].status, STATUS_WARN);
+	CHECK_INT(r.findings[1].nevidence, 1);
 	report_finish(&r);
 	CHECK_INT(r.layers[LAYER_DRIVER].status, STATUS_BLOCKED);
 	CHECK_INT(r.layers[LAYER_DRIVER].blocked_by, LAYER_KERNEL);
