@@ -24,7 +24,10 @@ struct kb;
 int kb_open(const char *dir, struct kb **out, struct err *e);
 void kb_close(struct kb *kb);
 
-/* A yes/no/unknown answer with the reason and the source it rests on. */
+/*
+ * A yes/no/unknown answer with the reason and the source it rests on.
+ * The rule functions below return v->ok (1, 0 or -1); v may be NULL.
+ */
 struct kb_verdict {
 	int ok;			/* 1 yes, 0 no, -1 unknown */
 	char why[512];
@@ -42,6 +45,11 @@ struct kb_gpu {
 	double fp32_tflops, fp16_tflops, bf16_tflops;	/* dense peak */
 	int datacenter;		/* forward compatibility (cuda-compat) works: 1/0/-1 */
 	const char *source;
+	/* Added fields (after the original ones). */
+	const char *chip;	/* "GH100", or NULL */
+	const char *klass;	/* "datacenter", "geforce", "workstation", "jetson", or NULL */
+	const char *specs_conf;	/* "U": mem/bw recalled, not verified; NULL: no specs */
+	double mem_gb;		/* memory as marketed (GB); mem_gib holds the same number */
 };
 const struct kb_gpu *kb_gpu_by_pci(const struct kb *kb, unsigned vendor, unsigned device);
 
@@ -83,8 +91,139 @@ struct kb_tf {
 	const char *cudnn;	/* "8.9" */
 	const char *cuda;	/* "12.2" */
 	const char *source;
+	/* Added fields. */
+	const char *build_tool;	/* "Bazel 6.1.0" */
+	const char *archs;	/* "sm_60,sm_70,...,compute_90", or NULL unknown */
+	const char *archs_conf;	/* "V", "3P", or NULL */
+	const char *install;	/* the pip command for a GPU build */
+	int cuda_version;	/* 12020, or -1 */
 };
 /* "2.15", "2.15.0" or "2.15.1" all find the 2.15 row. */
 const struct kb_tf *kb_tf_release(const struct kb *kb, const char *version);
+
+/* ---- Additions: whole tables, more lookups, and fit checks ---- */
+
+/* Rows of a table, newest first as in the data file. */
+size_t kb_tf_count(const struct kb *kb);
+const struct kb_tf *kb_tf_at(const struct kb *kb, size_t i);
+
+/* PyTorch: one row per (release, CUDA variant). */
+struct kb_torch {
+	const char *version;	/* "2.14" */
+	const char *python;	/* "3.10-3.15" */
+	const char *variant;	/* "cu126" */
+	int cuda_version;	/* 12060 */
+	const char *cudnn;	/* "9.10.2.21" */
+	const char *archs;	/* "5.0;6.0;...;12.0+PTX", or NULL unknown */
+	int is_default;		/* the plain PyPI wheel: 1/0/-1 unknown */
+	int stable;		/* 1 stable, 0 experimental */
+	const char *conf;	/* "V" or "3P" */
+	const char *source;
+};
+size_t kb_torch_count(const struct kb *kb);
+const struct kb_torch *kb_torch_at(const struct kb *kb, size_t i);
+/* First row of release `version` ("2.7", "2.7.1"); variant NULL = the default or
+ * first stable one, else "cu126". */
+const struct kb_torch *kb_torch_release(const struct kb *kb, const char *version,
+					const char *variant);
+/* The pip command for a row (static buffer owned by the caller: out, size). */
+void kb_torch_install(const struct kb_torch *t, char *out, size_t size);
+
+/* JAX CUDA plugins, one row per (range of releases, plugin). */
+struct kb_jax {
+	const char *jax_from, *jax_to;	/* jax_to NULL: current */
+	const char *plugin;		/* "cuda12", "cuda13" */
+	int cuda_min;			/* 12010 */
+	const char *cudnn_min;		/* "9.8" */
+	const char *cudnn_max;		/* exclusive: "10" */
+	const char *min_driver;		/* "525.60.13" */
+	int min_cc_major, min_cc_minor;
+	const char *archs;		/* or NULL */
+	const char *install;		/* may contain VERSION */
+	const char *source;
+};
+size_t kb_jax_count(const struct kb *kb);
+const struct kb_jax *kb_jax_at(const struct kb *kb, size_t i);
+/* The newest plugin row serving JAX `version` (NULL: the newest rows). */
+const struct kb_jax *kb_jax_release(const struct kb *kb, const char *version, const char *plugin);
+
+/* CUDA toolkit releases and their minimum drivers. */
+struct kb_cuda_release {
+	const char *toolkit;	/* "12.4" */
+	const char *release;	/* "GA", "Update 1" */
+	int cuda_version;	/* 12040 */
+	const char *linux_min, *windows_min;	/* NULL unknown / not applicable */
+	const char *conf;
+	const char *source;
+};
+size_t kb_cuda_count(const struct kb *kb);
+const struct kb_cuda_release *kb_cuda_at(const struct kb *kb, size_t i);
+/* Minor-version-compatibility floor of a CUDA major (Linux), or NULL. */
+const char *kb_cuda_compat_floor(const struct kb *kb, int cuda_major);
+/* Newest CUDA toolkit (as 13020) whose own driver floor `driver` meets, or -1. */
+int kb_cuda_newest_for_driver(const struct kb *kb, const char *driver_version);
+/* Source id of the branch row a driver version belongs to, or NULL. */
+const char *kb_driver_branch_source(const struct kb *kb, const char *driver_version);
+
+/* Per SM version: toolkit and driver support range. */
+struct kb_arch {
+	int cc_major, cc_minor;
+	const char *arch;	/* "Hopper" */
+	int first_cuda;		/* 11080 */
+	int last_cuda;		/* last supported: 12999 for "12" (any 12.x), -1 ongoing */
+	int last_branch;	/* 580, -1 ongoing */
+	const char *conf;
+	const char *source;
+};
+const struct kb_arch *kb_arch_info(const struct kb *kb, int cc_major, int cc_minor);
+
+/* cuDNN release lines. */
+struct kb_cudnn {
+	const char *version;	/* "9.10" */
+	int cuda_from, cuda_to;	/* 12000, 12090; -1 unknown */
+	const char *linux_min, *windows_min;
+	int cc_min, cc_max;	/* 10*major + minor (75 = 7.5); -1 unknown */
+	const char *libs;	/* "7", "8", "9", "9+tir" */
+	const char *source;
+};
+size_t kb_cudnn_count(const struct kb *kb);
+const struct kb_cudnn *kb_cudnn_at(const struct kb *kb, size_t i);
+
+/* GPUs: all rows, and lookups by name ("RTX 4090", "h100 pcie") or CC. */
+size_t kb_gpu_count(const struct kb *kb);
+const struct kb_gpu *kb_gpu_at(const struct kb *kb, size_t i);
+/* Best match: exact name (case-insensitive), else the shortest name containing
+ * every word of `name`.  NULL when none. */
+const struct kb_gpu *kb_gpu_by_name(const struct kb *kb, const char *name);
+
+/* A single fact (facts.tsv), or NULL. */
+const char *kb_fact(const struct kb *kb, const char *key);
+/* URL of a source id, or NULL ("-" in the data is NULL too). */
+const char *kb_source_url(const struct kb *kb, const char *id);
+
+/* "12.4" / "12.4.1" / "cu124" / "12040" -> 12040; -1 when not a CUDA version. */
+int kb_parse_cuda(const char *s);
+
+/* Which data is in use. */
+struct kb_table_info {
+	const char *name;	/* "gpus.tsv" */
+	const char *origin;	/* "embedded" or the file read */
+	const char *as_of;	/* or NULL */
+	size_t rows;
+};
+size_t kb_table_count(const struct kb *kb);
+void kb_table_info(const struct kb *kb, size_t i, struct kb_table_info *out);
+
+/*
+ * Does a framework build run on this machine?  driver NULL: not judged;
+ * cc_major < 0: not judged; datacenter_gpu 1/0/-1.  v->why holds the chain
+ * of reasons ("needs CUDA 12.5 ...; driver 470.256.02 is older than ...").
+ */
+int kb_tf_fits(const struct kb *kb, const struct kb_tf *tf, const char *driver,
+	       int cc_major, int cc_minor, int datacenter_gpu, struct kb_verdict *v);
+int kb_torch_fits(const struct kb *kb, const struct kb_torch *t, const char *driver,
+		  int cc_major, int cc_minor, int datacenter_gpu, struct kb_verdict *v);
+int kb_jax_fits(const struct kb *kb, const struct kb_jax *j, const char *driver,
+		int cc_major, int cc_minor, int datacenter_gpu, struct kb_verdict *v);
 
 #endif

@@ -1,0 +1,6 @@
+# knowledge.mk - the knowledge base's data files are embedded by
+# src/knowledge/kb_data.S (.incbin); rebuild that object when one changes.
+# Included by the top Makefile (mk/*.mk).
+KB_DATA_FILES := $(wildcard src/knowledge/data/*.tsv)
+
+$(B)/obj/knowledge/kb_data.o: $(KB_DATA_FILES)
