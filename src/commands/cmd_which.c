@@ -194,7 +194,7 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 	struct ldso_env env = { 0 };
 	struct err e = ERR_INIT;
 
-	while ((c = getopt_long(argc, argv, "+f:ah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': from = optarg; break;
 		case 'a': all = 1; break;

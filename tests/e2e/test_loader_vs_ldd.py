@@ -235,6 +235,13 @@ class FixtureVariations(GDTestCase):
         self.check_variant(top, {"LD_LIBRARY_PATH": "/nonexistent;" + self.r.p("llp/b") + "//:"},
                            {"libgddep.so.1": b})
 
+    def test_nodeflib_requester(self):
+        top = self.lib("ndf/top/libtop.so", "libtop.so", needed=["libz.so.1"],
+                       cflags=["-Wl,-z,nodefaultlib"])
+        doc = self.check_variant(top)
+        self.assertIsNone(first_found(doc)["libz.so.1"]["path"])
+        self.check_variant(top, {"LD_LIBRARY_PATH": "/usr/lib/x86_64-linux-gnu"})
+
     def test_not_found_anywhere(self):
         top = self.lib("nf/top/libtop.so", "libtop.so", needed=["libgdnowhere.so.7"])
         doc = self.check_variant(top)

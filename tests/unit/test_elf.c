@@ -85,13 +85,13 @@ static void test_rpath_and_flags(void)
 {
 	struct elf_file ef;
 	char *p = build("libR.so", "int r(void){return 1;}\n",
-			"-Wl,--disable-new-dtags -Wl,-rpath,/r1:/r2 -Wl,-z,nodelete -Wl,-z,now");
+			"-Wl,--disable-new-dtags -Wl,-rpath,/r1:/r2 -Wl,-z,nodefaultlib -Wl,-z,now");
 
 	CHECK_INT(elf_open(p, &ef, NULL), 0);
 	CHECK_STR(ef.rpath, "/r1:/r2");
 	CHECK(ef.runpath == NULL);
 	CHECK(ef.soname == NULL);
-	CHECK(ef.flags_1 & DF_1_NODELETE);
+	CHECK(ef.flags_1 & DF_1_NODEFLIB);
 	CHECK(ef.flags_1 & DF_1_NOW);
 	elf_close(&ef);
 	free(p);

@@ -1,0 +1,82 @@
+"""gpudoctor which: options, text and JSON output, --root fixtures."""
+import json
+import os
+import subprocess
+import unittest
+
+from gdtest import GDTestCase, Root, run, clean_env
+
+
+class WhichCli(GDTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        r = cls.r = Root()
+        r.mkdir("etc")
+        r.mkdir("lib/x86_64-linux-gnu")
+        subprocess.run(["cp", "-L", "/lib/x86_64-linux-gnu/libc.so.6", r.p("lib/x86_64-linux-gnu/")], check=True)
+        r.shared_lib("opt/gd/libgdone.so.1", soname="libgdone.so.1")
+        r.shared_lib("app/lib/libapp.so", soname="libapp.so", needed=["libgdone.so.1", "libgdmissing.so.3"],
+                     runpath="$ORIGIN/../../opt/gd")
+        r.write("etc/ld.so.conf", "/opt/gd\n")
+
+    def test_help(self):
+        rc, out, _ = run(["which", "--help"])
+        self.assertEqual(rc, 0)
+        self.assertIn("usage: gpudoctor which SONAME", out)
+        rc, _, err = run(["which"])
+        self.assertEqual(rc, 2)
+        rc, _, _ = run(["which", "--all", "libx.so"])
+        self.assertEqual(rc, 2)
+
+    def test_found_via_runpath_in_root(self):
+        rc, out, _ = run(["--json", "which", "libgdone.so.1", "--from", "/app/lib/libapp.so"],
+                         root=self.r.path, env=clean_env())
+        self.assertEqual(rc, 0, out)
+        d = json.loads(out)
+        self.assertEqual(d["path"], "/app/lib/../../opt/gd/libgdone.so.1")
+        self.assertEqual(d["realpath"], "/opt/gd/libgdone.so.1")
+        self.assertEqual(d["source"], "RUNPATH")
+        self.assertEqual(d["from"], "/app/lib/libapp.so")
+        self.assertEqual(d["loader"]["default_dirs"][0], "/lib/x86_64-linux-gnu")
+        self.assertIsNone(d["loader"]["cache_format"])          # no cache in this root
+        self.assertIsNotNone(d["loader"]["cache_error"])
+
+    def test_not_found_says_why(self):
+        rc, out, _ = run(["which", "libgdone.so.1"], root=self.r.path, env=clean_env())
+        self.assertEqual(rc, 1)
+        self.assertIn("libgdone.so.1 => not found", out)
+        self.assertIn("no ld.so.cache: run ldconfig", out)
+
+    def test_ld_library_path_inside_root(self):
+        rc, out, _ = run(["which", "-v", "libgdone.so.1"], root=self.r.path,
+                         env=clean_env(LD_LIBRARY_PATH="/opt/gd"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("/opt/gd/libgdone.so.1  [LD_LIBRARY_PATH]", out)
+        self.assertIn("read ", out)
+
+    def test_all_text_and_json(self):
+        rc, out, _ = run(["which", "--from", "/app/lib/libapp.so", "--all"], root=self.r.path, env=clean_env())
+        self.assertEqual(rc, 1)
+        self.assertIn("libgdmissing.so.3 => not found", out)
+        self.assertIn("1 dependency not loadable", out)
+        rc, out, _ = run(["--json", "which", "--from", "/app/lib/libapp.so", "--all"], root=self.r.path,
+                         env=clean_env())
+        d = json.loads(out)
+        names = [n["name"] for n in d["libraries"]]
+        self.assertEqual(names[:3], ["/app/lib/libapp.so", "libgdone.so.1", "libgdmissing.so.3"])
+        self.assertEqual(d["missing"], 1)
+        self.assertGreater(d["bytes_read"], 0)
+
+    def test_corrupt_winner_is_a_load_error(self):
+        self.r.write("bad/libgdbad.so.1", b"\x7fELF\x02\x01\x01" + b"\0" * 20)
+        rc, out, _ = run(["--json", "which", "libgdbad.so.1"], root=self.r.path,
+                         env=clean_env(LD_LIBRARY_PATH="/bad"))
+        self.assertEqual(rc, 1)
+        d = json.loads(out)
+        self.assertEqual(d["path"], "/bad/libgdbad.so.1")
+        self.assertIn("truncated", d["load_error"])
+
+
+if __name__ == "__main__":
+    unittest.main()
