@@ -1,10 +1,725 @@
-/* rules_libraries.c - verdicts for the libraries layer.  (stub: to be filled by its owner) */
+/*
+ * rules_libraries.c - verdicts for the libraries layer.
+ *
+ * Severity follows "would a program load it": a problem of the copy the
+ * loader picks (the winner), or of a copy in the active toolkit / active
+ * Python environment, fails; a problem of a copy nothing picks by default
+ * warns.  Which libraries are needed: with no toolkit and no framework on
+ * the machine nothing is, so a missing cuDNN or runtime is a note, not a
+ * failure (frameworks judge their own needs in the frameworks layer).
+ *
+ * Cause ids: lib-corrupt, lib-unreadable, lib-dependency-missing,
+ * lib-shadowed, cudnn-incomplete, cudnn-version-mismatch, cudnn-missing,
+ * cuda-runtime-missing, cuda-runtime-too-new-for-driver,
+ * cuda-symlink-broken, nccl-missing.  libcuda-stub-on-path is the driver
+ * layer's (not repeated here).
+ *
+ * The live check (libversion child) decides: a crash or hang of the
+ * library's own version call, or an answer that disagrees with the version
+ * its files claim, is reported as lib-corrupt -- the file is not the
+ * library its package says it is, and reinstalling the owner is the fix.
+ * A dlopen that fails for a missing dependency is lib-dependency-missing.
+ */
 #include "rules/rules.h"
+#include "core/buf.h"
+#include "core/ctx.h"
+#include "core/version.h"
+#include "knowledge/kb.h"
+#include "loader/elf.h"
 #include "probes/inventory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static char *dir_of(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	size_t n = s ? (size_t)(s - p) : 0;
+	char *d = malloc(n + 2);
+
+	if (!d)
+		return NULL;
+	if (n == 0) {
+		strcpy(d, "/");
+		return d;
+	}
+	memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
+static enum status sev(const struct lib_copy *c)
+{
+	return (c->winner || c->in_active) ? STATUS_FAIL : STATUS_WARN;
+}
+
+static const char *where(const struct lib_copy *c)
+{
+	if (c->winner)
+		return "the copy the loader picks";
+	if (c->in_active)
+		return "in the active toolkit/environment";
+	return "not picked by default";
+}
+
+/* A fix that reinstalls the owner of c. */
+static void fix_reinstall(struct finding *f, const struct lib_copy *c)
+{
+	if (c->owner && strncmp(c->owner, "wheel ", 6) == 0 && strchr(c->owner + 6, ' ')) {
+		const char *pkg = c->owner + 6;
+		const char *sp = strchr(pkg, ' ');
+
+		finding_fix(f, "pip install --force-reinstall --no-deps '%.*s==%s'",
+			    (int)(sp - pkg), pkg, sp + 1);
+	} else if (c->owner && strncmp(c->owner, "conda ", 6) == 0) {
+		finding_fix(f, "conda install --force-reinstall -p %s <the package owning %s>",
+			    c->owner + 6, base_name(c->path));
+	} else {
+		finding_fix(f, "reinstall the package that owns it: dpkg -S %s (or rpm -qf %s), "
+			    "then apt-get install --reinstall PACKAGE", c->realpath, c->realpath);
+	}
+}
+
+static void ev_copy(struct finding *f, const struct lib_copy *c)
+{
+	finding_evidence(f, "%s (%s%s%s, %s, %s)", c->path,
+			 c->version ? c->version : "version unknown",
+			 c->version_source ? " from " : "",
+			 c->version_source ? c->version_source : "",
+			 c->owner ? c->owner : c->origin, where(c));
+}
+
+static int rule_corrupt(struct report *rep, const struct libraries_inventory *li)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+		struct finding *f;
+
+		if (c->elf_problem == ELF_OK || c->elf_problem == ELF_UNREADABLE)
+			continue;
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.corrupt", sev(c), "lib-corrupt",
+			       "%s is not a valid shared object (%s)", base_name(c->path),
+			       elf_problem_name((enum elf_problem)c->elf_problem));
+		ev_copy(f, c);
+		finding_evidence(f, "%s", c->problem ? c->problem : "elf_open failed");
+		if (c->size_bytes >= 0)
+			finding_evidence(f, "file size %lld bytes", c->size_bytes);
+		fix_reinstall(f, c);
+		n++;
+	}
+	return n;
+}
+
+static int rule_unreadable(const struct rules_in *in, struct report *rep,
+			   const struct libraries_inventory *li)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+		struct finding *f;
+
+		if (c->readable == 0) {
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.unreadable", sev(c),
+				       "lib-unreadable", "%s cannot be read by the current user",
+				       base_name(c->path));
+			ev_copy(f, c);
+			finding_evidence(f, "%s: %s", c->realpath,
+					 strcmp(in->ctx->root, "/") == 0 ?
+					 "access(R_OK) denied" : "no read permission in its mode bits "
+					 "for this user");
+		} else if (c->root_only) {
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.root-only", STATUS_WARN,
+				       "lib-unreadable", "%s can be read only by root",
+				       base_name(c->path));
+			ev_copy(f, c);
+			finding_evidence(f, "%s: root-owned without the \"other\" read bit; "
+					 "gpudoctor runs as root, every other user fails to load it",
+					 c->realpath);
+		} else {
+			continue;
+		}
+		finding_fix(f, "sudo chmod a+r %s  (and a+x on its directories)", c->realpath);
+		n++;
+	}
+	return n;
+}
+
+/* Another copy of soname on the machine, to suggest its directory. */
+static const struct lib_copy *other_copy(const struct libraries_inventory *li, const char *so)
+{
+	const struct lib_copy *best = libraries_newest(li, so);
+
+	if (best)
+		return best;
+	for (size_t i = 0; i < li->n; i++)
+		if (strcmp(li->copies[i].soname, so) == 0 && li->copies[i].elf_problem == ELF_OK)
+			return &li->copies[i];
+	return NULL;
+}
+
+static int rule_deps(struct report *rep, const struct libraries_inventory *li)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+		const struct lib_copy *o;
+		struct finding *f;
+
+		if (!c->nmissing_deps)
+			continue;
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.dependency-missing",
+			       c->winner ? STATUS_FAIL : STATUS_WARN, "lib-dependency-missing",
+			       "%s needs %s, which the loader cannot find", base_name(c->path),
+			       c->missing_deps[0]);
+		ev_copy(f, c);
+		for (size_t k = 0; k < c->nmissing_deps; k++)
+			finding_evidence(f, "NEEDED %s: not found (searched %sRUNPATH %s, "
+					 "ld.so.cache, default directories)", c->missing_deps[k],
+					 c->deps_checked_exact ? "LD_LIBRARY_PATH, " :
+					 "its own directory, LD_LIBRARY_PATH, ",
+					 c->runpath ? c->runpath : "(none)");
+		o = other_copy(li, c->missing_deps[0]);
+		if (o)
+			finding_fix(f, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  "
+				    "(a copy of %s is there), or install it next to %s",
+				    o->dir, c->missing_deps[0], base_name(c->path));
+		else
+			finding_fix(f, "install the package that provides %s (for NVIDIA libraries: "
+				    "pip install nvidia-<component>-cuXX, or the toolkit's apt package)",
+				    c->missing_deps[0]);
+		n++;
+	}
+	return n;
+}
+
+/* "9.19.0.56" vs "9.19.0": same when the common leading parts (up to 3) agree. */
+static int same_release(const char *a, const char *b)
+{
+	struct version va, vb;
+	int n;
+
+	if (!a || !b || version_parse(a, &va) < 0 || version_parse(b, &vb) < 0)
+		return -1;
+	n = va.n < vb.n ? va.n : vb.n;
+	if (n > 3)
+		n = 3;
+	for (int i = 0; i < n; i++)
+		if (va.part[i] != vb.part[i])
+			return 0;
+	return 1;
+}
+
+static const struct lib_copy *copy_by_path(const struct libraries_inventory *li, const char *p)
+{
+	for (size_t i = 0; i < li->n; i++)
+		if (strcmp(li->copies[i].path, p) == 0)
+			return &li->copies[i];
+	return NULL;
+}
+
+static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory *li)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < li->ncudnn_subs;) {
+		const char *shim = li->cudnn_subs[i].shim;
+		const struct lib_copy *sc = copy_by_path(li, shim);
+		char *shim_dir = dir_of(shim);
+		struct finding *inc = NULL, *shad = NULL;
+		enum status st = sc ? sev(sc) : STATUS_WARN;
+		size_t k;
+
+		for (k = i; k < li->ncudnn_subs && strcmp(li->cudnn_subs[k].shim, shim) == 0; k++) {
+			const struct lib_cudnn_sub *s = &li->cudnn_subs[k];
+			char *sd = s->path ? dir_of(s->path) : NULL;
+			int same_dir = sd && shim_dir && strcmp(sd, shim_dir) == 0;
+
+			if (!s->path) {
+				if (!inc) {
+					inc = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn-incomplete",
+							 st, "cudnn-incomplete",
+							 "cuDNN at %s is incomplete", shim_dir);
+					if (sc)
+						ev_copy(inc, sc);
+				}
+				finding_evidence(inc, "%s: not found by the loader (asked by %s)",
+						 s->soname, shim);
+			} else if (same_release(s->version, s->shim_version) == 0) {
+				if (same_dir) {
+					if (!inc) {
+						inc = report_add(rep, LAYER_LIBRARIES,
+								 "libraries.cudnn-incomplete", st,
+								 "cudnn-incomplete",
+								 "cuDNN at %s mixes releases", shim_dir);
+						if (sc)
+							ev_copy(inc, sc);
+					}
+					finding_evidence(inc, "%s is %s, the shim is %s", s->path,
+							 s->version, s->shim_version);
+				} else {
+					if (!shad) {
+						shad = report_add(rep, LAYER_LIBRARIES,
+								  "libraries.cudnn-shadowed", st,
+								  "lib-shadowed",
+								  "cuDNN %s at %s would load sub-libraries "
+								  "of cuDNN %s from another directory",
+								  s->shim_version, shim_dir, s->version);
+						if (sc)
+							ev_copy(shad, sc);
+					}
+					finding_evidence(shad, "%s -> %s (%s, found via %s)", s->soname,
+							 s->path, s->version, s->source ? s->source : "?");
+					if (s->source && strcmp(s->source, "ld-library-path") == 0)
+						finding_fix(shad, "remove %s from LD_LIBRARY_PATH (its older "
+							    "cuDNN outranks the shim's RUNPATH $ORIGIN)", sd);
+					else
+						finding_fix(shad, "remove the older cuDNN in %s, or install "
+							    "the same cuDNN release there", sd);
+				}
+			}
+			free(sd);
+		}
+		if (inc)
+			finding_fix(inc, "reinstall cuDNN as one package (pip install --force-reinstall "
+				    "nvidia-cudnn-cuXX, or apt-get install --reinstall the cudnn9 package "
+				    "owning %s)", shim);
+		n += !!inc + !!shad;
+		free(shim_dir);
+		i = k;
+	}
+	return n;
+}
+
+/* A winner older than another copy in the active toolkit or environment. */
+static int rule_shadowed(struct report *rep, const struct libraries_inventory *li)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < li->nresolved; i++) {
+		const struct lib_resolved *r = &li->resolved[i];
+		const struct lib_copy *w, *best = NULL;
+		struct finding *f;
+		char *wd;
+
+		if (!r->realpath || !(w = libraries_copy_by_realpath(li, r->realpath)) || !w->version)
+			continue;
+		for (size_t k = 0; k < li->n; k++) {
+			const struct lib_copy *c = &li->copies[k];
+
+			if (c == w || !c->in_active || !c->version || c->elf_problem != ELF_OK ||
+			    strcmp(c->soname, r->soname) != 0)
+				continue;
+			if (version_cmp_str(c->version, w->version) > 0 &&
+			    same_release(c->version, w->version) == 0 &&
+			    (!best || version_cmp_str(c->version, best->version) > 0))
+				best = c;
+		}
+		if (!best)
+			continue;
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.shadowed", STATUS_WARN, "lib-shadowed",
+			       "%s: the loader picks %s (%s) over the newer %s in %s", r->soname,
+			       w->path, w->version, best->version,
+			       best->owner ? best->owner : best->dir);
+		finding_evidence(f, "loader: %s -> %s via %s", r->soname, r->path,
+				 r->source ? r->source : "?");
+		ev_copy(f, w);
+		ev_copy(f, best);
+		wd = dir_of(w->path);
+		if (r->source && strcmp(r->source, "ld-library-path") == 0)
+			finding_fix(f, "remove %s from LD_LIBRARY_PATH, or put %s before it", wd,
+				    best->dir);
+		else
+			finding_fix(f, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}, "
+				    "or remove the older copy %s", best->dir, w->realpath);
+		free(wd);
+		n++;
+	}
+	return n;
+}
+
+/* The driver version the runtime must run on: user-space libcuda first. */
+static const char *driver_version(const struct inventory *inv, const char **src)
+{
+	if (inv->driver.cuda.version) {
+		*src = inv->driver.cuda.path ? inv->driver.cuda.path : "libcuda.so.1";
+		return inv->driver.cuda.version;
+	}
+	if (inv->driver.kernel_module_version) {
+		*src = inv->driver.kernel_module_source ? inv->driver.kernel_module_source :
+		       "kernel module";
+		return inv->driver.kernel_module_version;
+	}
+	if (inv->kernel.sys_version) {
+		*src = "/sys/module/nvidia/version";
+		return inv->kernel.sys_version;
+	}
+	if (inv->kernel.proc_version) {
+		*src = "/proc/driver/nvidia/version";
+		return inv->kernel.proc_version;
+	}
+	return NULL;
+}
+
+static int datacenter_gpu(const struct rules_in *in)
+{
+	const struct hw_inventory *hw = &in->inv->hw;
+
+	if (!in->kb)
+		return -1;
+	for (size_t i = 0; i < hw->ngpus; i++) {
+		const struct kb_gpu *g = kb_gpu_by_pci(in->kb, (unsigned)hw->gpus[i].vendor,
+						       (unsigned)hw->gpus[i].device);
+
+		if (g)
+			return g->datacenter;
+	}
+	return -1;
+}
+
+static int cuda_int(const char *ver)
+{
+	struct version v;
+
+	if (!ver || version_parse(ver, &v) < 0 || v.n < 2)
+		return -1;
+	return (int)(v.part[0] * 1000 + v.part[1] * 10);
+}
+
+static const struct lib_copy *active_toolkit_cudart(const struct libraries_inventory *li)
+{
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+
+		if (strcmp(c->family, "cudart") == 0 && strcmp(c->origin, "toolkit") == 0 &&
+		    c->in_active)
+			return c;
+	}
+	return NULL;
+}
+
+static int rule_runtime(const struct rules_in *in, struct report *rep,
+			const struct libraries_inventory *li)
+{
+	const struct lib_copy *tk = active_toolkit_cudart(li);
+	const char *dsrc = NULL;
+	const char *drv = driver_version(in->inv, &dsrc);
+	int dc = datacenter_gpu(in);
+	int n = 0;
+	struct finding *f;
+
+	if (li->cuda_link_resolved && !tk) {
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", STATUS_FAIL,
+			       "cuda-runtime-missing", "the CUDA toolkit at %s has no libcudart",
+			       li->cuda_link_resolved);
+		finding_evidence(f, "no libcudart.so.* in %s/lib64, lib or targets/*/lib",
+				 li->cuda_link_resolved);
+		finding_fix(f, "reinstall the toolkit's runtime (apt-get install --reinstall "
+			    "cuda-cudart-%s, or the runfile installer)",
+			    li->cuda_link_version ? li->cuda_link_version : "X-Y");
+		n++;
+	} else if (tk) {
+		const struct lib_resolved *r = libraries_resolved(li, tk->soname);
+
+		if (!r || !r->path) {
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", STATUS_WARN,
+				       "cuda-runtime-missing",
+				       "the toolkit's %s is not on the loader's path",
+				       tk->soname);
+			ev_copy(f, tk);
+			finding_evidence(f, "loader: %s not found (LD_LIBRARY_PATH, ld.so.cache, "
+					 "default directories); programs linked against it fail with "
+					 "\"error while loading shared libraries: %s\"",
+					 tk->soname, tk->soname);
+			finding_fix(f, "echo %s | sudo tee /etc/ld.so.conf.d/cuda.conf && sudo ldconfig  "
+				    "(or export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH})",
+				    tk->dir, tk->dir);
+			n++;
+		}
+	}
+	/* every cudart the loader picks, and the active toolkit's */
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+		struct kb_verdict v;
+		int cv;
+
+		if (strcmp(c->family, "cudart") != 0 || !(c->winner || c == tk))
+			continue;
+		cv = cuda_int(c->version);
+		if (!drv || cv < 0 || !in->kb)
+			continue;
+		memset(&v, 0, sizeof(v));
+		if (kb_driver_runs_cuda(in->kb, drv, cv, dc, &v) != 0 && v.ok != 0)
+			continue;
+		if (v.ok != 0)
+			continue;
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.runtime-too-new",
+			       c->winner || c == tk ? STATUS_FAIL : STATUS_WARN,
+			       "cuda-runtime-too-new-for-driver",
+			       "CUDA runtime %s is newer than driver %s supports", c->version, drv);
+		ev_copy(f, c);
+		finding_evidence(f, "driver %s (from %s)", drv, dsrc);
+		finding_evidence(f, "%s%s%s", v.why, v.source ? " [source: " : "",
+				 v.source ? v.source : "");
+		if (v.source)
+			finding_evidence(f, "]");
+		finding_fix(f, "upgrade the NVIDIA driver to one that supports CUDA %s "
+			    "(see the evidence for the floor), or use a CUDA %ld.x build the driver "
+			    "supports", c->version, (long)(cv / 1000));
+		n++;
+	}
+	return n;
+}
+
+static int rule_symlink(struct report *rep, const struct libraries_inventory *li)
+{
+	struct finding *f;
+
+	if (li->cuda_link == 2) {
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-symlink", STATUS_WARN,
+			       "cuda-symlink-broken", "/usr/local/cuda points nowhere");
+		finding_evidence(f, "/usr/local/cuda -> %s: does not resolve to a directory",
+				 li->cuda_link_target ? li->cuda_link_target : "?");
+		if (li->nvcc_toolkit)
+			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", li->nvcc_toolkit);
+		else if (li->ntoolkits)
+			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", li->toolkits[0].realpath);
+		else
+			finding_fix(f, "sudo rm /usr/local/cuda  (no toolkit is installed), or "
+				    "install the toolkit it should point to");
+		return 1;
+	}
+	if (li->cuda_link_resolved && li->nvcc_toolkit &&
+	    strcmp(li->cuda_link_resolved, li->nvcc_toolkit) != 0 &&
+	    same_release(li->cuda_link_version, li->nvcc_version) != 1) {
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-symlink", STATUS_WARN,
+			       "cuda-symlink-broken",
+			       "/usr/local/cuda is CUDA %s but the nvcc on PATH is CUDA %s",
+			       li->cuda_link_version ? li->cuda_link_version : "(unknown)",
+			       li->nvcc_version ? li->nvcc_version : "(unknown)");
+		finding_evidence(f, "/usr/local/cuda -> %s (%s)", li->cuda_link_resolved,
+				 li->cuda_link_version ? li->cuda_link_version : "version unknown");
+		finding_evidence(f, "PATH: %s is in %s (%s)", li->nvcc_path, li->nvcc_toolkit,
+				 li->nvcc_version ? li->nvcc_version : "version unknown");
+		finding_fix(f, "sudo ln -sfn %s /usr/local/cuda  (or put /usr/local/cuda/bin first "
+			    "on PATH)", li->nvcc_toolkit);
+		return 1;
+	}
+	return 0;
+}
+
+static const struct lib_copy *winner_of(const struct libraries_inventory *li, const char *so)
+{
+	const struct lib_resolved *r = libraries_resolved(li, so);
+
+	return r && r->realpath ? libraries_copy_by_realpath(li, r->realpath) : NULL;
+}
+
+static int rule_cudnn_header(const struct rules_in *in, struct report *rep,
+			     const struct libraries_inventory *li)
+{
+	struct version hv;
+	char so[32];
+	const struct lib_resolved *r;
+	const struct lib_copy *w;
+	struct finding *f;
+	struct kb_verdict v;
+
+	if (!li->cudnn_header_version || version_parse(li->cudnn_header_version, &hv) < 0)
+		return 0;
+	snprintf(so, sizeof(so), "libcudnn.so.%ld", hv.part[0]);
+	r = libraries_resolved(li, so);
+	if (!r || !r->path) {
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn", STATUS_WARN, "cudnn-missing",
+			       "cuDNN %s headers are installed but the loader finds no %s",
+			       li->cudnn_header_version, so);
+		finding_evidence(f, "%s: cuDNN %s", li->cudnn_header, li->cudnn_header_version);
+		finding_evidence(f, "loader: %s not found (LD_LIBRARY_PATH, ld.so.cache, default "
+				 "directories)", so);
+		finding_fix(f, "install the cuDNN %ld runtime (apt-get install libcudnn%ld-cuda-XX, or "
+			    "pip install nvidia-cudnn-cuXX) or add its directory to "
+			    "/etc/ld.so.conf.d/ and run sudo ldconfig", hv.part[0], hv.part[0]);
+		return 1;
+	}
+	w = libraries_copy_by_realpath(li, r->realpath);
+	if (!w || !w->version || !in->kb)
+		return 0;
+	memset(&v, 0, sizeof(v));
+	kb_cudnn_satisfies(w->version, li->cudnn_header_version, &v);
+	if (v.ok != 0)
+		return 0;
+	f = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn-version", STATUS_WARN,
+		       "cudnn-version-mismatch",
+		       "programs built against cuDNN %s headers would load cuDNN %s",
+		       li->cudnn_header_version, w->version);
+	finding_evidence(f, "%s: cuDNN %s", li->cudnn_header, li->cudnn_header_version);
+	ev_copy(f, w);
+	finding_evidence(f, "%s", v.why);
+	finding_fix(f, "install the cuDNN runtime of the headers' release, or remove the older "
+		    "copy %s from the loader's path", w->realpath);
+	return 1;
+}
+
+/*
+ * NCCL is not part of the toolkit: it is needed only where something asks
+ * for it.  Without framework facts here, the ask is the NCCL headers
+ * (libnccl-dev / the wheel's include/nccl.h): installed headers with no
+ * libnccl.so.2 the loader can find means programs built on them fail.
+ * The frameworks layer judges the frameworks' own need.
+ */
+static int rule_nccl(struct report *rep, const struct libraries_inventory *li)
+{
+	struct finding *f;
+
+	if (!li->nccl_header || winner_of(li, "libnccl.so.2"))
+		return 0;
+	f = report_add(rep, LAYER_LIBRARIES, "libraries.nccl", STATUS_WARN, "nccl-missing",
+		       "NCCL headers are installed but the loader finds no libnccl.so.2");
+	finding_evidence(f, "%s exists", li->nccl_header);
+	finding_evidence(f, "loader: libnccl.so.2 not found (LD_LIBRARY_PATH, ld.so.cache, "
+			 "default directories)");
+	finding_fix(f, "apt-get install libnccl2 (or pip install nvidia-nccl-cuXX and add its "
+		    "lib directory to LD_LIBRARY_PATH)");
+	return 1;
+}
+
+static int rule_live(struct report *rep, const struct libraries_inventory *li)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < li->nlive; i++) {
+		const struct lib_live *l = &li->live[i];
+		struct finding *f;
+
+		if (!l->ok) {
+			int dep = l->error && strstr(l->error, "cannot open shared object file");
+
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.live",
+				       l->crashed || dep ? STATUS_FAIL : STATUS_WARN,
+				       dep ? "lib-dependency-missing" : "lib-corrupt",
+				       "%s: its own version call failed in an isolated process",
+				       base_name(l->path));
+			finding_evidence(f, "gpudoctor __probe libversion %s %s: %s", l->path, l->kind,
+					 l->error ? l->error : "no answer");
+			if (dep)
+				finding_fix(f, "gpudoctor which --from %s --all  (shows the dependency "
+					    "that is missing), then install it", l->path);
+			else
+				finding_fix(f, "reinstall the package that owns %s", l->path);
+			n++;
+			continue;
+		}
+		if (l->static_version && same_release(l->version, l->static_version) == 0) {
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.live", STATUS_WARN, "lib-corrupt",
+				       "%s says it is %s, its files say %s", base_name(l->path),
+				       l->version, l->static_version);
+			finding_evidence(f, "gpudoctor __probe libversion %s %s: version=%s raw=%s",
+					 l->path, l->kind, l->version, l->raw ? l->raw : "?");
+			finding_evidence(f, "static: %s", l->static_version);
+			finding_fix(f, "reinstall the package that owns %s (the file is not the release "
+				    "its package metadata names)", l->path);
+			n++;
+		}
+	}
+	return n;
+}
+
+static void ok_summary(const struct rules_in *in, struct report *rep,
+		       const struct libraries_inventory *li)
+{
+	struct finding *f;
+	struct buf s = BUF_INIT;
+	size_t winners = 0;
+
+	for (size_t i = 0; i < li->n; i++)
+		winners += li->copies[i].winner;
+	f = report_add(rep, LAYER_LIBRARIES, "libraries.inventory", STATUS_OK, NULL,
+		       "%zu cop%s of CUDA libraries found, %zu picked by the loader", li->n,
+		       li->n == 1 ? "y" : "ies", winners);
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+
+		if (!c->winner && !in->ctx->verbose)
+			continue;
+		buf_reset(&s);
+		buf_printf(&s, "%s%s -> %s (%s", c->winner ? "loader: " : "", c->soname, c->path,
+			   c->version ? c->version : "version unknown");
+		if (c->version_source)
+			buf_printf(&s, " from %s", c->version_source);
+		buf_printf(&s, ", via %s)", c->reachable_as ? c->reachable_as : "RPATH/RUNPATH only");
+		if (in->ctx->verbose && c->size_bytes >= 0)
+			buf_printf(&s, "; read %zu of %lld bytes", c->bytes_touched, c->size_bytes);
+		finding_evidence(f, "%s", s.s);
+	}
+	for (size_t i = 0; i < li->nlive; i++) {
+		const struct lib_live *l = &li->live[i];
+
+		if (l->ok)
+			finding_evidence(f, "live: %s reports %s%s%s", l->path, l->version,
+					 l->cudart_version ? ", built for CUDA " : "",
+					 l->cudart_version ? l->cudart_version : "");
+	}
+	if (in->ctx->verbose) {
+		finding_evidence(f, "static probe took %.1f ms", li->seconds * 1000.0);
+		for (size_t i = 0; i < li->nnotes; i++)
+			finding_evidence(f, "note: %s", li->notes[i]);
+	}
+	buf_release(&s);
+}
 
 void rules_libraries(const struct rules_in *in, struct report *rep)
 {
-	(void)in;
-	report_add(rep, LAYER_LIBRARIES, "libraries.todo", STATUS_SKIPPED, NULL,
-		   "libraries checks are not implemented yet");
+	const struct libraries_inventory *li = &in->inv->libs;
+	int problems = 0;
+
+	if (!li->probed) {
+		report_add(rep, LAYER_LIBRARIES, "libraries.inventory", STATUS_SKIPPED, NULL,
+			   "the libraries probe did not run");
+		return;
+	}
+	if (li->ldso_error) {
+		struct finding *f = report_add(rep, LAYER_LIBRARIES, "libraries.loader",
+					       STATUS_SKIPPED, NULL,
+					       "the loader emulation could not start; winners unknown");
+
+		finding_evidence(f, "%s", li->ldso_error);
+	}
+	problems += rule_corrupt(rep, li);
+	problems += rule_unreadable(in, rep, li);
+	problems += rule_deps(rep, li);
+	problems += rule_cudnn_subs(rep, li);
+	problems += rule_shadowed(rep, li);
+	problems += rule_runtime(in, rep, li);
+	problems += rule_symlink(rep, li);
+	problems += rule_cudnn_header(in, rep, li);
+	problems += rule_nccl(rep, li);
+	problems += rule_live(rep, li);
+	ok_summary(in, rep, li);
+	if (li->n == 0 && !li->cuda_link_resolved) {
+		report_add(rep, LAYER_LIBRARIES, "libraries.none", STATUS_SKIPPED, NULL,
+			   "no CUDA toolkit and no copy of the CUDA libraries found: nothing on "
+			   "this machine outside Python frameworks needs them (frameworks are "
+			   "judged in the frameworks layer)");
+	} else if (!winner_of(li, "libcudnn.so.9") && !winner_of(li, "libcudnn.so.8") &&
+		   !li->cudnn_header_version) {
+		report_add(rep, LAYER_LIBRARIES, "libraries.cudnn", STATUS_OK, NULL,
+			   "no cuDNN on the loader's path; nothing outside the frameworks needs it "
+			   "(cuDNN is not part of the CUDA toolkit)");
+	}
+	if (!in->live && !in->ctx->no_load && in->blocked)
+		report_add(rep, LAYER_LIBRARIES, "libraries.live", STATUS_SKIPPED, NULL,
+			   "the libraries' own version calls did not run: a lower layer failed");
+	report_set_summary(rep, LAYER_LIBRARIES, "%zu cop%s, %d problem%s", li->n,
+			   li->n == 1 ? "y" : "ies", problems, problems == 1 ? "" : "s");
 }
