@@ -21,6 +21,7 @@
 #include "probes/ptx_kernel.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -238,6 +239,19 @@ static void cuda_device(int dev)
 	cuda_run_kernel(dev, d);
 }
 
+/*
+ * A crash inside the library must kill this process by its signal, so that
+ * the parent reports "crashed with SIGSEGV"; sanitizer runtimes would
+ * otherwise catch it and exit with a status instead.
+ */
+static void child_default_signals(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+}
+
 int probe_main_cuda(int argc, char **argv)
 {
 	struct cuda_symtab_missing miss = CUDA_SYMTAB_MISSING_INIT;
@@ -250,6 +264,7 @@ int probe_main_cuda(int argc, char **argv)
 		fputs("usage: gpudoctor __probe cuda LIBRARY\n", stderr);
 		return 2;
 	}
+	child_default_signals();
 	kv_emit("lib", "%s", argv[1]);
 	t0 = child_now();
 	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);

@@ -19,6 +19,7 @@
 #include "probes/cuda_symtab.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,19 @@ static const char *nvml_errstr(nvmlReturn_t rc)
 	return s ? s : "";
 }
 
+/*
+ * A crash inside the library must kill this process by its signal, so that
+ * the parent reports "crashed with SIGSEGV"; sanitizer runtimes would
+ * otherwise catch it and exit with a status instead.
+ */
+static void child_default_signals(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+}
+
 int probe_main_nvml(int argc, char **argv)
 {
 	struct cuda_symtab_missing miss = CUDA_SYMTAB_MISSING_INIT;
@@ -348,6 +362,7 @@ int probe_main_nvml(int argc, char **argv)
 		fputs("usage: gpudoctor __probe nvml LIBRARY\n", stderr);
 		return 2;
 	}
+	child_default_signals();
 	kv_emit("lib", "%s", argv[1]);
 	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
