@@ -1,12 +1,70 @@
-/* bench_child.c - child side of the isolated 'bench' probe.  (stub) */
+/*
+ * bench_child.c - child side of the isolated 'bench' probe.
+ *
+ *	gpudoctor __probe bench gpu INDEX [--quick] [--sys-root DIR] [--cublas PATH]...
+ *	gpudoctor __probe bench cpu [--quick] [--blas PATH]... [--no-blas]
+ *
+ * All GPU work of `gpudoctor bench` happens here (bench/bench_gpu.c), and
+ * the CPU baseline too, since it loads a foreign BLAS (bench/bench_cpu.c).
+ * The output is key=value lines (docs/bench-schema.md), then "end".
+ */
+#include "bench/bench_cpu.h"
+#include "bench/bench_gpu.h"
 #include "commands/commands.h"
 #include "core/kv.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_CHILD_MAX_PATHS 32
+
 int probe_main_bench(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	kv_emit("error", "not implemented");
+	const char *paths[BENCH_CHILD_MAX_PATHS + 1];
+	const char *root = "/", *mode = argc > 1 ? argv[1] : "";
+	int npaths = 0, quick = 0, no_blas = 0, index = 0, first = 2;
+	char *end;
+
+	if (!strcmp(mode, "gpu")) {
+		if (argc < 3 || (index = (int)strtol(argv[2], &end, 10), *end) || index < 0) {
+			kv_emit("error", "usage: __probe bench gpu INDEX [--quick] [--sys-root DIR] [--cublas PATH]...");
+			kv_end();
+			return 2;
+		}
+		first = 3;
+	} else if (strcmp(mode, "cpu")) {
+		kv_emit("error", "usage: __probe bench gpu|cpu ...");
+		kv_end();
+		return 2;
+	}
+	for (int i = first; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--no-blas"))
+			no_blas = 1;
+		else if (!strcmp(argv[i], "--sys-root") && i + 1 < argc)
+			root = argv[++i];
+		else if ((!strcmp(argv[i], "--cublas") || !strcmp(argv[i], "--blas")) && i + 1 < argc) {
+			if (npaths < BENCH_CHILD_MAX_PATHS)
+				paths[npaths++] = argv[i + 1];
+			i++;
+		} else {
+			kv_emit("error", "unknown argument '%s'", argv[i]);
+			kv_end();
+			return 2;
+		}
+	}
+	paths[npaths] = NULL;
+	if (!strcmp(mode, "gpu")) {
+		struct bench_gpu_opts o = { .index = index, .quick = quick, .root = root, .cublas = paths };
+
+		bench_gpu_measure(&o);
+	} else {
+		struct bench_cpu_opts o = { .quick = quick, .blas = paths, .no_blas = no_blas };
+
+		bench_cpu_measure(&o);
+	}
 	kv_end();
 	return 0;
 }

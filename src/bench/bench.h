@@ -1,0 +1,147 @@
+/*
+ * bench.h - the model of one `gpudoctor bench` run, shared by the parent
+ * (parsing, ceilings, judging, rendering) and the child (measuring).
+ *
+ * The child measures and writes key=value lines (core/kv.h); the parent
+ * parses them into struct bench_gpu (bench_parse.c), fills the ceilings
+ * from the knowledge base and sysfs (bench_ceiling.c, bench_pcie.c), judges
+ * each figure against its ceiling (bench_judge.c) and prints
+ * (bench_json.c, bench_text.c).  Unknown numbers are NAN or -1; unknown
+ * strings NULL.
+ *
+ *	struct bench_run run;
+ *	bench_run_init(&run);
+ *	bench_parse_gpu(&kvs, &run.gpus[i]);
+ *	bench_ceilings_fill(kb, link, &run.gpus[i]);
+ *	bench_judge(&run.gpus[i], &run.cpu);
+ *	bench_json(&run, &j);
+ *	bench_run_release(&run);
+ */
+#ifndef GD_BENCH_H
+#define GD_BENCH_H
+
+#include <stddef.h>
+
+/* The measured quantities, in the order they are run and printed. */
+enum bench_kind {
+	BENCH_H2D_PINNED,
+	BENCH_D2H_PINNED,
+	BENCH_H2D_PAGEABLE,
+	BENCH_D2H_PAGEABLE,
+	BENCH_D2D,
+	BENCH_GEMM_FP32,
+	BENCH_GEMM_TF32,
+	BENCH_GEMM_FP16,
+	BENCH_GEMM_BF16,
+	BENCH_NKINDS
+};
+
+struct bench_kind_info {
+	const char *name;	/* stable JSON / protocol name: "h2d_pinned" */
+	const char *label;	/* for people: "host to device, pinned" */
+	const char *unit;	/* "GB/s" or "TFLOP/s" */
+	int is_copy;
+	int is_gemm;
+};
+
+const struct bench_kind_info *bench_kind_info(enum bench_kind k);
+/* -1 when name is not a kind. */
+int bench_kind_from_name(const char *name);
+
+struct bench_result {
+	int measured;		/* the child reported a value */
+	double value;		/* GB/s or TFLOP/s; NAN unknown */
+	double ceiling;		/* same unit; NAN unknown */
+	double percent;		/* 100 * value / ceiling; NAN unknown */
+	char *ceiling_source;	/* "PCIe Gen5 x16", "datasheet (kb source)", NULL */
+	char *method;		/* how it was measured, for people */
+	long long size;		/* bytes per copy, or the GEMM's n (m = n = k); -1 */
+	int verified;		/* GEMM: 1 matched the reference, 0 did not, -1 n/a */
+	double max_err;		/* GEMM: worst relative error of the sampled entries */
+	char *error;		/* why it could not be measured, or NULL */
+};
+
+/* The PCIe link of a GPU, as sysfs reports it.  NAN / -1 unknown. */
+struct bench_link {
+	double cur_gts, max_gts;	/* the GPU's own link: GT/s per lane */
+	int cur_width, max_width;
+	double port_max_gts;		/* the upstream port (slot) maximum */
+	int port_max_width;
+	double load_gts;		/* read by the child while copies ran */
+	int load_width;
+};
+
+enum bench_severity { BENCH_INFO, BENCH_WARN, BENCH_FAIL };
+
+struct bench_finding {
+	enum bench_severity severity;
+	const char *cause;	/* id from knowledge/causes.c */
+	const char *result;	/* kind name it is about, or NULL */
+	char *title;
+	char *evidence;
+	char *fix;
+};
+
+struct bench_gpu {
+	int index;
+	char *name, *pci;		/* "0000:65:00.0" lower case */
+	int cc_major, cc_minor;		/* -1 */
+	int sms;			/* -1 */
+	double clock_mhz, mem_clock_mhz;	/* the device's rated maximum; NAN */
+	long long mem_total, mem_free;	/* bytes at start, -1 */
+	unsigned pci_vendor, pci_device;	/* from sysfs; 0 unknown */
+	char *cublas;			/* path of the cuBLAS used, or NULL */
+	int cublas_version;		/* -1 */
+	char *refused;			/* cause id when the GPU could not be measured */
+	char *refused_msg;
+	struct bench_link link;
+	/* Ceilings: per-direction PCIe, datasheet memory and arithmetic. */
+	double pcie_gbs;		/* the link at its maximum (GPU and slot) */
+	double pcie_cur_gbs;		/* the link as it ran */
+	char *pcie_label;		/* "PCIe Gen5 x16" */
+	double mem_gbs, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;
+	const char *kb_source;
+	struct bench_result results[BENCH_NKINDS];
+	struct bench_finding *findings;
+	size_t nfindings, findings_cap;
+	double seconds;
+};
+
+struct bench_cpu {
+	char *impl;		/* "openblas", "gpudoctor-blocked", ... or NULL */
+	char *library;		/* path, or NULL for our own kernel */
+	int threads;		/* -1 */
+	long long n;		/* matrix size of the best run, -1 */
+	double gflops;		/* NAN */
+	int verified;		/* 1, 0, -1 */
+	char *method;
+	char *error;
+	double speedup;		/* GPU FP32 / CPU SGEMM of GPU 0, NAN */
+};
+
+struct bench_run {
+	int quick;
+	struct bench_gpu *gpus;
+	size_t ngpus, gpus_cap;
+	struct bench_cpu cpu;
+	char *refused;		/* whole-run refusal cause (no GPU at all), or NULL */
+	char *refused_msg;
+	double seconds;
+};
+
+void bench_run_init(struct bench_run *r);
+void bench_run_release(struct bench_run *r);
+struct bench_gpu *bench_run_add_gpu(struct bench_run *r, int index);
+void bench_gpu_init(struct bench_gpu *g, int index);
+void bench_gpu_release(struct bench_gpu *g);
+void bench_cpu_init(struct bench_cpu *c);
+void bench_cpu_release(struct bench_cpu *c);
+struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum bench_severity sev,
+					    const char *cause, const char *result,
+					    const char *title, const char *evidence,
+					    const char *fix);
+
+/* Median of n doubles (sorts v in place); NAN when n == 0. */
+double bench_median(double *v, size_t n);
+
+#endif

@@ -1,0 +1,176 @@
+/* bench_judge.c - findings from bench figures; see bench_judge.h. */
+#include "bench/bench_judge.h"
+#include "bench/bench_pcie.h"
+#include "core/buf.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static const char *bench_fix_clocks =
+	"nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE   # 'Clocks Event Reasons' names any throttle; nvidia-smi --query-compute-apps=pid,used_memory --format=csv lists other processes";
+
+/* The likeliest reason a device-side figure (D2D, GEMM) is far below the
+ * datasheet, from what the child saw: a MIG slice, another process on the
+ * GPU, else clocks and power. */
+static void bench_device_cause(const struct bench_gpu *g, struct buf *why)
+{
+	if (g->name && strstr(g->name, "MIG")) {
+		buf_printf(why, "'%s' is a MIG slice: it has a fraction of the GPU's SMs and memory bandwidth, so the whole-GPU datasheet figure does not apply", g->name);
+		return;
+	}
+	if (g->mem_total > 0 && g->mem_free >= 0 &&
+	    (double)(g->mem_total - g->mem_free) > 0.25 * (double)g->mem_total) {
+		buf_printf(why, "another process holds %.1f GiB of %.1f GiB on this GPU and probably competes for it",
+			   (double)(g->mem_total - g->mem_free) / GIB, (double)g->mem_total / GIB);
+		return;
+	}
+	buf_puts(why, "likely low clocks: a power cap, high temperature or locked application clocks, or another process's kernels running at the same time");
+}
+
+static int bench_link_degraded(const struct bench_gpu *g, struct buf *ev)
+{
+	const struct bench_link *l = &g->link;
+	double want_gts = l->max_gts;
+	int want_w = l->max_width, width = l->load_width > 0 ? l->load_width : l->cur_width;
+	int slow_speed, narrow;
+	double pct = g->results[BENCH_H2D_PINNED].percent;
+
+	if (!isnan(l->port_max_gts) && (isnan(want_gts) || l->port_max_gts < want_gts))
+		want_gts = l->port_max_gts;
+	if (l->port_max_width > 0 && (want_w <= 0 || l->port_max_width < want_w))
+		want_w = l->port_max_width;
+	narrow = width > 0 && want_w > 0 && width < want_w;
+	/* An idle GPU drops its link speed to save power: a low speed counts
+	 * when it was read under load, or when the copies were slow too. */
+	if (!isnan(l->load_gts))
+		slow_speed = !isnan(want_gts) && l->load_gts < want_gts - 0.05;
+	else
+		slow_speed = !isnan(want_gts) && !isnan(l->cur_gts) && l->cur_gts < want_gts - 0.05 &&
+			     !isnan(pct) && pct < BENCH_PCIE_MIN_PCT;
+	if (!narrow && !slow_speed)
+		return 0;
+	buf_printf(ev, "link of %s runs at %.1f GT/s x%d (Gen%d), maximum %.1f GT/s x%d (Gen%d)%s",
+		   g->pci ? g->pci : "the GPU",
+		   isnan(l->load_gts) ? l->cur_gts : l->load_gts, width,
+		   bench_pcie_gen(isnan(l->load_gts) ? l->cur_gts : l->load_gts),
+		   want_gts, want_w, bench_pcie_gen(want_gts),
+		   isnan(l->load_gts) ? "" : " (read while copying)");
+	return 1;
+}
+
+static void bench_judge_copies(struct bench_gpu *g)
+{
+	struct buf ev = BUF_INIT, t = BUF_INIT;
+	int degraded = bench_link_degraded(g, &ev);
+
+	if (degraded) {
+		const struct bench_result *h = &g->results[BENCH_H2D_PINNED], *d = &g->results[BENCH_D2H_PINNED];
+
+		buf_printf(&ev, "; pinned copies %.1f GB/s to and %.1f GB/s from the GPU, against %.1f GB/s for %s",
+			   h->value, d->value, g->pcie_gbs, g->pcie_label ? g->pcie_label : "the full link");
+		bench_gpu_add_finding(g, BENCH_WARN, "pcie-link-degraded", "h2d_pinned",
+				      "the GPU's PCIe link runs below its maximum speed or width", ev.s,
+				      "Reseat the card in a full x16 slot; check riser cables and the BIOS PCIe settings; confirm under load with nvidia-smi -q -d PCIE");
+	} else {
+		for (int k = BENCH_H2D_PINNED; k <= BENCH_D2H_PINNED; k++) {
+			const struct bench_result *r = &g->results[k];
+
+			if (isnan(r->percent) || r->percent >= BENCH_PCIE_MIN_PCT)
+				continue;
+			buf_reset(&ev);
+			buf_reset(&t);
+			buf_printf(&t, "%s copies reach only %.0f%% of the PCIe link", bench_kind_info(k)->label, r->percent);
+			buf_printf(&ev, "%.1f GB/s measured, %s allows %.1f GB/s per direction; the link itself is at its maximum, so the limit is elsewhere: an IOMMU or hypervisor on the DMA path, the host memory on another NUMA node, or other traffic on the bus",
+				   r->value, g->pcie_label ? g->pcie_label : "the link", r->ceiling);
+			bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", bench_kind_info(k)->name, t.s, ev.s,
+					      "numactl --cpunodebind=$(cat /sys/bus/pci/devices/<GPU>/numa_node) gpudoctor bench   # and check 'nvidia-smi topo -m' and the IOMMU mode (iommu=pt)");
+		}
+	}
+	for (int k = BENCH_H2D_PAGEABLE; k <= BENCH_D2H_PAGEABLE; k++) {
+		const struct bench_result *pg = &g->results[k];
+		const struct bench_result *pin = &g->results[k - 2];
+
+		if (!pg->measured || !pin->measured || !(pin->value > 0) ||
+		    pg->value >= BENCH_PAGEABLE_MIN_RATIO * pin->value)
+			continue;
+		buf_reset(&ev);
+		buf_reset(&t);
+		buf_printf(&t, "pageable copies %s the GPU reach %.0f%% of pinned ones",
+			   k == BENCH_H2D_PAGEABLE ? "to" : "from", 100.0 * pg->value / pin->value);
+		buf_printf(&ev, "%s %.1f GB/s, %s %.1f GB/s: the driver stages pageable memory through a pinned buffer with a CPU copy",
+			   bench_kind_info(k)->label, pg->value, bench_kind_info(k - 2)->label, pin->value);
+		bench_gpu_add_finding(g, BENCH_INFO, "pageable-copies-slow", bench_kind_info(k)->name, t.s, ev.s,
+				      "Pin the host buffers that feed the GPU: DataLoader(..., pin_memory=True) or tensor.pin_memory() in PyTorch; cudaHostAlloc / cudaHostRegister in CUDA C");
+	}
+	buf_release(&ev);
+	buf_release(&t);
+}
+
+static void bench_judge_device(struct bench_gpu *g)
+{
+	struct buf ev = BUF_INIT, t = BUF_INIT, why = BUF_INIT;
+
+	bench_device_cause(g, &why);
+	for (int k = BENCH_D2D; k < BENCH_NKINDS; k++) {
+		struct bench_result *r = &g->results[k];
+		const struct bench_kind_info *ki = bench_kind_info(k);
+		double min = k == BENCH_D2D ? BENCH_D2D_MIN_PCT : BENCH_GEMM_MIN_PCT;
+
+		if (r->verified == 0) {
+			buf_reset(&ev);
+			buf_reset(&t);
+			buf_printf(&t, "%s gave wrong results", ki->label);
+			buf_printf(&ev, "sampled entries of the %lldx%lldx%lld product differ from a float64 CPU reference: worst relative error %.3g",
+				   r->size, r->size, r->size, r->max_err);
+			bench_gpu_add_finding(g, BENCH_FAIL, "gpu-compute-failed", ki->name, t.s, ev.s,
+					      "nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats");
+		}
+		if (isnan(r->percent) || r->percent >= min)
+			continue;
+		buf_reset(&ev);
+		buf_reset(&t);
+		buf_printf(&t, "%s reaches only %.0f%% of the datasheet peak", ki->label, r->percent);
+		buf_printf(&ev, "%.1f %s measured, datasheet %.1f %s; %s", r->value, ki->unit,
+			   r->ceiling, ki->unit, why.s);
+		if (g->sms > 0 && !isnan(g->clock_mhz))
+			buf_printf(&ev, " (device: %d SMs, rated %.0f MHz)", g->sms, g->clock_mhz);
+		bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", ki->name, t.s, ev.s, bench_fix_clocks);
+	}
+	buf_release(&ev);
+	buf_release(&t);
+	buf_release(&why);
+}
+
+void bench_judge_gpu(struct bench_gpu *g)
+{
+	if (g->refused)
+		return;
+	bench_judge_copies(g);
+	bench_judge_device(g);
+}
+
+void bench_judge_cpu(struct bench_run *r)
+{
+	r->cpu.speedup = NAN;
+	for (size_t i = 0; i < r->ngpus; i++) {
+		const struct bench_result *f = &r->gpus[i].results[BENCH_GEMM_FP32];
+
+		if (f->measured && isfinite(f->value) && r->cpu.gflops > 0) {
+			r->cpu.speedup = f->value * 1000.0 / r->cpu.gflops;
+			return;
+		}
+	}
+}
+
+enum bench_severity bench_judge_worst(const struct bench_run *r)
+{
+	enum bench_severity worst = BENCH_INFO;
+
+	for (size_t i = 0; i < r->ngpus; i++)
+		for (size_t k = 0; k < r->gpus[i].nfindings; k++)
+			if (r->gpus[i].findings[k].severity > worst)
+				worst = r->gpus[i].findings[k].severity;
+	return worst;
+}
