@@ -97,9 +97,9 @@ static int bg_cuda_fail(struct bg *g, CUresult rc, const char *what)
 		size_t fr = 0, tot = 0;
 
 		if (g->cu.cuMemGetInfo && g->cu.cuMemGetInfo(&fr, &tot) == GD_CUDA_SUCCESS)
-			return bg_refuse(g, "out-of-memory", "GPU %d ran out of memory part way: %s failed with %s (%.2f of %.2f GiB free now); another process may have taken memory meanwhile",
+			return bg_refuse(g, "gpu-out-of-memory", "GPU %d ran out of memory part way: %s failed with %s (%.2f of %.2f GiB free now); another process may have taken memory meanwhile",
 					 g->o->index, what, name, (double)fr / GIB, (double)tot / GIB);
-		return bg_refuse(g, "out-of-memory", "GPU %d ran out of memory part way: %s failed with %s",
+		return bg_refuse(g, "gpu-out-of-memory", "GPU %d ran out of memory part way: %s failed with %s",
 				 g->o->index, what, name);
 	}
 	return bg_refuse(g, "gpu-compute-failed", "%s failed on GPU %d with %s", what, g->o->index, name);
@@ -161,7 +161,7 @@ static int bg_op(struct bg *g, enum bench_kind k)
 					&zero, (void *)(uintptr_t)g->d[2], g->gemm_type, g->gemm_n,
 					g->gemm_compute, GD_CUBLAS_GEMM_DEFAULT);
 		if (st == GD_CUBLAS_STATUS_ALLOC_FAILED)
-			return bg_refuse(g, "out-of-memory", "GPU %d ran out of memory part way: cublasGemmEx could not allocate (CUBLAS_STATUS_ALLOC_FAILED)", g->o->index);
+			return bg_refuse(g, "gpu-out-of-memory", "GPU %d ran out of memory part way: cublasGemmEx could not allocate (CUBLAS_STATUS_ALLOC_FAILED)", g->o->index);
 		if (st != GD_CUBLAS_STATUS_SUCCESS)
 			return bg_refuse(g, "gpu-compute-failed", "cublasGemmEx (%s, n=%d) failed on GPU %d with cuBLAS status %d",
 					 bench_kind_info(k)->label, g->gemm_n, g->o->index, st);
@@ -422,7 +422,7 @@ static int bg_setup(struct bg *g)
 		return bg_refuse(g, "gpu-memory-held", "another process holds most of GPU %d's memory: %.1f of %.1f GiB in use, %.1f GiB free; the figures would be wrong and the run could starve it",
 				 g->o->index, (double)(tot - fr) / GIB, (double)tot / GIB, (double)fr / GIB);
 	if (bench_plan_make(fr, g->o->quick, &g->plan) < 0)
-		return bg_refuse(g, "out-of-memory", "GPU %d has only %.1f MiB free, too little to measure", g->o->index,
+		return bg_refuse(g, "gpu-out-of-memory", "GPU %d has only %.1f MiB free, too little to measure", g->o->index,
 				 (double)fr / MIB);
 	CK(g, g->cu.cuStreamCreate(&g->stream, GD_CU_STREAM_NON_BLOCKING), "cuStreamCreate");
 	CK(g, g->cu.cuEventCreate(&g->ev0, GD_CU_EVENT_DEFAULT), "cuEventCreate");
@@ -430,7 +430,7 @@ static int bg_setup(struct bg *g)
 	CK(g, g->cu.cuMemAllocHost(&g->pinned, g->plan.pinned_bytes), "cuMemAllocHost_v2 (pinned host buffer)");
 	g->pageable = malloc(g->plan.pageable_bytes);
 	if (!g->pageable)
-		return bg_refuse(g, "out-of-memory", "malloc(%zu MiB) of pageable host memory failed",
+		return bg_refuse(g, "gpu-out-of-memory", "malloc(%zu MiB) of pageable host memory failed",
 				 g->plan.pageable_bytes / MIB);
 	/* Touch every page now, or the first copy would time page faults. */
 	memset(g->pageable, 0x5a, g->plan.pageable_bytes);

@@ -62,6 +62,15 @@ static const struct cause causes[] = {
 	{ "gpu-memory-held", LAYER_DRIVER, "another process holds much of a GPU's memory",
 	  "A second process holding device memory makes frameworks fail with out-of-memory at start-up (TensorFlow preallocates).",
 	  "Stop the process named in the evidence (nvidia-smi shows it), or pick another GPU with CUDA_VISIBLE_DEVICES." },
+	{ "gpu-out-of-memory", LAYER_DRIVER, "a GPU ran out of memory part way through a measurement",
+	  "An allocation failed with CUDA_ERROR_OUT_OF_MEMORY although the GPU's memory looked free at the start: another process allocated meanwhile, or the GPU is too small for the sizes asked.",
+	  "nvidia-smi --query-compute-apps=pid,used_memory --format=csv   # stop what holds the memory, then rerun (gpudoctor bench --quick uses less)" },
+	{ "bench-below-peak", LAYER_HARDWARE, "a measured GPU figure is far below the hardware's ceiling",
+	  "Copy bandwidth or GEMM throughput far under the datasheet or PCIe link ceiling means the GPU does not deliver what it should: low clocks from a power cap or heat, another process sharing it, a MIG slice, or an IOMMU/NUMA penalty on host copies.",
+	  "nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE   # 'Clocks Event Reasons' names any throttle; nvidia-smi topo -m for host copies" },
+	{ "pageable-copies-slow", LAYER_CUDA, "copies from pageable host memory are much slower than from pinned memory",
+	  "The driver stages pageable memory through a pinned bounce buffer with a CPU copy, so a training input pipeline that does not pin its batches runs at a fraction of the link's bandwidth.",
+	  "In PyTorch: DataLoader(..., pin_memory=True) or tensor.pin_memory(); in CUDA C: cudaHostAlloc or cudaHostRegister for buffers that feed the GPU." },
 	{ "persistence-mode-off", LAYER_DRIVER, "persistence mode is off on a GPU",
 	  "Without persistence the driver tears the GPU down when the last client exits, so every program start pays the initialisation again (seconds on datacenter GPUs), and container start-up can time out.",
 	  "sudo systemctl enable --now nvidia-persistenced (or sudo nvidia-smi -pm 1)" },
@@ -131,6 +140,12 @@ static const struct cause causes[] = {
 	{ "gpu-arch-unsupported", LAYER_FRAMEWORKS, "the framework has no code for this GPU's architecture",
 	  "Without SASS for the GPU's compute capability and without PTX it can JIT, kernels fail with \"no kernel image is available\".",
 	  "Install a release or variant built for this architecture (named in the evidence)." },
+	{ "framework-python-unsupported", LAYER_FRAMEWORKS, "the environment's Python is outside the framework release's supported range",
+	  "Each release is built and tested for a range of Python versions; outside it wheels may be missing or untested.",
+	  "Use a Python in the release's range, or a release that supports this Python." },
+	{ "framework-live-disagrees", LAYER_FRAMEWORKS, "the framework did something else than gpudoctor predicted from the files",
+	  "--live ran the framework; a disagreement with the static prediction is a gpudoctor bug (or a fact it cannot see).",
+	  "Report it with the output of gpudoctor --json check --live." },
 };
 
 const struct cause *cause_lookup(const char *id)
