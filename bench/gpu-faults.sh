@@ -46,7 +46,7 @@ section "2. gpudoctor check (text)"
 t0=$(date +%s.%N)
 "$GD" check
 rc=$?
-echo "exit status: $rc, wall $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "exit status: $rc, wall $(awk "BEGIN { print $(date +%s.%N) - $t0 }") s"
 
 section "3. gpudoctor --json check: what to compare with section 1"
 "$GD" --json check > "$TMP/healthy.json"

@@ -210,11 +210,19 @@ static char *driver_parse_nvrm(const char *text)
 	return NULL;
 }
 
-static void driver_module_version(const struct gd_ctx *ctx, struct driver_inventory *d)
+/* The kernel layer's reading first (its static probe runs before ours); our own as fallback. */
+static void driver_module_version(const struct gd_ctx *ctx, const struct kernel_inventory *k,
+				  struct driver_inventory *d)
 {
 	struct buf b = BUF_INIT;
 
-	if (fs_read_line(ctx->root, "/sys/module/nvidia/version", &b, NULL) == 0 && b.len) {
+	if (k->sys_version && *k->sys_version) {
+		d->kernel_module_version = xstrdup(k->sys_version);
+		d->kernel_module_source = "/sys/module/nvidia/version";
+	} else if (k->proc_version && *k->proc_version) {
+		d->kernel_module_version = xstrdup(k->proc_version);
+		d->kernel_module_source = "/proc/driver/nvidia/version";
+	} else if (fs_read_line(ctx->root, "/sys/module/nvidia/version", &b, NULL) == 0 && b.len) {
 		d->kernel_module_version = xstrdup(b.s);
 		d->kernel_module_source = "/sys/module/nvidia/version";
 	} else if (fs_read_file(ctx->root, "/proc/driver/nvidia/version", 64 * 1024, &b, NULL) == 0 &&
@@ -243,6 +251,6 @@ void probe_driver(const struct gd_ctx *ctx, struct inventory *inv)
 	if (have_ldso)
 		ldso_release(&l);
 	driver_scan_ld_path(ctx, d, llp);
-	driver_module_version(ctx, d);
+	driver_module_version(ctx, &inv->kernel, d);
 	cuda_env_scan(d);
 }
