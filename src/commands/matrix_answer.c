@@ -1,0 +1,630 @@
+/*
+ * matrix_answer.c - answer a `gpudoctor matrix` query from the knowledge
+ * base: facts about what was given (GPU, driver, CUDA, a release), verdicts
+ * with their chain of reasons, and the newest TF / PyTorch / JAX that fit.
+ */
+#include "commands/matrix.h"
+#include "core/version.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fact(struct matrix_result *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note(struct matrix_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fact(struct matrix_result *r, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nfacts >= MATRIX_MAX)
+		return;
+	snprintf(r->facts[r->nfacts].key, sizeof(r->facts[0].key), "%s", key);
+	va_start(ap, fmt);
+	vsnprintf(r->facts[r->nfacts].value, sizeof(r->facts[0].value), fmt, ap);
+	va_end(ap);
+	r->nfacts++;
+}
+
+static void note(struct matrix_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nnotes >= sizeof(r->notes) / sizeof(r->notes[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->notes[r->nnotes++], sizeof(r->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void judge(struct matrix_result *r, int ok)
+{
+	if (ok == 0)
+		r->verdict = 0;
+	else if (ok == 1 && r->verdict == -1)
+		r->verdict = 1;
+}
+
+static struct matrix_item *item(struct matrix_result *r, const char *what, const char *version,
+				const struct kb_verdict *v, const char *install)
+{
+	struct matrix_item *it;
+
+	if (r->nitems >= MATRIX_MAX)
+		return NULL;
+	it = &r->items[r->nitems++];
+	snprintf(it->what, sizeof(it->what), "%s", what);
+	snprintf(it->version, sizeof(it->version), "%s", version);
+	it->ok = v->ok;
+	snprintf(it->why, sizeof(it->why), "%s", v->why);
+	snprintf(it->install, sizeof(it->install), "%s", install ? install : "");
+	it->source = v->source;
+	return it;
+}
+
+/* The context every fit is judged in. */
+struct env {
+	const char *driver;
+	int ma, mi, dc;
+	int cuda_major;		/* -1: any */
+};
+
+static const struct kb_tf *newest_tf(const struct kb *kb, const struct env *x, struct kb_verdict *v)
+{
+	for (size_t i = 0; i < kb_tf_count(kb); i++) {
+		const struct kb_tf *t = kb_tf_at(kb, i);
+
+		if (x->cuda_major > 0 && t->cuda_version / 1000 != x->cuda_major)
+			continue;
+		if (kb_tf_fits(kb, t, x->driver, x->ma, x->mi, x->dc, v) != 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* Better torch row: runs over probably, default wheel, stable, newer CUDA. */
+static int torch_better(const struct kb_torch *a, int aok, const struct kb_torch *b, int bok)
+{
+	if (aok != bok)
+		return aok == 1;
+	if ((a->is_default == 1) != (b->is_default == 1))
+		return a->is_default == 1;
+	if (a->stable != b->stable)
+		return a->stable;
+	return a->cuda_version > b->cuda_version;
+}
+
+static const struct kb_torch *newest_torch(const struct kb *kb, const struct env *x, const char *only,
+					   struct kb_verdict *v)
+{
+	const struct kb_torch *best = NULL;
+	struct kb_verdict bv = { -1, "", NULL };
+
+	for (size_t i = 0; i < kb_torch_count(kb); i++) {
+		const struct kb_torch *t = kb_torch_at(kb, i);
+		struct kb_verdict tv;
+		int ok;
+
+		if (best && strcmp(best->version, t->version))
+			break;	/* rows are grouped by release, newest first */
+		if (only && version_cmp_str(t->version, only) != 0)
+			continue;
+		if (x->cuda_major > 0 && t->cuda_version / 1000 != x->cuda_major)
+			continue;
+		ok = kb_torch_fits(kb, t, x->driver, x->ma, x->mi, x->dc, &tv);
+		if (ok == 0)
+			continue;
+		if (!best || torch_better(t, ok, best, bv.ok)) {
+			best = t;
+			bv = tv;
+		}
+	}
+	if (best)
+		*v = bv;
+	return best;
+}
+
+static const struct kb_jax *newest_jax(const struct kb *kb, const struct env *x, struct kb_verdict *v)
+{
+	for (size_t i = 0; i < kb_jax_count(kb); i++) {
+		const struct kb_jax *j = kb_jax_at(kb, i);
+
+		if (x->cuda_major > 0 && j->cuda_min / 1000 != x->cuda_major)
+			continue;
+		if (kb_jax_fits(kb, j, x->driver, x->ma, x->mi, x->dc, v) != 0)
+			return j;
+	}
+	return NULL;
+}
+
+static void jax_install(const struct kb_jax *j, const char *version, char *out, size_t n)
+{
+	const char *p = strstr(j->install, "VERSION");
+
+	if (p)
+		snprintf(out, n, "%.*s%s%s", (int)(p - j->install), j->install,
+			 version ? version : j->jax_to ? j->jax_to : j->jax_from, p + 7);
+	else if (version)
+		snprintf(out, n, "pip install \"jax[%s]==%s\"", j->plugin, version);
+	else
+		snprintf(out, n, "%s", j->install);
+}
+
+static void jax_label(const struct kb_jax *j, char *out, size_t n)
+{
+	if (j->jax_to)
+		snprintf(out, n, "%s-%s (%s)", j->jax_from, j->jax_to, j->plugin);
+	else
+		snprintf(out, n, ">=%s (%s)", j->jax_from, j->plugin);
+}
+
+/* Add the newest TF, PyTorch and JAX that fit x. */
+static void newest_all(const struct kb *kb, const struct env *x, struct matrix_result *r,
+		       const char *prefix)
+{
+	struct kb_verdict v = { -1, "", NULL };
+	char label[64], cmd[256], what[64];
+	const struct kb_tf *t = newest_tf(kb, x, &v);
+	const struct kb_torch *p;
+	const struct kb_jax *j;
+
+	snprintf(what, sizeof(what), "%stensorflow", prefix);
+	if (t)
+		item(r, what, t->version, &v, t->install);
+	else
+		item(r, what, "none", &(struct kb_verdict){ 0, "no TensorFlow release in the knowledge base fits", NULL }, NULL);
+	snprintf(what, sizeof(what), "%storch", prefix);
+	if ((p = newest_torch(kb, x, NULL, &v))) {
+		snprintf(label, sizeof(label), "%s+%s", p->version, p->variant);
+		kb_torch_install(p, cmd, sizeof(cmd));
+		item(r, what, label, &v, cmd);
+	} else {
+		item(r, what, "none", &(struct kb_verdict){ 0, "no PyTorch release in the knowledge base fits", NULL }, NULL);
+	}
+	snprintf(what, sizeof(what), "%sjax", prefix);
+	if ((j = newest_jax(kb, x, &v))) {
+		jax_label(j, label, sizeof(label));
+		jax_install(j, NULL, cmd, sizeof(cmd));
+		item(r, what, label, &v, cmd);
+	} else {
+		item(r, what, "none", &(struct kb_verdict){ 0, "no JAX CUDA plugin in the knowledge base fits", NULL }, NULL);
+	}
+}
+
+static void describe_driver(const struct kb *kb, const char *d, int dc, struct matrix_result *r)
+{
+	int rep = kb_driver_cuda_version(kb, d), newest = kb_cuda_newest_for_driver(kb, d);
+	struct version dv;
+
+	if (rep > 0)
+		fact(r, "driver", "%s (R%s) reports CUDA %d.%d", d, d, rep / 1000, rep % 1000 / 10);
+	else
+		fact(r, "driver", "%s (branch not in the knowledge base)", d);
+	/* cut the branch from "%s (R%s)" -> first part only */
+	if (version_parse(d, &dv) == 0)
+		snprintf(r->facts[r->nfacts - 1].value, sizeof(r->facts[0].value),
+			 rep > 0 ? "%s (R%ld) reports CUDA %d.%d" : "%s (R%ld: branch not in the knowledge base)",
+			 d, dv.part[0], rep / 1000, rep % 1000 / 10);
+	if (newest > 0)
+		fact(r, "newest toolkit", "CUDA %d.%d is the newest toolkit whose own minimum driver %s meets",
+		     newest / 1000, newest % 1000 / 10, d);
+	for (int major = 11; major <= 13; major++) {
+		struct kb_verdict v;
+		const char *floor = kb_cuda_compat_floor(kb, major);
+		char key[32];
+
+		if (!floor)
+			continue;
+		snprintf(key, sizeof(key), "CUDA %d.x", major);
+		if (kb_driver_runs_cuda(kb, d, major * 1000, dc, &v) == 1)
+			fact(r, key, "yes (any %d.x runtime under minor-version compatibility from %s)", major, floor);
+		else
+			fact(r, key, "no: needs >= %s", floor);
+	}
+}
+
+/* Kepler's last driver is R470 etc.: a newer driver cannot drive an old GPU. */
+static void driver_vs_gpu(const struct kb *kb, const char *d, int ma, int mi, struct matrix_result *r)
+{
+	const struct kb_arch *a = kb_arch_info(kb, ma, mi);
+	struct version dv;
+
+	if (!a || a->last_branch < 0 || version_parse(d, &dv) < 0)
+		return;
+	if (dv.part[0] > a->last_branch) {
+		note(r, "driver %s is newer than R%d, the last driver branch for %s (sm_%d%d): it does not support "
+		     "this GPU", d, a->last_branch, a->arch ? a->arch : "this GPU", ma, mi);
+		r->verdict = 0;
+	} else if (dv.part[0] == a->last_branch) {
+		note(r, "R%d is the last driver branch for %s (sm_%d%d): this GPU cannot use a newer driver, so "
+		     "frameworks that need a newer one are out of reach", a->last_branch,
+		     a->arch ? a->arch : "this GPU", ma, mi);
+	}
+}
+
+static void branch_notes(const struct kb *kb, const char *d, struct matrix_result *r)
+{
+	struct version dv;
+	char archs[128] = "";
+	size_t used = 0;
+
+	if (version_parse(d, &dv) < 0)
+		return;
+	for (int ma = 3; ma <= 7; ma++)
+		for (int mi = 0; mi <= 9; mi++) {
+			const struct kb_arch *a = kb_arch_info(kb, ma, mi);
+
+			if (a && a->last_branch == dv.part[0] && used + 8 < sizeof(archs))
+				used += (size_t)snprintf(archs + used, sizeof(archs) - used, "%s%d.%d",
+							 used ? ", " : "", ma, mi);
+		}
+	if (used)
+		note(r, "R%ld is the last driver branch for compute capability %s: those GPUs cannot move to a "
+		     "newer driver", dv.part[0], archs);
+}
+
+static void describe_gpu(const struct kb *kb, const struct kb_gpu *g, int ma, int mi, struct matrix_result *r)
+{
+	const struct kb_arch *a = kb_arch_info(kb, ma, mi);
+
+	if (g) {
+		char pci[32] = "no PCI id";
+
+		if (g->device != 0xffffffffu)
+			snprintf(pci, sizeof(pci), "%04x:%04x", g->vendor, g->device);
+		fact(r, "gpu", "%s (%s), %s, compute capability %d.%d, %s", g->name, pci,
+		     g->arch ? g->arch : "architecture unknown", g->cc_major, g->cc_minor,
+		     g->klass ? g->klass : "class unknown");
+	}
+	if (a) {
+		char last[32] = "current", br[32] = "current";
+
+		if (a->last_cuda >= 0 && a->last_cuda % 1000 == 999)
+			snprintf(last, sizeof(last), "%d.x", a->last_cuda / 1000);
+		else if (a->last_cuda >= 0)
+			snprintf(last, sizeof(last), "%d.%d", a->last_cuda / 1000, a->last_cuda % 1000 / 10);
+		if (a->last_branch >= 0)
+			snprintf(br, sizeof(br), "R%d", a->last_branch);
+		fact(r, "architecture", "sm_%d%d (%s): CUDA %d.%d .. %s; last driver branch %s", ma, mi,
+		     a->arch ? a->arch : "?", a->first_cuda / 1000, a->first_cuda % 1000 / 10, last, br);
+	} else if (ma >= 0) {
+		fact(r, "architecture", "compute capability %d.%d is not in the architecture table", ma, mi);
+	}
+}
+
+static void min_driver_fact(const struct kb *kb, const char *key, int cuda, struct matrix_result *r)
+{
+	const char *own = kb_cuda_min_driver(kb, cuda), *compat = kb_cuda_compat_floor(kb, cuda / 1000);
+
+	if (compat)
+		fact(r, key, ">= %s (any CUDA %d.x runtime, minor-version compatibility); CUDA %d.%d's own "
+		     "toolkit driver: %s", compat, cuda / 1000, cuda / 1000, cuda % 1000 / 10, own ? own : "unknown");
+	else
+		fact(r, key, "%s (CUDA %d.%d's own toolkit driver)", own ? own : "unknown", cuda / 1000,
+		     cuda % 1000 / 10);
+}
+
+static int ask_tf(const struct kb *kb, const char *ver, const struct env *x, int cuda,
+		  struct matrix_result *r, struct err *e)
+{
+	const struct kb_tf *t = kb_tf_release(kb, ver);
+	struct kb_verdict v;
+
+	if (!t)
+		return err_set(e, "TensorFlow %s is not in the knowledge base (it has 1.13 .. %s)", ver,
+			       kb_tf_count(kb) ? kb_tf_at(kb, 0)->version : "?");
+	fact(r, "tensorflow", "%s: Python %s, CUDA %s, cuDNN %s, %s, %s", t->version, t->python, t->cuda,
+	     t->cudnn, t->compiler ? t->compiler : "?", t->build_tool ? t->build_tool : "?");
+	min_driver_fact(kb, "tensorflow driver", t->cuda_version, r);
+	fact(r, "tensorflow archs", "%s%s", t->archs ? t->archs : "not recorded",
+	     t->archs_conf && !strcmp(t->archs_conf, "3P") ? " (third-party evidence)" : "");
+	if (cuda > 0 && cuda / 1000 != t->cuda_version / 1000) {
+		v.ok = 0;
+		v.source = t->source;
+		snprintf(v.why, sizeof(v.why), "TensorFlow %s is built for CUDA %s, a different major than CUDA %d.%d",
+			 t->version, t->cuda, cuda / 1000, cuda % 1000 / 10);
+		item(r, "tensorflow", t->version, &v, t->install);
+		judge(r, 0);
+		return 0;
+	}
+	kb_tf_fits(kb, t, x->driver, x->ma, x->mi, x->dc, &v);
+	item(r, "tensorflow", t->version, &v, t->install);
+	if (x->driver || x->ma >= 0)
+		judge(r, v.ok);
+	return 0;
+}
+
+static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, struct matrix_result *r,
+		     struct err *e)
+{
+	char vbuf[32], *plus, cmd[256], label[64];
+	const char *variant = NULL;
+	int any = 0, best = 0;
+
+	snprintf(vbuf, sizeof(vbuf), "%s", ver);
+	if ((plus = strchr(vbuf, '+'))) {
+		*plus = '\0';
+		variant = plus + 1;
+	}
+	if (!kb_torch_release(kb, vbuf, variant))
+		return err_set(e, "PyTorch %s is not in the knowledge base (it has 1.12 .. %s)", ver,
+			       kb_torch_count(kb) ? kb_torch_at(kb, 0)->version : "?");
+	for (size_t i = 0; i < kb_torch_count(kb); i++) {
+		const struct kb_torch *t = kb_torch_at(kb, i);
+		struct kb_verdict v;
+
+		if (kb_torch_release(kb, vbuf, t->variant) != t || (variant && strcasecmp(variant, t->variant)))
+			continue;
+		if (x->cuda_major > 0 && t->cuda_version / 1000 != x->cuda_major)
+			continue;
+		kb_torch_fits(kb, t, x->driver, x->ma, x->mi, x->dc, &v);
+		snprintf(label, sizeof(label), "%s+%s", t->version, t->variant);
+		kb_torch_install(t, cmd, sizeof(cmd));
+		item(r, "torch", label, &v, cmd);
+		fact(r, label, "Python %s, CUDA %d.%d, cuDNN %s, archs %s, %s%s", t->python ? t->python : "?",
+		     t->cuda_version / 1000, t->cuda_version % 1000 / 10, t->cudnn ? t->cudnn : "?",
+		     t->archs ? t->archs : "not recorded", t->stable ? "stable" : "experimental",
+		     t->is_default == 1 ? ", the PyPI default" : "");
+		any = 1;
+		if (v.ok == 1 || (v.ok == -1 && best == 0))
+			best = v.ok;
+	}
+	if (!any) {
+		struct kb_verdict v = { 0, "", NULL };
+
+		snprintf(v.why, sizeof(v.why), "PyTorch %s has no wheel for CUDA %d.x", ver, x->cuda_major);
+		item(r, "torch", ver, &v, NULL);
+	}
+	if (x->driver || x->ma >= 0 || x->cuda_major > 0)
+		judge(r, any ? best : 0);
+	return 0;
+}
+
+static int ask_jax(const struct kb *kb, const char *ver, const struct env *x, struct matrix_result *r,
+		   struct err *e)
+{
+	int any = 0, best = 0;
+	char label[64], cmd[256];
+
+	for (size_t i = 0; i < kb_jax_count(kb); i++) {
+		const struct kb_jax *j = kb_jax_at(kb, i);
+		struct kb_verdict v;
+
+		if (kb_jax_release(kb, ver, j->plugin) != j)
+			continue;
+		if (x->cuda_major > 0 && j->cuda_min / 1000 != x->cuda_major)
+			continue;
+		kb_jax_fits(kb, j, x->driver, x->ma, x->mi, x->dc, &v);
+		jax_label(j, label, sizeof(label));
+		jax_install(j, ver, cmd, sizeof(cmd));
+		fact(r, label, "CUDA >= %d.%d, cuDNN >= %s and < %s, driver >= %s, compute capability >= %d.%d%s%s",
+		     j->cuda_min / 1000, j->cuda_min % 1000 / 10, j->cudnn_min ? j->cudnn_min : "?",
+		     j->cudnn_max ? j->cudnn_max : "?", j->min_driver ? j->min_driver : "?",
+		     j->min_cc_major, j->min_cc_minor, j->archs ? ", archs " : "", j->archs ? j->archs : "");
+		item(r, "jax", label, &v, cmd);
+		any = 1;
+		if (v.ok == 1 || (v.ok == -1 && best == 0))
+			best = v.ok;
+	}
+	if (!any)
+		return err_set(e, "JAX %s has no CUDA plugin in the knowledge base (it has 0.4.26 and newer)", ver);
+	if (x->driver || x->ma >= 0)
+		judge(r, best);
+	return 0;
+}
+
+/* What a newer driver would add to the newest-that-runs answers. */
+static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct matrix_result *r)
+{
+	struct env free_drv = *x;
+	size_t before = r->nitems;
+	const struct kb_arch *a = x->ma >= 0 ? kb_arch_info(kb, x->ma, x->mi) : NULL;
+
+	free_drv.driver = NULL;
+	newest_all(kb, &free_drv, r, "with newer driver: ");
+	for (size_t i = before; i < r->nitems; i++) {
+		struct matrix_item *it = &r->items[i];
+		const struct matrix_item *now = &r->items[i - 3];
+		char need[64] = "";
+
+		if (!strcmp(it->version, now->version) && now->ok != 0) {
+			it->ok = -1;
+			snprintf(it->why, sizeof(it->why), "nothing newer: the current driver already runs it");
+			continue;
+		}
+		/* The lowest driver for that build's CUDA major. */
+		if (!strcmp(it->what + 19, "jax")) {
+			const struct kb_jax *j = newest_jax(kb, &free_drv, &(struct kb_verdict){ 0, "", NULL });
+
+			snprintf(need, sizeof(need), "%s", j && j->min_driver ? j->min_driver : "?");
+		} else {
+			int cuda = -1;
+
+			if (!strcmp(it->what + 19, "tensorflow")) {
+				const struct kb_tf *t = kb_tf_release(kb, it->version);
+
+				cuda = t ? t->cuda_version : -1;
+			} else {
+				char v[32], *plus;
+				const struct kb_torch *t;
+
+				snprintf(v, sizeof(v), "%s", it->version);
+				plus = strchr(v, '+');
+				if (plus)
+					*plus++ = '\0';
+				t = kb_torch_release(kb, v, plus);
+				cuda = t ? t->cuda_version : -1;
+			}
+			snprintf(need, sizeof(need), "%s", cuda > 0 && kb_cuda_compat_floor(kb, cuda / 1000)
+				 ? kb_cuda_compat_floor(kb, cuda / 1000) : "?");
+		}
+		if (a && a->last_branch > 0 && atoi(need) > a->last_branch) {
+			it->ok = 0;
+			snprintf(it->why, sizeof(it->why), "needs driver >= %s, but R%d is the last branch for this GPU",
+				 need, a->last_branch);
+		} else if (it->ok == -1) {
+			snprintf(it->why, sizeof(it->why), "needs driver >= %s (its architecture list is not "
+				 "recorded: probably runs)", need);
+		} else {
+			it->ok = 1;
+			snprintf(it->why, sizeof(it->why), "needs driver >= %s", need);
+		}
+	}
+}
+
+int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struct matrix_machine *m,
+		  struct matrix_result *r, struct err *e)
+{
+	const struct kb_gpu *g = NULL;
+	struct env x = { q->driver, -1, -1, -1, -1 };
+	int cuda = -1, asked = q->tf || q->torch || q->jax;
+
+	memset(r, 0, sizeof(*r));
+	r->verdict = -1;
+	if (q->pci) {
+		unsigned ven = 0x10de, dev;
+		char *end;
+		const char *p = strchr(q->pci, ':');
+
+		if (p) {
+			ven = (unsigned)strtoul(q->pci, &end, 16);
+			if (end != p)
+				return err_set(e, "--pci '%s': expected VENDOR:DEVICE in hex, like 10de:2684", q->pci);
+			p++;
+		} else {
+			p = q->pci;
+		}
+		dev = (unsigned)strtoul(p, &end, 16);
+		if (*end || end == p || dev > 0xffff)
+			return err_set(e, "--pci '%s': expected VENDOR:DEVICE in hex, like 10de:2684", q->pci);
+		if (!(g = kb_gpu_by_pci(kb, ven, dev)))
+			note(r, "PCI id %04x:%04x is not in the knowledge base: its compute capability is unknown", ven, dev);
+	}
+	if (q->gpu) {
+		const struct kb_gpu *n = kb_gpu_by_name(kb, q->gpu);
+
+		if (!n)
+			return err_set(e, "--gpu '%s': no GPU of that name in the knowledge base (try --cc X.Y)", q->gpu);
+		if (g && (g->cc_major != n->cc_major || g->cc_minor != n->cc_minor)) {
+			note(r, "--pci is %s (CC %d.%d) but --gpu matches %s (CC %d.%d)", g->name, g->cc_major,
+			     g->cc_minor, n->name, n->cc_major, n->cc_minor);
+			r->verdict = 0;
+		}
+		if (!g)
+			g = n;
+	}
+	if (q->solve && m) {
+		if (m->ngpus) {
+			const struct kb_gpu *mg = kb_gpu_by_pci(kb, 0x10de, m->device[0]);
+
+			for (size_t i = 0; i < m->ngpus; i++) {
+				const struct kb_gpu *o = kb_gpu_by_pci(kb, 0x10de, m->device[i]);
+				char key[40];
+
+				snprintf(key, sizeof(key), "machine gpu %zu", i);
+				fact(r, key, "10de:%04x %s", m->device[i], o ? o->name : "(not in the knowledge base)");
+			}
+			if (mg)
+				g = mg;
+			else
+				note(r, "this machine's GPU 10de:%04x is not in the knowledge base", m->device[0]);
+		} else {
+			note(r, "no NVIDIA GPU found on the PCI bus (/sys/bus/pci/devices)%s",
+			     g ? ": answering for --gpu/--pci" : "");
+		}
+		if (!x.driver) {
+			if (m->driver[0]) {
+				x.driver = m->driver;
+				fact(r, "machine driver", "%s (from %s)", m->driver, m->driver_from);
+			} else {
+				note(r, "no NVIDIA driver is loaded (/proc/driver/nvidia/version is absent): answering "
+				     "without a driver constraint");
+			}
+		}
+	}
+	if (g) {
+		x.ma = g->cc_major;
+		x.mi = g->cc_minor;
+		x.dc = g->datacenter;
+	}
+	if (q->cc) {
+		int a, b;
+		char *end;
+		long la = strtol(q->cc, &end, 10), lb;
+
+		if (*end != '.' || end == q->cc || la < 1 || la > 99)
+			return err_set(e, "--cc '%s': expected a compute capability like 8.9", q->cc);
+		lb = strtol(end + 1, &end, 10);
+		if (*end || lb < 0 || lb > 9)
+			return err_set(e, "--cc '%s': expected a compute capability like 8.9", q->cc);
+		a = (int)la;
+		b = (int)lb;
+		if (g && g->cc_major >= 0 && (g->cc_major != a || g->cc_minor != b)) {
+			note(r, "--cc %d.%d contradicts %s, which is compute capability %d.%d", a, b, g->name,
+			     g->cc_major, g->cc_minor);
+			r->verdict = 0;
+		}
+		x.ma = a;
+		x.mi = b;
+	}
+	if (q->cuda) {
+		if ((cuda = kb_parse_cuda(q->cuda)) < 0)
+			return err_set(e, "--cuda '%s': expected a CUDA version like 12.4", q->cuda);
+		x.cuda_major = cuda / 1000;
+	}
+	if (x.driver) {
+		struct version dv;
+
+		if (version_parse(x.driver, &dv) < 0 || dv.n < 2)
+			return err_set(e, "--driver '%s': expected a driver version like 535.104.05", x.driver);
+	}
+	if (!asked && !q->cuda && !x.driver && x.ma < 0 && !q->solve)
+		return err_set(e, "nothing to answer: give --tf, --torch, --jax, --cuda, --driver, --gpu, --cc, "
+			       "--pci or --solve (see gpudoctor matrix --help)");
+
+	describe_gpu(kb, g, x.ma, x.mi, r);
+	if (x.driver) {
+		describe_driver(kb, x.driver, x.dc, r);
+		if (x.ma >= 0)
+			driver_vs_gpu(kb, x.driver, x.ma, x.mi, r);
+		else
+			branch_notes(kb, x.driver, r);
+	}
+	if (cuda > 0) {
+		struct kb_verdict v;
+
+		min_driver_fact(kb, "cuda driver", cuda, r);
+		if (x.driver) {
+			kb_driver_runs_cuda(kb, x.driver, cuda, x.dc, &v);
+			fact(r, "driver runs cuda", "%s: %s", v.ok == 1 ? "yes" : v.ok == 0 ? "no" : "unknown", v.why);
+			judge(r, v.ok);
+		}
+		if (x.ma >= 0) {
+			const struct kb_arch *a = kb_arch_info(kb, x.ma, x.mi);
+
+			if (a && (a->first_cuda > cuda || (a->last_cuda >= 0 && cuda > a->last_cuda))) {
+				note(r, "CUDA %d.%d does not support compute capability %d.%d (sm_%d%d needs CUDA %d.%d%s)",
+				     cuda / 1000, cuda % 1000 / 10, x.ma, x.mi, x.ma, x.mi, a->first_cuda / 1000,
+				     a->first_cuda % 1000 / 10, a->last_cuda >= 0 ? " up to its last toolkit" : " or newer");
+				r->verdict = 0;
+			} else if (a) {
+				judge(r, 1);
+			}
+		}
+	}
+	if (q->tf && ask_tf(kb, q->tf, &x, cuda, r, e) < 0)
+		return -1;
+	if (q->torch && ask_torch(kb, q->torch, &x, r, e) < 0)
+		return -1;
+	if (q->jax && ask_jax(kb, q->jax, &x, r, e) < 0)
+		return -1;
+	if (!asked) {
+		newest_all(kb, &x, r, "");
+		if (x.driver && (q->solve || x.ma >= 0))
+			upgrade_unlocks(kb, &x, r);
+	}
+	return 0;
+}

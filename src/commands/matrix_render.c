@@ -1,0 +1,126 @@
+/* matrix_render.c - print a `gpudoctor matrix` answer as text or JSON. */
+#include "commands/matrix.h"
+#include "core/json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *yesno(int ok)
+{
+	return ok == 1 ? "yes" : ok == 0 ? "no" : "maybe";
+}
+
+void matrix_render_text(const struct kb *kb, const struct matrix_result *r)
+{
+	for (size_t i = 0; i < r->nfacts; i++)
+		printf("%-22s %s\n", r->facts[i].key, r->facts[i].value);
+	if (r->nitems)
+		printf("\n");
+	for (size_t i = 0; i < r->nitems; i++) {
+		const struct matrix_item *it = &r->items[i];
+		const char *url = it->source ? kb_source_url(kb, it->source) : NULL;
+
+		printf("%-5s %s %s\n", yesno(it->ok), it->what, it->version);
+		if (it->why[0])
+			printf("      %s\n", it->why);
+		if (it->install[0])
+			printf("      install: %s\n", it->install);
+		if (url)
+			printf("      source: %s\n", url);
+	}
+	for (size_t i = 0; i < r->nnotes; i++)
+		printf("%snote: %s\n", i == 0 ? "\n" : "", r->notes[i]);
+	if (r->verdict >= 0)
+		printf("\nanswer: %s\n", r->verdict ? "yes, this combination works" :
+		       "no, this combination does not work (reasons above)");
+}
+
+void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const struct matrix_result *r)
+{
+	struct json j;
+
+	json_init(&j, 1);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "schema", "gpudoctor.matrix/1");
+	json_obj_begin(&j, "query");
+	json_str(&j, "tf", q->tf);
+	json_str(&j, "torch", q->torch);
+	json_str(&j, "jax", q->jax);
+	json_str(&j, "cuda", q->cuda);
+	json_str(&j, "driver", q->driver);
+	json_str(&j, "gpu", q->gpu);
+	json_str(&j, "cc", q->cc);
+	json_str(&j, "pci", q->pci);
+	json_bool(&j, "solve", q->solve);
+	json_obj_end(&j);
+	json_tribool(&j, "verdict", r->verdict);
+	json_arr_begin(&j, "facts");
+	for (size_t i = 0; i < r->nfacts; i++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "key", r->facts[i].key);
+		json_str(&j, "value", r->facts[i].value);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_arr_begin(&j, "answers");
+	for (size_t i = 0; i < r->nitems; i++) {
+		const struct matrix_item *it = &r->items[i];
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "what", it->what);
+		json_str(&j, "version", it->version);
+		json_tribool(&j, "ok", it->ok);
+		json_str(&j, "why", it->why[0] ? it->why : NULL);
+		json_str(&j, "install", it->install[0] ? it->install : NULL);
+		json_str(&j, "source", it->source);
+		json_str(&j, "source_url", it->source ? kb_source_url(kb, it->source) : NULL);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_arr_begin(&j, "notes");
+	for (size_t i = 0; i < r->nnotes; i++)
+		json_str(&j, NULL, r->notes[i]);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	fputs(j.out.s, stdout);
+	fputc('\n', stdout);
+	json_release(&j);
+}
+
+void matrix_kb_info(const struct kb *kb, const char *kb_dir, int json)
+{
+	struct json j;
+
+	if (!json) {
+		printf("knowledge base: %s\n", kb_dir ? kb_dir : "embedded");
+		for (size_t i = 0; i < kb_table_count(kb); i++) {
+			struct kb_table_info ti;
+
+			kb_table_info(kb, i, &ti);
+			printf("  %-16s %6zu rows  as of %-10s  %s\n", ti.name, ti.rows,
+			       ti.as_of ? ti.as_of : "unknown", ti.origin);
+		}
+		return;
+	}
+	json_init(&j, 1);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "schema", "gpudoctor.kb-info/1");
+	json_str(&j, "kb_dir", kb_dir);
+	json_arr_begin(&j, "tables");
+	for (size_t i = 0; i < kb_table_count(kb); i++) {
+		struct kb_table_info ti;
+
+		kb_table_info(kb, i, &ti);
+		json_obj_begin(&j, NULL);
+		json_str(&j, "name", ti.name);
+		json_int(&j, "rows", (long long)ti.rows);
+		json_str(&j, "as_of", ti.as_of);
+		json_str(&j, "origin", ti.origin);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	fputs(j.out.s, stdout);
+	fputc('\n', stdout);
+	json_release(&j);
+}

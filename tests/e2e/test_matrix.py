@@ -1,0 +1,193 @@
+"""gpudoctor matrix: queries over the knowledge base, --solve on fixture
+machines, --kb-info, and malformed --kb data files (clear error, no crash)."""
+import json
+import os
+import shutil
+import tempfile
+
+from gdtest import GDTestCase, run, Root, clean_env
+
+NVRM = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Thu Oct  9 20:13:33 UTC 2025\n"
+        "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n")
+
+
+def matrix(*args, root=None):
+    rc, out, err = run(["--json", "matrix"] + list(args), root=root, env=clean_env())
+    doc = json.loads(out) if out.strip() else None
+    return rc, doc, err
+
+
+def answers(doc, what):
+    return [a for a in doc["answers"] if a["what"] == what]
+
+
+def machine(gpus=(), driver=None):
+    r = Root()
+    for i, dev in enumerate(gpus):
+        d = "sys/bus/pci/devices/0000:%02x:00.0/" % (i + 1)
+        r.write(d + "vendor", "0x10de\n")
+        r.write(d + "device", "0x%s\n" % dev)
+        r.write(d + "class", "0x030200\n")
+    # a non-GPU NVIDIA function (audio) must be ignored
+    r.write("sys/bus/pci/devices/0000:09:00.1/vendor", "0x10de\n")
+    r.write("sys/bus/pci/devices/0000:09:00.1/device", "0x22ba\n")
+    r.write("sys/bus/pci/devices/0000:09:00.1/class", "0x040300\n")
+    if driver:
+        r.write("proc/driver/nvidia/version", NVRM % driver)
+    return r
+
+
+class TestMatrix(GDTestCase):
+    def test_tf215_needs_cuda122_cudnn89(self):
+        rc, doc, _ = matrix("--tf", "2.15")
+        self.assertEqual(rc, 0)
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertIn("CUDA 12.2", facts["tensorflow"])
+        self.assertIn("cuDNN 8.9", facts["tensorflow"])
+        self.assertIn("525.60.13", facts["tensorflow driver"])
+        self.assertIn("tensorflow[and-cuda]", answers(doc, "tensorflow")[0]["install"])
+
+    def test_issue_example_tf221_on_r470_is_explained(self):
+        rc, doc, _ = matrix("--tf", "2.21", "--driver", "470.256.02")
+        self.assertEqual(rc, 1)
+        self.assertIs(doc["verdict"], False)
+        why = answers(doc, "tensorflow")[0]["why"]
+        self.assertIn("CUDA 12.5", why)
+        self.assertIn("525.60.13", why)
+        self.assertTrue(any("R470 is the last driver branch" in n for n in doc["notes"]))
+
+    def test_tf215_on_450_driver_is_no(self):
+        rc, doc, _ = matrix("--tf", "2.15", "--driver", "450.80.02")
+        self.assertEqual(rc, 1)
+        rc, doc, _ = matrix("--tf", "2.14", "--driver", "450.80.02")
+        self.assertEqual(rc, 0)
+        self.assertIs(doc["verdict"], True)
+
+    def test_cuda118_runs_on_rtx4090(self):
+        rc, doc, _ = matrix("--gpu", "RTX 4090", "--cuda", "11.8", "--driver", "520.61.05")
+        self.assertEqual(rc, 0, doc)
+        self.assertIs(doc["verdict"], True)
+        rc, doc, _ = matrix("--pci", "10de:2684", "--cuda", "11.7")
+        self.assertEqual(rc, 1)
+
+    def test_contradicting_cc(self):
+        rc, doc, _ = matrix("--gpu", "H200", "--cc", "8.6")
+        self.assertEqual(rc, 1)
+        self.assertTrue(any("contradicts" in n for n in doc["notes"]))
+
+    def test_torch_variants_for_pascal(self):
+        rc, doc, _ = matrix("--torch", "2.8", "--cc", "6.1")
+        ok = {a["version"]: a["ok"] for a in answers(doc, "torch")}
+        self.assertIs(ok["2.8+cu126"], True)
+        self.assertIs(ok["2.8+cu128"], False)
+
+    def test_jax(self):
+        rc, doc, _ = matrix("--jax", "0.7.2", "--cc", "7.0")
+        ok = {a["version"]: a["ok"] for a in answers(doc, "jax")}
+        self.assertIs(ok[">=0.7.2 (cuda13)"], False)
+        self.assertIs(ok[">=0.6.0 (cuda12)"], True)
+
+    def test_usage_errors(self):
+        for args in (["--tf", "9.9"], ["--gpu", "Voodoo 5"], ["--cc", "x"], ["--pci", "zz"],
+                     ["--driver", "abc", "--tf", "2.15"], ["--bogus"], []):
+            rc, out, err = run(["matrix"] + args, env=clean_env())
+            self.assertEqual(rc, 2, args)
+            self.assertIn("gpudoctor matrix:", err)
+
+    def test_text_output(self):
+        rc, out, _ = run(["matrix", "--tf", "2.21", "--driver", "470.256.02"], env=clean_env())
+        self.assertEqual(rc, 1)
+        self.assertIn("answer: no", out)
+
+
+class TestSolve(GDTestCase):
+    def test_h200_with_r580(self):
+        r = machine(["2335"], "580.95.05")
+        rc, doc, _ = matrix("--solve", root=r.path)
+        self.assertEqual(rc, 0, doc)
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertIn("H200", facts["gpu"])
+        self.assertIn("580.95.05", facts["machine driver"])
+        tf = answers(doc, "tensorflow")[0]
+        self.assertEqual(tf["version"], "2.21.0")
+        self.assertIn("pip install", tf["install"])
+        self.assertTrue(answers(doc, "torch")[0]["install"].startswith("pip install"))
+        self.assertIn("cuda13", answers(doc, "jax")[0]["version"])
+
+    def test_driver_upgrade_unlocks(self):
+        r = machine(["2684"], "535.104.05")
+        rc, doc, _ = matrix("--solve", root=r.path)
+        up = [a for a in doc["answers"] if a["what"].startswith("with newer driver")]
+        self.assertEqual(len(up), 3)
+        jax = [a for a in up if a["what"].endswith("jax")][0]
+        self.assertIn("cuda13", jax["version"])
+        self.assertIn("580", jax["why"])
+
+    def test_kepler_on_r470(self):
+        r = machine(["102d"], "470.256.02")
+        rc, doc, _ = matrix("--solve", root=r.path)
+        tf = answers(doc, "tensorflow")[0]
+        self.assertEqual(tf["version"], "2.14.0")	# 2.15+ need CUDA 12, which dropped sm_37
+        self.assertTrue(any("R470" in n for n in doc["notes"]))
+
+    def test_no_gpu(self):
+        r = machine([], None)
+        rc, doc, _ = matrix("--solve", root=r.path)
+        self.assertEqual(rc, 0)
+        self.assertTrue(any("no NVIDIA GPU" in n for n in doc["notes"]))
+        rc, doc, _ = matrix("--solve", "--gpu", "T4", root=r.path)
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertIn("T4", facts["gpu"])
+
+
+class TestKbFiles(GDTestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="gd-kb-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def put(self, name, text):
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write(text)
+
+    def test_kb_info_embedded(self):
+        rc, out, _ = run(["--json", "matrix", "--kb-info"], env=clean_env())
+        doc = json.loads(out)
+        tables = {t["name"]: t for t in doc["tables"]}
+        self.assertGreater(tables["gpus.tsv"]["rows"], 500)
+        self.assertRegex(tables["tf.tsv"]["as_of"], r"^\d{4}-\d{2}-\d{2}$")
+        self.assertEqual(tables["tf.tsv"]["origin"], "embedded")
+
+    def test_kb_dir_overrides_one_file(self):
+        self.put("branches.tsv", "# as-of: 2031-01-01\nbranch\tcuda\teol\tconf\tsource\n"
+                 "700\t14.0\t-\tU\tcuda-rn\n")
+        rc, out, _ = run(["--kb", self.dir, "--json", "matrix", "--kb-info"], env=clean_env())
+        tables = {t["name"]: t for t in json.loads(out)["tables"]}
+        self.assertEqual(tables["branches.tsv"]["rows"], 1)
+        self.assertEqual(tables["branches.tsv"]["as_of"], "2031-01-01")
+        self.assertEqual(tables["tf.tsv"]["origin"], "embedded")
+        rc, out, _ = run(["--kb", self.dir, "--json", "matrix", "--driver", "700.1.2"], env=clean_env())
+        self.assertIn("CUDA 14.0", out)
+
+    def test_malformed_files_name_file_and_line(self):
+        cases = {
+            "gpus.tsv": ("# x\nvendor\tdevice\n10de\n", "gpus.tsv:3:"),
+            "tf.tsv": ("version\tpython\n", "tf.tsv"),
+            "cuda.tsv": ("toolkit\trelease\tlinux_min\twindows_min\tconf\tsource\n"
+                         "twelve\tGA\t1\t-\tV\tcuda-rn\n", "cuda.tsv:2:"),
+            "sources.tsv": ("id\turl\tnote\na\tb\tc\na\tb\tc\n", "sources.tsv:3:"),
+            "archs.tsv": ("\x00\x01binary", "archs.tsv"),
+            "jax.tsv": ("# as-of: yesterday\n", "jax.tsv:1:"),
+        }
+        for name, (text, want) in cases.items():
+            for f in os.listdir(self.dir):
+                os.unlink(os.path.join(self.dir, f))
+            self.put(name, text)
+            rc, out, err = run(["--kb", self.dir, "matrix", "--tf", "2.15"], env=clean_env())
+            self.assertEqual(rc, 2, name)
+            self.assertIn(want, err, name)
+            self.assertNotIn("Sanitizer", err)
+
+    def test_kb_not_a_directory(self):
+        rc, out, err = run(["--kb", "/nonexistent", "matrix", "--tf", "2.15"], env=clean_env())
+        self.assertEqual(rc, 2)
+        self.assertIn("not a directory", err)
