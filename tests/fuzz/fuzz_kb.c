@@ -1,0 +1,63 @@
+/*
+ * fuzz_kb.c - libFuzzer target for the knowledge-base data-file parser
+ * (knowledge/kb_table.c) and the typed loading of every table (kb.c): the
+ * input is written as one --kb file and loaded; errors are fine, crashes,
+ * leaks and undefined behaviour are not.
+ *
+ * fuzz-sources: src/knowledge/kb.c src/knowledge/kb_table.c src/knowledge/kb_query.c src/knowledge/kb_rules.c src/knowledge/kb_fit.c src/knowledge/kb_data.S src/core/buf.c src/core/err.c src/core/xalloc.c src/core/version.c
+ */
+#include "knowledge/kb.h"
+#include "knowledge/kb_table.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const names[] = {
+	"sources.tsv", "facts.tsv", "tf.tsv", "torch.tsv", "jax.tsv", "cuda.tsv",
+	"cuda_compat.tsv", "branches.tsv", "archs.tsv", "cudnn.tsv", "sonames.tsv", "gpus.tsv",
+};
+
+static char dir[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kb_table t;
+	struct err e = ERR_INIT;
+	struct kb *kb;
+	char path[128];
+	const char *name;
+	FILE *f;
+
+	if (kb_table_parse("fuzz.tsv", "fuzz", (const char *)data, size, &t, &e) == 0)
+		kb_table_release(&t);
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/gd-fuzz-kb.XXXXXX");
+		if (!mkdtemp(dir))
+			abort();
+	}
+	if (size < 1)
+		return 0;
+	/* The first byte picks the table the rest replaces. */
+	name = names[data[0] % (sizeof(names) / sizeof(names[0]))];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		return 0;
+	fwrite(data + 1, 1, size - 1, f);
+	fclose(f);
+	if (kb_open(dir, &kb, &e) == 0) {
+		struct kb_verdict v;
+
+		kb_gpu_by_name(kb, "RTX 4090");
+		kb_tf_fits(kb, kb_tf_at(kb, 0) ? kb_tf_at(kb, 0) : kb_tf_release(kb, "2.15"), "535.1", 8, 9, 0, &v);
+		kb_driver_runs_cuda(kb, "470.1", 12050, 1, &v);
+		kb_close(kb);
+	}
+	unlink(path);
+	return 0;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# run-fuzz.sh SECONDS - build every tests/fuzz/fuzz_*.c with clang's libFuzzer
+# (+ASan +UBSan) and run each for SECONDS (default 60).  Prints one closing
+# line "N passed, N failed, N skipped".
+#
+# Each target names the sources it links in its header comment, on one line:
+#	 * fuzz-sources: src/knowledge/kb_table.c src/core/buf.c ...
+# (paths relative to the repository root; .c and .S files).  Crash inputs are
+# kept in build-fuzz/<target>/.  Without clang's libFuzzer every target is
+# counted as skipped.
+set -u
+secs=${1:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$top/build-fuzz
+cc=${FUZZ_CC:-clang}
+passed=0 failed=0 skipped=0
+mkdir -p "$out"
+cd "$top" || exit 2
+
+have_fuzzer=0
+probe=$out/probe.c
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n){(void)d;(void)n;return 0;}\n' >"$probe"
+if command -v "$cc" >/dev/null 2>&1 &&
+   "$cc" -fsanitize=fuzzer "$probe" -o "$out/probe" >/dev/null 2>&1; then
+	have_fuzzer=1
+fi
+
+for src in "$here"/fuzz_*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	if [ "$have_fuzzer" -eq 0 ]; then
+		echo "$name: skipped (clang with -fsanitize=fuzzer is not available): fuzzing was skipped"
+		skipped=$((skipped + 1))
+		continue
+	fi
+	deps=$(sed -n 's/^.*fuzz-sources:[[:space:]]*\(.*\)$/\1/p' "$src" | head -1 | sed 's#\*/##')
+	if [ -z "$deps" ]; then
+		echo "$name: FAILED: no 'fuzz-sources:' line in its header comment"
+		failed=$((failed + 1))
+		continue
+	fi
+	dir=$out/$name
+	mkdir -p "$dir/corpus"
+	# seed with the real data files when the target parses them
+	case "$name" in
+	fuzz_kb) for f in src/knowledge/data/*.tsv; do
+			[ -e "$dir/corpus/$(basename "$f")" ] || cp "$f" "$dir/corpus/"
+		 done ;;
+	esac
+	# shellcheck disable=SC2086
+	if ! "$cc" -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o "$dir/$name" "$src" $deps -ldl -lm \
+		>"$dir/build.log" 2>&1; then
+		echo "$name: FAILED to build:"; cat "$dir/build.log"
+		failed=$((failed + 1))
+		continue
+	fi
+	if (cd "$dir" && ASAN_OPTIONS=detect_leaks=1 "./$name" -max_total_time="$secs" \
+		-artifact_prefix="$dir/" corpus >"$dir/run.log" 2>&1); then
+		echo "$name: passed ($(grep -E '^#[0-9]+.*DONE' "$dir/run.log" | tail -1 | sed 's/ *cov.*//' || true) runs in ${secs}s)"
+		passed=$((passed + 1))
+	else
+		echo "$name: FAILED (see $dir/run.log):"
+		tail -40 "$dir/run.log"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
