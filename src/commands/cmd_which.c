@@ -211,7 +211,7 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 	env.root = ctx->root;
 	env.ld_library_path = getenv("LD_LIBRARY_PATH");
 	env.secure = secure;
-	env.legacy_hwcaps = -1;
+	env.legacy_hwcaps = LDSO_LEGACY_AUTO;
 	if (ldso_init(&l, &env, &e) < 0) {
 		fprintf(stderr, "gpudoctor which: %s\n", e.msg);
 		return 2;

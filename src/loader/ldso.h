@@ -44,6 +44,8 @@ enum ldso_source {
 	LDSO_ALREADY_LOADED,	/* a loaded object already has this soname */
 };
 
+enum { LDSO_LEGACY_AUTO = 0, LDSO_LEGACY_ON = 1, LDSO_LEGACY_OFF = 2 };
+
 struct ldso_env {
 	const char *root;		/* "/" or a fixture root */
 	const char *ld_library_path;	/* the value in force, or NULL */
@@ -54,7 +56,8 @@ struct ldso_env {
 	/* Added by the loader helper; NULL / 0 / -1 mean "work it out from root". */
 	const char *default_dirs;	/* colon list overriding the trusted directories */
 	const char *hwcaps;		/* colon list of glibc-hwcaps subdirs, best first ("" = none) */
-	int legacy_hwcaps;		/* -1 auto (glibc < 2.37 has tls/ and $PLATFORM subdirs), 0 no, 1 yes */
+	int legacy_hwcaps;		/* LDSO_LEGACY_AUTO (0 or negative: glibc < 2.37 has tls/ and
+					 * $PLATFORM subdirs), LDSO_LEGACY_ON, LDSO_LEGACY_OFF */
 	const char *cwd;		/* for relative RPATH entries; default getcwd() when root is "/" */
 	const char *conf_path;		/* default "/etc/ld.so.conf" */
 };

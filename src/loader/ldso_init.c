@@ -181,8 +181,10 @@ static void capstrs(struct ldso *l)
 		push(&l->capstrs, &l->ncapstrs, s);
 		free(s);
 	}
-	if (legacy < 0)
+	if (legacy <= LDSO_LEGACY_AUTO)
 		legacy = l->glibc_major == 2 && l->glibc_minor < 37;
+	else
+		legacy = legacy == LDSO_LEGACY_ON;
 	if (legacy) {
 		/* The order LD_DEBUG=libs shows on Debian 12 (glibc 2.36, x86-64): the power
 		 * set of {tls, $PLATFORM, hwcap "x86_64"}; aarch64 has no hwcap names. */

@@ -71,7 +71,7 @@ static void init(struct ldso *l, const char *llp, int secure)
 	env.root = root;
 	env.ld_library_path = llp;
 	env.secure = secure;
-	env.legacy_hwcaps = 0;
+	env.legacy_hwcaps = LDSO_LEGACY_OFF;
 	env.hwcaps = "x86-64-v2";
 	env.cwd = "/";
 	CHECK_INT(ldso_init(l, &env, NULL), 0);
@@ -207,9 +207,15 @@ static void test_stale_and_missing_cache(void)
 	ldso_release(&l);
 	env.root = root;
 	env.cache_path = "/etc/no-such-cache";
-	env.legacy_hwcaps = -1;
+	env.legacy_hwcaps = LDSO_LEGACY_AUTO;
 	CHECK_INT(ldso_init(&l, &env, NULL), 0);
 	CHECK(l.cache == NULL && l.cache_error != NULL);
+	/* No /proc/cpuinfo in the root: no glibc-hwcaps; legacy subdirs before glibc 2.37. */
+	CHECK_INT(l.nhwcaps, 0);
+	if (l.glibc_major == 2 && l.glibc_minor < 37) {
+		CHECK_INT(l.ncapstrs, 8);
+		CHECK_STR(l.capstrs[0], "tls/x86_64/x86_64");
+	}
 	CHECK_INT(l.cache_stale, 0);
 	ldso_resolve(&l, "libgdy.so.2", NULL, 0, &r, NULL);
 	CHECK(r.path == NULL);
