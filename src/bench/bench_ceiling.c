@@ -62,6 +62,8 @@ void bench_ceilings_fill(struct bench_gpu *g, const struct kb_gpu *kg)
 	char *ds, *tf;
 
 	bench_ceiling_link(g);
+	g->mem_gbs = g->fp32_tflops = g->fp16_tflops = g->bf16_tflops = NAN;
+	g->kb_source = NULL;
 	if (kg) {
 		g->mem_gbs = bench_known(kg->bw_gbs);
 		g->fp32_tflops = bench_known(kg->fp32_tflops);

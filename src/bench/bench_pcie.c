@@ -85,7 +85,8 @@ int bench_pcie_normalize_bdf(const char *in, char out[16])
 	unsigned dom, bus, dev, fn;
 	char tail;
 
-	if (!in || sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
+	if (!in || strspn(in, "0123456789abcdefABCDEF:.") != strlen(in) ||
+	    sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
 	    dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
 		return -1;
 	snprintf(out, 16, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
