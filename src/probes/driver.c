@@ -42,6 +42,7 @@ void driver_inventory_release(struct driver_inventory *p)
 {
 	driver_lib_release(&p->cuda);
 	driver_lib_release(&p->nvml);
+	free(p->ld_library_path);
 	free(p->kernel_module_version);
 	for (size_t i = 0; i < p->nstubs; i++) {
 		free(p->stubs[i].path);
@@ -244,6 +245,7 @@ void probe_driver(const struct gd_ctx *ctx, struct inventory *inv)
 	if (d->probed)
 		return;
 	d->probed = 1;
+	d->ld_library_path = xstrdup_or_null(llp);
 	memset(&l, 0, sizeof(l));
 	have_ldso = ldso_init(&l, &env, &e) == 0;
 	driver_resolve(ctx, &l, have_ldso, &d->nvml, d, 0);

@@ -106,6 +106,7 @@ struct driver_envvar {
 struct driver_inventory {
 	int probed;			/* the static probe ran */
 	struct driver_lib cuda, nvml;
+	char *ld_library_path;		/* LD_LIBRARY_PATH in force, NULL when unset */
 	char *kernel_module_version;	/* NULL when the module is not loaded / unreadable */
 	const char *kernel_module_source;	/* the file it came from (static) */
 	struct driver_stub *stubs;
@@ -127,6 +128,8 @@ void probe_driver_live(const struct gd_ctx *ctx, struct inventory *inv);
 struct kvlist;
 void nvml_parse(const struct gd_ctx *ctx, const struct kvlist *kv, struct nvml_info *out);
 void nvml_info_release(struct nvml_info *n);
+/* NVML's text for an nvmlReturn_t ("GPU is lost"), "?" when unknown. */
+const char *nvml_return_name(int rc);
 
 /* The value of a CUDA variable recorded by the static probe, or NULL when unset. */
 const struct driver_envvar *driver_env_get(const struct driver_inventory *d, const char *name);

@@ -43,7 +43,6 @@ static const struct {
 };
 
 /* NVML return codes by number (nvml.h nvmlReturn_t), for evidence. */
-const char *nvml_return_name(int rc);
 const char *nvml_return_name(int rc)
 {
 	static const char *const names[] = {

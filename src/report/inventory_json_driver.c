@@ -122,6 +122,7 @@ void inventory_json_driver(const struct inventory *inv, struct json *j)
 	json_lib(j, "cuda", &d->cuda);
 	json_obj_end(j);
 	json_str(j, "kernel_module_version", d->kernel_module_version);
+	json_str(j, "ld_library_path", d->ld_library_path);
 	json_arr_begin(j, "stubs");
 	for (size_t i = 0; i < d->nstubs; i++) {
 		json_obj_begin(j, NULL);

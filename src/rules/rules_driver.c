@@ -16,7 +16,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* A GPU's memory held by others above this fraction is worth a warning. */
@@ -43,7 +42,6 @@ static void lib_evidence(struct finding *f, const struct driver_lib *l)
 static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 {
 	const struct driver_inventory *d = &in->inv->driver;
-	const char *llp = NULL;
 	struct finding *f;
 
 	/* libcuda.so.1 */
@@ -62,9 +60,8 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "%s", d->cuda.stub_reason);
 		finding_evidence(f, "the stub only serves linking; at run time every CUDA call "
 				 "fails with CUDA_ERROR_STUB_LIBRARY (34)");
-		llp = getenv("LD_LIBRARY_PATH");
-		if (llp)
-			finding_evidence(f, "LD_LIBRARY_PATH=%s", llp);
+		if (d->ld_library_path)
+			finding_evidence(f, "LD_LIBRARY_PATH=%s", d->ld_library_path);
 		finding_fix(f, "remove the directory of %s from LD_LIBRARY_PATH (and any "
 			    "libcuda.so.1 link to the stub), so that the driver's libcuda.so.1 is found",
 			    d->cuda.path);
