@@ -243,7 +243,7 @@ static void probe_cudnn_header(const struct gd_ctx *ctx, struct libraries_invent
 	struct buf b = BUF_INIT;
 
 	for (int i = 0; paths[i]; i++) {
-		if (fs_read_file(ctx->root, paths[i], 256 * 1024, &b, NULL) == 0) {
+		if (libscan_read(ctx, paths[i], 256 * 1024, &b) == 0) {
 			char *v = libversion_parse_cudnn_header(b.s);
 
 			if (v) {
@@ -254,9 +254,9 @@ static void probe_cudnn_header(const struct gd_ctx *ctx, struct libraries_invent
 		}
 	}
 	buf_release(&b);
-	if (fs_exists(ctx->root, "/usr/local/cuda/include/nccl.h"))
+	if (libscan_exists(ctx, "/usr/local/cuda/include/nccl.h"))
 		li->nccl_header = xstrdup("/usr/local/cuda/include/nccl.h");
-	else if (fs_exists(ctx->root, "/usr/include/nccl.h"))
+	else if (libscan_exists(ctx, "/usr/include/nccl.h"))
 		li->nccl_header = xstrdup("/usr/include/nccl.h");
 }
 
@@ -304,7 +304,8 @@ static void live_one(const struct gd_ctx *ctx, struct libraries_inventory *li,
 	struct lib_live *l;
 	const char *args[3];
 
-	fs_path(ctx->root, c->path, &host);
+	/* the real file: a link in a fixture root must not reach the host */
+	fs_path(ctx->root, c->realpath, &host);
 	args[0] = host.s;
 	args[1] = kind;
 	args[2] = NULL;

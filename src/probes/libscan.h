@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "core/err.h"
 #include "probes/libraries.h"
 
 struct gd_ctx;
@@ -68,6 +69,14 @@ void libscan_dirs_collect(const struct gd_ctx *ctx, struct inventory *inv,
 long libscan_dirs_add(const struct gd_ctx *ctx, struct libscan_dirs *ds, const char *path,
 		      const char *origin, const char *owner);
 void libscan_dirs_release(struct libscan_dirs *ds);
+/*
+ * Root-safe access: resolve every link inside the root first (fs_resolve),
+ * so that an absolute link in a fixture or image never reaches the host.
+ */
+int libscan_list(const struct gd_ctx *ctx, const char *abs, char ***names, size_t *n,
+		 struct err *e);
+int libscan_read(const struct gd_ctx *ctx, const char *abs, size_t max, struct buf *out);
+int libscan_exists(const struct gd_ctx *ctx, const char *abs);
 /* Environment variable as the machine sees it (our own environment). */
 const char *libscan_getenv(const char *name);
 

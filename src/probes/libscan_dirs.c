@@ -38,6 +38,43 @@ const char *libscan_getenv(const char *name)
 	return getenv(name);
 }
 
+int libscan_list(const struct gd_ctx *ctx, const char *abs, char ***names, size_t *n,
+		 struct err *e)
+{
+	struct buf r = BUF_INIT;
+	int ret;
+
+	if (fs_resolve(ctx->root, abs, &r, e) < 0) {
+		buf_release(&r);
+		*names = NULL;
+		*n = 0;
+		return -1;
+	}
+	ret = fs_list_dir(ctx->root, r.s, names, n, e);
+	buf_release(&r);
+	return ret;
+}
+
+int libscan_read(const struct gd_ctx *ctx, const char *abs, size_t max, struct buf *out)
+{
+	struct buf r = BUF_INIT;
+	int ret = -1;
+
+	if (fs_resolve(ctx->root, abs, &r, NULL) == 0)
+		ret = fs_read_file(ctx->root, r.s, max, out, NULL);
+	buf_release(&r);
+	return ret;
+}
+
+int libscan_exists(const struct gd_ctx *ctx, const char *abs)
+{
+	struct buf r = BUF_INIT;
+	int ret = fs_resolve(ctx->root, abs, &r, NULL) == 0;
+
+	buf_release(&r);
+	return ret;
+}
+
 long libscan_dirs_add(const struct gd_ctx *ctx, struct libscan_dirs *ds, const char *path,
 		      const char *origin, const char *owner)
 {
@@ -120,8 +157,8 @@ static void add_toolkit(const struct gd_ctx *ctx, struct inventory *inv, struct 
 		}
 		free(p);
 	}
-	targets = fs_join(tk, "targets");
-	if (fs_list_dir(ctx->root, targets, &names, &n, NULL) == 0) {
+	targets = fs_join(real.s, "targets");
+	if (libscan_list(ctx, targets, &names, &n, NULL) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			char *t = fs_join(targets, names[i]);
 			char *p = fs_join(t, "lib");
@@ -152,7 +189,7 @@ static void collect_toolkits(const struct gd_ctx *ctx, struct inventory *inv,
 	if (fs_resolve(ctx->root, "/usr/local/cuda", &active, NULL) == 0)
 		act = active.s;
 	add_toolkit(ctx, inv, ds, "/usr/local/cuda", act);
-	if (fs_list_dir(ctx->root, "/usr/local", &names, &n, NULL) == 0) {
+	if (libscan_list(ctx, "/usr/local", &names, &n, NULL) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			if (strncmp(names[i], "cuda-", 5) == 0) {
 				char *p = fs_join("/usr/local", names[i]);
@@ -179,7 +216,7 @@ static void collect_wheels(const struct gd_ctx *ctx, struct inventory *inv,
 			char **names = NULL;
 			size_t n = 0;
 
-			if (fs_list_dir(ctx->root, nv, &names, &n, NULL) == 0) {
+			if (libscan_list(ctx, nv, &names, &n, NULL) == 0) {
 				for (size_t k = 0; k < n; k++) {
 					char *comp = fs_join(nv, names[k]);
 					char *lib = fs_join(comp, "lib");
@@ -238,7 +275,7 @@ static void collect_opt(const struct gd_ctx *ctx, struct libscan_dirs *ds)
 	char **names = NULL;
 	size_t n = 0;
 
-	if (fs_list_dir(ctx->root, "/opt", &names, &n, NULL) < 0)
+	if (libscan_list(ctx, "/opt", &names, &n, NULL) < 0)
 		return;
 	for (size_t i = 0; i < n && i < 64; i++) {
 		char *top = fs_join("/opt", names[i]);
@@ -252,7 +289,7 @@ static void collect_opt(const struct gd_ctx *ctx, struct libscan_dirs *ds)
 			libscan_dirs_add(ctx, ds, p, "opt", top);
 			free(p);
 		}
-		if (fs_list_dir(ctx->root, top, &sub, &ns, NULL) == 0) {
+		if (libscan_list(ctx, top, &sub, &ns, NULL) == 0) {
 			for (size_t k = 0; k < ns && k < 64; k++) {
 				char *mid, *p;
 

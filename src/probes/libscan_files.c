@@ -132,7 +132,7 @@ void libscan_files_scan(const struct gd_ctx *ctx, struct libraries_inventory *li
 	size_t n = 0;
 	struct err e = ERR_INIT;
 
-	if (fs_list_dir(ctx->root, d->path, &names, &n, &e) < 0) {
+	if (fs_list_dir(ctx->root, d->real, &names, &n, &e) < 0) {
 		libraries_note(li, "cannot list %s: %s", d->path, e.msg);
 		return;
 	}

@@ -323,7 +323,7 @@ static void check_deps(const struct gd_ctx *ctx, struct libraries_inventory *li,
 		}
 		c->deps_checked_exact = l == ld->main;
 		for (size_t k = 0; k < c->nneeded; k++)
-			if (!ignored_dep(c->needed[k]) && dep_found(l, c->needed[k], c->path) == 0)
+			if (!ignored_dep(c->needed[k]) && dep_found(l, c->needed[k], c->realpath) == 0)
 				add_missing(c, c->needed[k]);
 		loader_free(own);
 	}
@@ -343,7 +343,9 @@ static void cudnn_subs(struct libraries_inventory *li, struct libscan_loader *ld
 		for (size_t k = 0; k < ns; k++) {
 			struct lib_resolved r;
 			struct lib_cudnn_sub *s;
-			const char *chain[] = { c->path };
+			/* the real file: its $ORIGIN is where the bytes live, and a
+			 * link path could lead outside a fixture root */
+			const char *chain[] = { c->realpath };
 			struct version v;
 
 			memset(&r, 0, sizeof(r));

@@ -155,7 +155,7 @@ static int from_dist_info(const struct gd_ctx *ctx, const char *dir, const char 
 	size_t n = 0;
 	int found = 0;
 
-	if (fs_list_dir(ctx->root, dir, &names, &n, NULL) < 0)
+	if (libscan_list(ctx, dir, &names, &n, NULL) < 0)
 		return 0;
 	for (size_t i = 0; i < n && !found; i++) {
 		char *pkg = NULL;
@@ -176,7 +176,7 @@ static char *read_small(const struct gd_ctx *ctx, const char *path)
 {
 	struct buf b = BUF_INIT;
 
-	if (fs_read_file(ctx->root, path, 256 * 1024, &b, NULL) < 0) {
+	if (libscan_read(ctx, path, 256 * 1024, &b) < 0) {
 		buf_release(&b);
 		return NULL;
 	}
