@@ -37,17 +37,17 @@ const char *ldso_source_name(enum ldso_source s)
 
 const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path)
 {
-	struct ldso_obj *objs = l->objs, *o;
+	/* An array of pointers: what callers hold stays valid when it grows. */
+	struct ldso_obj **objs = l->objs, *o;
 	struct buf host = BUF_INIT;
 	struct elf_file ef;
 
 	for (size_t i = 0; i < l->nobjs; i++)
-		if (!strcmp(objs[i].path, path))
-			return &objs[i];
+		if (!strcmp(objs[i]->path, path))
+			return objs[i];
 	XGROW(objs, l->nobjs, l->objs_cap);
 	l->objs = objs;
-	o = &objs[l->nobjs++];
-	memset(o, 0, sizeof(*o));
+	o = objs[l->nobjs++] = xcalloc(1, sizeof(*o));
 	o->path = xstrdup(path);
 	o->origin = ldso_origin(path, l->env.cwd);
 	fs_path(l->env.root, path, &host);
@@ -75,13 +75,14 @@ const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path)
 
 void ldso_objs_free(struct ldso *l)
 {
-	struct ldso_obj *objs = l->objs;
+	struct ldso_obj **objs = l->objs;
 
 	for (size_t i = 0; i < l->nobjs; i++) {
-		free(objs[i].path);
-		free(objs[i].rpath);
-		free(objs[i].runpath);
-		free(objs[i].origin);
+		free(objs[i]->path);
+		free(objs[i]->rpath);
+		free(objs[i]->runpath);
+		free(objs[i]->origin);
+		free(objs[i]);
 	}
 	free(objs);
 	l->objs = NULL;

@@ -167,6 +167,32 @@ static void test_runpath_origin_and_tree(void)
 	ldso_release(&l);
 }
 
+/* A long loader chain: the requester's data must survive the cache of requesters growing. */
+static void test_long_chain(void)
+{
+	struct ldso l;
+	struct ldso_result r = LDSO_RESULT_INIT;
+	const char *chain[64];
+	char *names[64];
+
+	init(&l, NULL, 0);
+	chain[0] = "/app/lib/libtop.so";
+	for (int i = 1; i < 64; i++)
+		chain[i] = names[i] = xasprintf("/nonexistent/obj%d.so", i);
+	ldso_resolve(&l, "libgddep.so.1", chain, 64, &r, NULL);
+	CHECK_STR(r.path, "/app/lib/../deps/libgddep.so.1");
+	CHECK_INT(r.source, LDSO_RUNPATH);
+	ldso_result_release(&r);
+	/* Without RUNPATH every loader's RPATH is read, then the requester again. */
+	chain[0] = "/app/lib/libnodef.so";
+	ldso_resolve(&l, "libgdnothing.so.9", chain, 64, &r, NULL);
+	CHECK(r.path == NULL);
+	ldso_result_release(&r);
+	for (int i = 1; i < 64; i++)
+		free(names[i]);
+	ldso_release(&l);
+}
+
 static void test_nodeflib_skips_cache_and_default_dirs(void)
 {
 	struct ldso l;
@@ -272,6 +298,7 @@ int main(void)
 	RUN(test_cache_hit_prefers_hwcaps_entry);
 	RUN(test_ld_library_path_and_secure);
 	RUN(test_runpath_origin_and_tree);
+	RUN(test_long_chain);
 	RUN(test_nodeflib_skips_cache_and_default_dirs);
 	RUN(test_stale_and_missing_cache);
 	RUN(test_expand);
