@@ -100,7 +100,7 @@ struct bench_gpu {
 	double pcie_cur_gbs;		/* the link as it ran */
 	char *pcie_label;		/* "PCIe Gen5 x16" */
 	double mem_gbs, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;
-	const char *kb_source;
+	char *kb_source;		/* copied: the kb is closed before printing */
 	struct bench_result results[BENCH_NKINDS];
 	struct bench_finding *findings;
 	size_t nfindings, findings_cap;

@@ -63,13 +63,14 @@ void bench_ceilings_fill(struct bench_gpu *g, const struct kb_gpu *kg)
 
 	bench_ceiling_link(g);
 	g->mem_gbs = g->fp32_tflops = g->fp16_tflops = g->bf16_tflops = NAN;
+	free(g->kb_source);
 	g->kb_source = NULL;
 	if (kg) {
 		g->mem_gbs = bench_known(kg->bw_gbs);
 		g->fp32_tflops = bench_known(kg->fp32_tflops);
 		g->fp16_tflops = bench_known(kg->fp16_tflops);
 		g->bf16_tflops = bench_known(kg->bf16_tflops);
-		g->kb_source = kg->source;
+		g->kb_source = xstrdup_or_null(kg->source);
 	}
 	/* TF32 has no row of its own: on Ampere and later the tensor cores run
 	 * it at half the dense BF16 rate (A100 156/312, H100 SXM 495/989 per

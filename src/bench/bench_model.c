@@ -71,6 +71,7 @@ void bench_gpu_release(struct bench_gpu *g)
 	free(g->refused);
 	free(g->refused_msg);
 	free(g->pcie_label);
+	free(g->kb_source);
 	for (int k = 0; k < BENCH_NKINDS; k++)
 		bench_result_release(&g->results[k]);
 	for (size_t i = 0; i < g->nfindings; i++) {

@@ -66,6 +66,7 @@ void bench_sgemm_blocked(int m, int n, int k, const float *a, const float *b, fl
 	pthread_t tid[64];
 	int started[64] = { 0 };
 
+	memset(jobs, 0, sizeof(jobs));
 	if (threads < 1)
 		threads = 1;
 	if (threads > 64)
