@@ -1,5 +1,27 @@
 /*
- * frameworks.h - facts of the frameworks layer.  (stub: to be filled by its owner)
+ * frameworks.h - facts of the frameworks layer: which TensorFlow, PyTorch,
+ * JAX and CuPy are installed in which Python environment, what CUDA and
+ * cuDNN each was built for, and which file the dynamic loader would give
+ * each library the framework loads -- all read from disk, nothing imported.
+ *
+ * For each environment (python/pyenv.h) and site directory the probe reads
+ * dist-info (python/distinfo.h), the framework's generated build files
+ * (python/pyfile.h), the ELF dynamic sections of its libraries and the
+ * loader emulation (loader/ldso.h) with the requester the framework itself
+ * uses: TF's libtensorflow_framework.so.2 (its RUNPATH lists
+ * ../nvidia/<x>/lib), torch's libtorch_cuda.so (DT_RPATH, which outranks
+ * LD_LIBRARY_PATH), cuDNN 9's shim libcudnn.so.9 for its sub-libraries
+ * (DT_RUNPATH $ORIGIN, which LD_LIBRARY_PATH outranks), JAX's preload of
+ * site-packages/nvidia/<x>/lib.  GPU code in libtorch_cuda.so comes from its
+ * .nv_fatbin (probes/fatbin.h).
+ *
+ * `prediction` is the library-level outcome only ("gpu": every library the
+ * framework needs resolves; "cpu": a CPU build or a fallback to the CPU;
+ * "broken": import itself would fail); the driver and the GPU's
+ * architecture are judged by rules_frameworks.
+ *
+ *	probe_frameworks(ctx, inv);
+ *	for (size_t i = 0; i < inv->fw.n; i++) use(inv->fw.fws[i].name, inv->fw.fws[i].prediction);
  */
 #ifndef GD_PROBE_FRAMEWORKS_H
 #define GD_PROBE_FRAMEWORKS_H
@@ -9,8 +31,94 @@
 struct gd_ctx;
 struct inventory;
 
+/* One library a framework loads, and where the loader finds it. */
+struct fw_lib {
+	char *soname;		/* what is asked for: "libcudnn.so.9" */
+	const char *role;	/* "cudart", "cublas", "cudnn", "cudnn-sub", "nccl", "driver", "needed" */
+	int required;		/* its absence changes the outcome */
+	int dlopened;		/* 1 dlopen at run time, 0 DT_NEEDED */
+	char *requester;	/* the object whose search path applies */
+	char *path;		/* machine path of the winner, NULL when not found */
+	char *realpath;
+	const char *source;	/* ldso_source_name(), "preload" (JAX), NULL when not found */
+	char *from;		/* the object whose RPATH/RUNPATH found it */
+	char *version;		/* from the real file name or the owning wheel, or NULL */
+	char *wheel;		/* "nvidia-cudnn-cu12 9.1.0.70" when it comes from a wheel */
+	char *missing_dep;	/* a DT_NEEDED of it that cannot be found, or NULL */
+	char *shadowed;		/* the copy the framework meant (its own dir), when another won */
+	char *shadowed_version;
+};
+
+/* What the framework itself did when asked (--live). */
+struct fw_live {
+	int ran;		/* the interpreter was run */
+	char *outcome;		/* "ok", "exited 1", "timed out after 30 s" ... */
+	int import_ok;		/* 1/0, -1 unknown */
+	int gpus;		/* devices the framework sees, -1 unknown */
+	int matmul_ok;		/* 1/0, -1 not tried */
+	char *cuda;		/* the CUDA it reports */
+	char *cudnn;		/* cuDNN it reports ("91900" for torch) */
+	char *archs;		/* torch.cuda.get_arch_list() */
+	char *device;		/* name of device 0 */
+	char *error;		/* the exception, one line */
+	char **missing;		/* sonames the framework said it could not load */
+	size_t nmissing, missing_cap;
+	char **noise;		/* stderr lines known to be harmless (noise.tsv) */
+	size_t nnoise, noise_cap;
+	char *stderr_tail;	/* last lines of stderr, for evidence */
+	double seconds;
+};
+
+struct fw_entry {
+	/* where */
+	size_t env;		/* index into inv->pyenvs */
+	char *env_prefix;
+	const char *env_kind;
+	char *python;		/* the environment's interpreter, or NULL */
+	char *python_version;	/* "3.11" or NULL */
+	char *site_dir;
+	/* what */
+	const char *name;	/* "tensorflow", "torch", "jax", "cupy" */
+	char *dist;		/* the distribution: "tensorflow-cpu", "jaxlib", "cupy-cuda12x" */
+	char *version;		/* "2.15.0", "2.11.0+cu130" */
+	char *flavour;		/* "cuda", "cpu", "rocm", "stub", "nightly", "intel", "macos", NULL */
+	char *local_tag;	/* "cu126", "cpu", NULL */
+	char *plugin;		/* JAX: "jax-cuda12-plugin 0.7.2", NULL */
+	int is_cuda_build;	/* 1/0, -1 unknown */
+	char *cuda_build;	/* "12.2", "13.0" */
+	int cuda_version;	/* 12020 style, -1 unknown */
+	int cuda_major;		/* -1 unknown */
+	char *cudnn_build;	/* "9" (TF build_info), "9.10.2.21" (wheel pin) */
+	char *cudnn_required;	/* the minimum runtime: "8.9" (TF table), "9.8" (JAX), NULL */
+	const char *cudnn_required_source;	/* "TF tested configurations", "Requires-Dist pin" */
+	int cudnn_major;	/* -1 unknown */
+	char **archs;		/* "sm_80", "compute_90" */
+	size_t narchs;
+	const char *archs_source;	/* "build_info.py", "fatbin of libtorch_cuda.so" */
+	char *archs_from;	/* the file */
+	char *build_file;	/* build_info.py / version.py read */
+	char *main_lib;		/* the requester library (libtensorflow_framework.so.2 ...) */
+	char *main_rpath, *main_runpath;
+	struct fw_lib *libs;
+	size_t nlibs, libs_cap;
+	char **wheels;		/* nvidia-* wheels in this site dir: "nvidia-cudnn-cu12 9.1.0.70" */
+	size_t nwheels, wheels_cap;
+	char *python_range;	/* "3.9-3.11" supported by the release, or NULL */
+	const char *prediction;	/* "gpu", "cpu", "broken" */
+	char *why;		/* one line: why that prediction */
+	char *error;		/* facts that could not be read, or NULL */
+	struct fw_live live;
+};
+
 struct frameworks_inventory {
 	int probed;		/* the static probe ran */
+	size_t nenvs;		/* environments looked at */
+	size_t nsites;		/* site directories looked at */
+	struct fw_entry *fws;
+	size_t n, cap;
+	double seconds;		/* the static probe's time */
+	char *error;
+	int live_ran;		/* probe_frameworks_live ran */
 };
 
 void frameworks_inventory_init(struct frameworks_inventory *p);

@@ -1,10 +1,670 @@
-/* rules_frameworks.c - verdicts for the frameworks layer.  (stub: to be filled by its owner) */
+/*
+ * rules_frameworks.c - verdicts for the frameworks layer: for each framework
+ * in each Python environment, one plain summary ("PyTorch 2.11.0+cu130 in
+ * /opt/venv/... will use GPU 0 (NVIDIA H200, sm_90) with CUDA 13.0 and cuDNN
+ * 9.19.0 from ...") and a finding per problem, with its cause id:
+ * framework-cpu-only, framework-cuda-mismatch, cuda-runtime-missing,
+ * cudnn-missing, cudnn-version-mismatch, lib-shadowed, lib-dependency-missing,
+ * nccl-missing, framework-driver-too-old, gpu-arch-unsupported,
+ * framework-python-unsupported and, with --live, framework-live-disagrees.
+ */
 #include "rules/rules.h"
+
+#include "core/buf.h"
+#include "core/ctx.h"
+#include "core/version.h"
+#include "core/xalloc.h"
+#include "knowledge/kb.h"
 #include "probes/inventory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The GPUs the frameworks would see: the CUDA child's devices, else the PCI list + KB. */
+struct rf_gpu {
+	const char *name;
+	int cc_major, cc_minor;
+	int datacenter;
+};
+
+struct rf {
+	const struct rules_in *in;
+	struct report *rep;
+	struct rf_gpu gpus[16];
+	size_t ngpus;
+	const char *driver;		/* driver version, or NULL */
+	const char *driver_from;
+};
+
+static const char *rf_pretty(const char *name)
+{
+	if (!strcmp(name, "tensorflow"))
+		return "TensorFlow";
+	if (!strcmp(name, "torch"))
+		return "PyTorch";
+	if (!strcmp(name, "jax"))
+		return "JAX";
+	if (!strcmp(name, "cupy"))
+		return "CuPy";
+	return name;
+}
+
+static void rf_collect(struct rf *r)
+{
+	const struct inventory *inv = r->in->inv;
+
+	for (size_t i = 0; i < inv->cuda.ndevices && r->ngpus < 16; i++) {
+		const struct cuda_device *d = &inv->cuda.devices[i];
+
+		r->gpus[r->ngpus].name = d->name;
+		r->gpus[r->ngpus].cc_major = d->cc_major;
+		r->gpus[r->ngpus].cc_minor = d->cc_minor;
+		r->gpus[r->ngpus].datacenter = -1;
+		r->ngpus++;
+	}
+	for (size_t i = 0; i < inv->hw.ngpus; i++) {
+		const struct hw_pci_fn *p = &inv->hw.gpus[i];
+		const struct kb_gpu *g = r->in->kb && p->vendor >= 0 && p->device >= 0
+			? kb_gpu_by_pci(r->in->kb, (unsigned)p->vendor, (unsigned)p->device) : NULL;
+
+		if (i < r->ngpus) {
+			/* same order as CUDA's (PCI bus order by default): borrow the class */
+			if (g)
+				r->gpus[i].datacenter = g->datacenter;
+			continue;
+		}
+		if (r->ngpus >= 16)
+			break;
+		r->gpus[r->ngpus].name = g ? g->name : NULL;
+		r->gpus[r->ngpus].cc_major = g ? g->cc_major : -1;
+		r->gpus[r->ngpus].cc_minor = g ? g->cc_minor : -1;
+		r->gpus[r->ngpus].datacenter = g ? g->datacenter : -1;
+		r->ngpus++;
+	}
+	if (inv->driver.kernel_module_version) {
+		r->driver = inv->driver.kernel_module_version;
+		r->driver_from = inv->driver.kernel_module_source;
+	} else if (inv->driver.nvml_live.driver_version) {
+		r->driver = inv->driver.nvml_live.driver_version;
+		r->driver_from = "NVML";
+	} else if (inv->kernel.proc_version) {
+		r->driver = inv->kernel.proc_version;
+		r->driver_from = "/proc/driver/nvidia/version";
+	}
+}
+
+/* "opt_venv" from "/opt/venv": a stable id part. */
+static char *rf_env_id(const struct fw_entry *w)
+{
+	struct buf b = BUF_INIT;
+	const char *s = w->env_prefix;
+
+	while (*s == '/')
+		s++;
+	for (; *s; s++)
+		buf_addc(&b, (*s == '/' || *s == '.' || *s == ' ') ? '_' : *s);
+	if (!b.len)
+		buf_puts(&b, "root");
+	return buf_detach(&b);
+}
+
+static const struct fw_lib *rf_lib(const struct fw_entry *w, const char *role)
+{
+	for (size_t i = 0; i < w->nlibs; i++)
+		if (!strcmp(w->libs[i].role, role))
+			return &w->libs[i];
+	return NULL;
+}
+
+static const char *rf_py(const struct fw_entry *w)
+{
+	return w->python ? w->python : "python3";
+}
+
+/* The pip command that gives this framework its CUDA build. */
+static void rf_fix_gpu_build(const struct rf *r, const struct fw_entry *w, struct buf *fix)
+{
+	const char *py = rf_py(w);
+
+	if (!strcmp(w->name, "tensorflow")) {
+		if (w->dist && strcmp(w->dist, "tensorflow") != 0)
+			buf_printf(fix, "%s -m pip uninstall -y %s && ", py, w->dist);
+		buf_printf(fix, "%s -m pip install 'tensorflow[and-cuda]'", py);
+	} else if (!strcmp(w->name, "torch")) {
+		const struct kb_torch *t = r->in->kb && w->version
+			? kb_torch_release(r->in->kb, w->version, NULL) : NULL;
+		char cmd[300];
+
+		if (t) {
+			kb_torch_install(t, cmd, sizeof(cmd));
+			buf_printf(fix, "%s -m %s --force-reinstall", py, cmd);
+		} else {
+			buf_printf(fix, "%s -m pip install --force-reinstall torch", py);
+		}
+	} else if (!strcmp(w->name, "jax")) {
+		buf_printf(fix, "%s -m pip install -U 'jax[cuda13]'   # or 'jax[cuda12]' with a driver older than 580", py);
+	} else {
+		buf_printf(fix, "%s -m pip install cupy-cuda13x   # the package for your CUDA major", py);
+	}
+}
+
+static void rf_fix_libs(const struct fw_entry *w, struct buf *fix)
+{
+	const char *py = rf_py(w);
+
+	if (!strcmp(w->name, "tensorflow") && w->version &&
+	    version_cmp_str(w->version, "2.14") >= 0)
+		buf_printf(fix, "%s -m pip install 'tensorflow[and-cuda]==%s'", py, w->version);
+	else if (!strcmp(w->name, "tensorflow"))
+		buf_printf(fix, "install the CUDA %s libraries and cuDNN %s (TensorFlow %s predates the [and-cuda] extra)",
+			   w->cuda_build ? w->cuda_build : "?", w->cudnn_build ? w->cudnn_build : "?",
+			   w->version ? w->version : "");
+	else if (!strcmp(w->name, "torch"))
+		buf_printf(fix, "%s -m pip install --force-reinstall 'torch==%s'", py,
+			   w->version ? w->version : "");
+	else if (!strcmp(w->name, "jax"))
+		buf_printf(fix, "%s -m pip install -U 'jax[cuda%d]'", py, w->cuda_major > 0 ? w->cuda_major : 13);
+	else
+		buf_printf(fix, "%s -m pip install 'nvidia-cuda-runtime-cu%d'", py,
+			   w->cuda_major > 0 ? w->cuda_major : 12);
+}
+
+static const char *rf_missing_cause(const struct fw_lib *l)
+{
+	if (!strcmp(l->role, "cudnn") || !strcmp(l->role, "cudnn-sub"))
+		return "cudnn-missing";
+	if (!strcmp(l->role, "nccl"))
+		return "nccl-missing";
+	if (!strcmp(l->role, "driver"))
+		return "libcuda-missing";
+	return "cuda-runtime-missing";
+}
+
+static void rf_lib_evidence(struct finding *f, const struct fw_lib *l)
+{
+	if (l->path)
+		finding_evidence(f, "%s -> %s (%s%s%s)%s%s", l->soname, l->realpath ? l->realpath : l->path,
+				 l->source ? l->source : "?", l->from ? " of " : "", l->from ? l->from : "",
+				 l->version ? ", version " : "", l->version ? l->version : "");
+	else
+		finding_evidence(f, "%s: not found by the loader's search from %s", l->soname,
+				 l->requester ? l->requester : "the interpreter");
+}
+
+static void rf_judge(struct rf *r, const struct fw_entry *w);
 
 void rules_frameworks(const struct rules_in *in, struct report *rep)
 {
-	(void)in;
-	report_add(rep, LAYER_FRAMEWORKS, "frameworks.todo", STATUS_SKIPPED, NULL,
-		   "frameworks checks are not implemented yet");
+	const struct inventory *inv = in->inv;
+	struct rf r;
+	size_t ngpu_fw = 0, ncpu = 0, nbroken = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.in = in;
+	r.rep = rep;
+	rf_collect(&r);
+	if (inv->fw.n == 0) {
+		struct finding *f = report_add(rep, LAYER_FRAMEWORKS, "frameworks.none", STATUS_SKIPPED, NULL,
+					       "no TensorFlow, PyTorch, JAX or CuPy is installed in the %zu Python environment%s found",
+					       inv->fw.nenvs, inv->fw.nenvs == 1 ? "" : "s");
+
+		for (size_t i = 0; i < inv->pyenvs.n; i++)
+			finding_evidence(f, "%s environment %s (%zu site director%s)", inv->pyenvs.envs[i].kind,
+					 inv->pyenvs.envs[i].prefix, inv->pyenvs.envs[i].nsite,
+					 inv->pyenvs.envs[i].nsite == 1 ? "y" : "ies");
+		if (inv->fw.error)
+			finding_evidence(f, "%s", inv->fw.error);
+		report_set_summary(rep, LAYER_FRAMEWORKS, "no framework installed (%zu Python environments looked at)",
+				   inv->fw.nenvs);
+		return;
+	}
+	for (size_t i = 0; i < inv->fw.n; i++) {
+		const struct fw_entry *w = &inv->fw.fws[i];
+
+		rf_judge(&r, w);
+		if (w->prediction && !strcmp(w->prediction, "gpu"))
+			ngpu_fw++;
+		else if (w->prediction && !strcmp(w->prediction, "broken"))
+			nbroken++;
+		else
+			ncpu++;
+	}
+	report_set_summary(rep, LAYER_FRAMEWORKS,
+			   "%zu framework install%s in %zu environment%s: %zu can use the GPU, %zu CPU only, %zu broken",
+			   inv->fw.n, inv->fw.n == 1 ? "" : "s", inv->fw.nenvs, inv->fw.nenvs == 1 ? "" : "s",
+			   ngpu_fw, ncpu, nbroken);
+}
+
+/* ---- one framework ---- */
+
+struct rf_acc {
+	enum status worst;
+	const char *cause;	/* of the worst problem, for the summary finding */
+	struct buf because;	/* reasons, for the summary line */
+};
+
+static void rf_acc_note(struct rf_acc *a, enum status st, const char *cause, const char *why)
+{
+	if (st > a->worst) {
+		a->worst = st;
+		a->cause = cause;
+	}
+	if (why)
+		buf_printf(&a->because, "%s%s", a->because.len ? "; " : "", why);
+}
+
+static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	const struct fw_lib *cudart = rf_lib(w, "cudart");
+
+	for (size_t i = 0; i < w->nlibs; i++) {
+		const struct fw_lib *l = &w->libs[i];
+		struct finding *f;
+		struct buf fix = BUF_INIT;
+		char *id;
+		enum status st;
+
+		if (!strcmp(l->role, "driver") || (l->path && !l->missing_dep))
+			continue;
+		st = l->required ? STATUS_FAIL : STATUS_WARN;
+		id = xasprintf("%s.%s", idbase, l->soname);
+		if (!l->path) {
+			f = report_add(r->rep, LAYER_FRAMEWORKS, id, st, rf_missing_cause(l),
+				       "%s %s needs %s, which the loader cannot find", rf_pretty(w->name),
+				       w->version ? w->version : "", l->soname);
+		} else {
+			f = report_add(r->rep, LAYER_FRAMEWORKS, id, st, "lib-dependency-missing",
+				       "%s for %s is found but cannot load: its dependency %s is missing",
+				       l->soname, rf_pretty(w->name), l->missing_dep);
+		}
+		free(id);
+		rf_lib_evidence(f, l);
+		if (l->path && l->missing_dep)
+			finding_evidence(f, "%s has DT_NEEDED %s, not found from there", l->path, l->missing_dep);
+		if (w->main_rpath)
+			finding_evidence(f, "%s has DT_RPATH %s", w->main_lib, w->main_rpath);
+		if (w->main_runpath)
+			finding_evidence(f, "%s has DT_RUNPATH %s", w->main_lib, w->main_runpath);
+		if (w->nwheels == 0)
+			finding_evidence(f, "no nvidia-* wheels in %s", w->site_dir);
+		if (!strcmp(l->role, "nccl"))
+			buf_printf(&fix, "%s -m pip install nvidia-nccl-cu%d", rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
+		else
+			rf_fix_libs(w, &fix);
+		finding_fix(f, "%s", fix.s);
+		buf_release(&fix);
+		if (l->required) {
+			char *why = xasprintf("%s cannot be loaded", l->soname);
+
+			rf_acc_note(a, st, l == cudart ? "framework-cuda-mismatch" : rf_missing_cause(l), why);
+			free(why);
+		}
+	}
+}
+
+static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	const struct fw_lib *c = rf_lib(w, "cudnn");
+	struct kb_verdict v;
+
+	if (!c || !c->path)
+		return;
+	if (w->cudnn_required && c->version) {
+		memset(&v, 0, sizeof(v));
+		if (kb_cudnn_satisfies(c->version, w->cudnn_required, &v) == 0 || v.ok == 0) {
+			char *id = xasprintf("%s.cudnn", idbase);
+			struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_FAIL,
+						       "cudnn-version-mismatch",
+						       "%s %s needs cuDNN %s or newer of the same major; the loader gives %s",
+						       rf_pretty(w->name), w->version ? w->version : "",
+						       w->cudnn_required, c->version);
+			struct buf fix = BUF_INIT;
+
+			free(id);
+			rf_lib_evidence(f, c);
+			finding_evidence(f, "required cuDNN %s: %s", w->cudnn_required,
+					 w->cudnn_required_source ? w->cudnn_required_source : "?");
+			if (v.why[0])
+				finding_evidence(f, "%s", v.why);
+			rf_fix_libs(w, &fix);
+			finding_fix(f, "%s", fix.s);
+			buf_release(&fix);
+			rf_acc_note(a, STATUS_FAIL, "cudnn-version-mismatch", "its cuDNN is too old");
+		}
+	}
+	/* sub-libraries from another directory than the shim */
+	for (size_t i = 0; i < w->nlibs; i++) {
+		const struct fw_lib *l = &w->libs[i];
+		int differs;
+		char *id, *dir;
+		struct finding *f;
+		const char *slash;
+
+		if (strcmp(l->role, "cudnn-sub") != 0 || !l->path || !l->shadowed)
+			continue;
+		differs = l->version && l->shadowed_version && version_cmp_str(l->version, l->shadowed_version) != 0;
+		id = xasprintf("%s.%s", idbase, l->soname);
+		f = report_add(r->rep, LAYER_FRAMEWORKS, id, differs ? STATUS_FAIL : STATUS_WARN,
+			       differs ? "cudnn-version-mismatch" : "lib-shadowed",
+			       "cuDNN's %s loads %s%s instead of the copy beside %s%s%s",
+			       c->soname, l->realpath ? l->realpath : l->path,
+			       l->version ? "" : "", c->path,
+			       differs ? ": mixed cuDNN releases (" : "", differs ? "version incompatibility at the first cuDNN call)" : "");
+		free(id);
+		rf_lib_evidence(f, l);
+		finding_evidence(f, "%s has DT_RUNPATH $ORIGIN, so LD_LIBRARY_PATH is searched before its own directory",
+				 c->path);
+		finding_evidence(f, "the shim's own copy: %s%s%s", l->shadowed,
+				 l->shadowed_version ? ", version " : "", l->shadowed_version ? l->shadowed_version : "");
+		slash = strrchr(l->path, '/');
+		dir = slash ? xstrndup(l->path, (size_t)(slash - l->path)) : xstrdup(l->path);
+		if (l->source && !strcmp(l->source, "LD_LIBRARY_PATH"))
+			finding_fix(f, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vx '%s' | paste -sd:)",
+				    dir);
+		else
+			finding_fix(f, "remove the other cuDNN from %s, or reinstall one cuDNN: %s -m pip install --force-reinstall nvidia-cudnn-cu%d",
+				    dir, rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
+		free(dir);
+		rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN, differs ? "cudnn-version-mismatch" : "lib-shadowed",
+			    differs ? "cuDNN's sub-libraries come from another release" : NULL);
+	}
+}
+
+static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	struct kb_verdict v;
+	int dc = r->ngpus ? r->gpus[0].datacenter : -1;
+
+	if (!r->driver || w->cuda_version <= 0 || !r->in->kb)
+		return;
+	memset(&v, 0, sizeof(v));
+	if (kb_driver_runs_cuda(r->in->kb, r->driver, w->cuda_version, dc, &v) == 0 && v.ok == 0) {
+		char *id = xasprintf("%s.driver", idbase);
+		struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_FAIL, "framework-driver-too-old",
+					       "driver %s is too old for %s %s, built with CUDA %s",
+					       r->driver, rf_pretty(w->name), w->version ? w->version : "",
+					       w->cuda_build ? w->cuda_build : "?");
+		const char *floor = kb_cuda_compat_floor(r->in->kb, w->cuda_version / 1000);
+
+		free(id);
+		finding_evidence(f, "driver %s (%s)", r->driver, r->driver_from ? r->driver_from : "?");
+		finding_evidence(f, "CUDA build %s from %s", w->cuda_build ? w->cuda_build : "?",
+				 w->build_file ? w->build_file : "the wheel");
+		if (v.why[0])
+			finding_evidence(f, "%s", v.why);
+		finding_fix(f, "upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
+			    floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
+		rf_acc_note(a, STATUS_FAIL, "framework-driver-too-old", "the driver is too old for its CUDA");
+	}
+}
+
+/* Which torch variant of the same release runs on cc (for the fix). */
+static const struct kb_torch *rf_torch_variant_for(const struct kb *kb, const char *version,
+						   int ccmaj, int ccmin)
+{
+	for (size_t i = 0; kb && i < kb_torch_count(kb); i++) {
+		const struct kb_torch *t = kb_torch_at(kb, i);
+		char *copy, *save = NULL;
+		const char *archs[32];
+		size_t n = 0;
+		struct kb_verdict v;
+		int ok;
+
+		if (!t->archs || !version || version_cmp_str(t->version, version) != 0)
+			continue;
+		{
+			struct version a, b;
+
+			if (version_parse(t->version, &a) < 0 || version_parse(version, &b) < 0 ||
+			    a.part[0] != b.part[0] || a.part[1] != b.part[1])
+				continue;
+		}
+		copy = xstrdup(t->archs);
+		for (char *s = strtok_r(copy, ";", &save); s && n < 32; s = strtok_r(NULL, ";", &save))
+			archs[n++] = s;
+		memset(&v, 0, sizeof(v));
+		ok = kb_arch_runs(archs, n, ccmaj, ccmin, &v) == 0 && v.ok == 1;
+		free(copy);
+		if (ok)
+			return t;
+	}
+	return NULL;
+}
+
+static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	if (!w->narchs || w->is_cuda_build != 1)
+		return;
+	for (size_t g = 0; g < r->ngpus; g++) {
+		const struct rf_gpu *gpu = &r->gpus[g];
+		struct kb_verdict v;
+		char *id;
+		struct finding *f;
+		struct buf have = BUF_INIT;
+
+		if (gpu->cc_major < 0)
+			continue;
+		memset(&v, 0, sizeof(v));
+		if (kb_arch_runs((const char *const *)w->archs, w->narchs, gpu->cc_major, gpu->cc_minor, &v) < 0 ||
+		    v.ok != 0)
+			continue;
+		for (size_t k = 0; k < w->narchs; k++)
+			buf_printf(&have, "%s%s", k ? " " : "", w->archs[k]);
+		id = xasprintf("%s.arch%zu", idbase, g);
+		f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_FAIL, "gpu-arch-unsupported",
+			       "%s %s has no code for GPU %zu (%s, sm_%d%d)", rf_pretty(w->name),
+			       w->version ? w->version : "", g, gpu->name ? gpu->name : "?",
+			       gpu->cc_major, gpu->cc_minor);
+		free(id);
+		finding_evidence(f, "built for: %s (%s of %s)", have.s, w->archs_source ? w->archs_source : "?",
+				 w->archs_from ? w->archs_from : "?");
+		if (v.why[0])
+			finding_evidence(f, "%s", v.why);
+		if (!strcmp(w->name, "torch")) {
+			const struct kb_torch *t = rf_torch_variant_for(r->in->kb, w->version, gpu->cc_major,
+									gpu->cc_minor);
+
+			if (t) {
+				char cmd[300];
+
+				kb_torch_install(t, cmd, sizeof(cmd));
+				finding_evidence(f, "the %s variant of torch %s includes sm_%d%d (%s)", t->variant,
+						 t->version, gpu->cc_major, gpu->cc_minor, t->archs);
+				finding_fix(f, "%s -m %s --force-reinstall", rf_py(w), cmd);
+			} else {
+				finding_fix(f, "install a torch release or variant whose arch list includes sm_%d%d (for Maxwell/Pascal/Volta on torch >= 2.8: the cu126 wheel)",
+					    gpu->cc_major, gpu->cc_minor);
+			}
+		} else {
+			finding_fix(f, "install a %s release built for sm_%d%d (see its release notes)",
+				    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
+		}
+		rf_acc_note(a, STATUS_FAIL, "gpu-arch-unsupported", "it has no code for this GPU's architecture");
+		buf_release(&have);
+	}
+}
+
+static void rf_python(struct rf *r, const struct fw_entry *w, const char *idbase)
+{
+	struct version lo, hi, py;
+	const char *dash;
+	char *id;
+	struct finding *f;
+
+	if (!w->python_range || !w->python_version || version_parse(w->python_version, &py) < 0)
+		return;
+	dash = strchr(w->python_range, '-');
+	if (version_parse(w->python_range, &lo) < 0 || !dash || version_parse(dash + 1, &hi) < 0)
+		return;
+	if (version_cmp(&py, &lo) >= 0 && version_cmp(&py, &hi) <= 0)
+		return;
+	id = xasprintf("%s.python", idbase);
+	f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_WARN, "framework-python-unsupported",
+		       "%s %s supports Python %s; this environment has Python %s", rf_pretty(w->name),
+		       w->version ? w->version : "", w->python_range, w->python_version);
+	free(id);
+	finding_evidence(f, "environment %s (Python %s)", w->env_prefix, w->python_version);
+	finding_evidence(f, "%s %s: Python %s (knowledge base)", rf_pretty(w->name), w->version ? w->version : "",
+			 w->python_range);
+	finding_fix(f, "create an environment with a Python in %s for %s %s", w->python_range,
+		    rf_pretty(w->name), w->version ? w->version : "");
+}
+
+static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	const struct fw_live *l = &w->live;
+	int predicted_gpu, got_gpu;
+	char *id;
+	struct finding *f;
+
+	if (!l->ran)
+		return;
+	predicted_gpu = w->prediction && !strcmp(w->prediction, "gpu") && r->ngpus > 0;
+	got_gpu = l->gpus > 0;
+	if (l->import_ok == 1 && predicted_gpu == got_gpu &&
+	    !(w->prediction && !strcmp(w->prediction, "broken")))
+		return;
+	if (l->import_ok == 0 && w->prediction && !strcmp(w->prediction, "broken"))
+		return;
+	if (l->import_ok < 0 && l->gpus < 0)
+		return;		/* nothing to compare */
+	id = xasprintf("%s.live", idbase);
+	f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_WARN, "framework-live-disagrees",
+		       "%s predicted %s, but the framework %s", rf_pretty(w->name),
+		       w->prediction ? w->prediction : "unknown",
+		       l->import_ok == 0 ? "failed to import" : got_gpu ? "uses the GPU" : "sees no GPU");
+	free(id);
+	finding_evidence(f, "%s: %s, import %s, %d GPU(s)", w->python ? w->python : "?",
+			 l->outcome ? l->outcome : "?", l->import_ok == 1 ? "ok" : "failed", l->gpus);
+	if (l->error)
+		finding_evidence(f, "error: %s", l->error);
+	for (size_t i = 0; i < l->nmissing; i++)
+		finding_evidence(f, "the framework could not load %s", l->missing[i]);
+	if (w->why)
+		finding_evidence(f, "prediction: %s", w->why);
+	finding_fix(f, "report this to the gpudoctor developers with: gpudoctor --json check --live");
+	rf_acc_note(a, STATUS_WARN, "framework-live-disagrees", NULL);
+}
+
+static void rf_summary(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	struct buf title = BUF_INIT;
+	const char *pretty = rf_pretty(w->name);
+	struct finding *f;
+	enum status st = a->worst;
+	const char *cause = a->cause;
+	int has_gpu = r->ngpus > 0;
+
+	buf_printf(&title, "%s %s in %s ", pretty, w->version ? w->version : "(unknown version)", w->site_dir);
+	if (w->flavour && !strcmp(w->flavour, "stub")) {
+		buf_printf(&title, "is not TensorFlow: %s", w->why ? w->why : "an empty stub");
+		if (st < STATUS_FAIL) {
+			st = STATUS_FAIL;
+			cause = "framework-cpu-only";
+		}
+	} else if (w->is_cuda_build == 0) {
+		buf_printf(&title, "will run on the CPU only, because it is a %s build",
+			   w->flavour && !strcmp(w->flavour, "rocm") ? "ROCm" : "CPU-only");
+		if (has_gpu && st < STATUS_WARN) {
+			st = STATUS_WARN;
+			cause = "framework-cpu-only";
+		}
+	} else if (w->prediction && !strcmp(w->prediction, "broken")) {
+		buf_printf(&title, "will fail to import, because %s", a->because.len ? a->because.s : (w->why ? w->why : "?"));
+	} else if (w->prediction && !strcmp(w->prediction, "cpu")) {
+		buf_printf(&title, "will run on the CPU only, because %s", a->because.len ? a->because.s : (w->why ? w->why : "?"));
+	} else if (a->worst >= STATUS_FAIL) {
+		buf_printf(&title, "will not work on the GPU: %s", a->because.s);
+	} else if (w->prediction && !strcmp(w->prediction, "gpu")) {
+		const struct fw_lib *c = rf_lib(w, "cudnn");
+		const struct fw_lib *rt = rf_lib(w, "cudart");
+
+		if (has_gpu) {
+			const struct rf_gpu *g = &r->gpus[0];
+
+			buf_printf(&title, "will use GPU 0 (%s", g->name ? g->name : "?");
+			if (g->cc_major >= 0)
+				buf_printf(&title, ", sm_%d%d", g->cc_major, g->cc_minor);
+			buf_puts(&title, ")");
+		} else {
+			buf_puts(&title, "has every library it needs for the GPU, but this machine shows no NVIDIA GPU;");
+		}
+		buf_printf(&title, " with CUDA %s", rt && rt->version ? rt->version : w->cuda_build ? w->cuda_build : "?");
+		if (c && c->path) {
+			const char *sl = strrchr(c->path, '/');
+
+			buf_printf(&title, " and cuDNN %s from %.*s", c->version ? c->version : "?",
+				   sl ? (int)(sl - c->path) : (int)strlen(c->path), c->path);
+		}
+	} else {
+		buf_printf(&title, "could not be judged%s%s", w->error ? ": " : "", w->error ? w->error : "");
+		if (st < STATUS_WARN && w->error) {
+			st = STATUS_SKIPPED;
+			cause = NULL;
+		}
+	}
+	if (st == STATUS_OK || st == STATUS_SKIPPED)
+		cause = NULL;
+	f = report_add(r->rep, LAYER_FRAMEWORKS, idbase, st, cause, "%s", title.s);
+	finding_evidence(f, "%s %s (%s) in %s environment %s, Python %s", w->dist ? w->dist : w->name,
+			 w->version ? w->version : "?", w->flavour ? w->flavour : "?", w->env_kind,
+			 w->env_prefix, w->python_version ? w->python_version : "?");
+	if (w->build_file)
+		finding_evidence(f, "%s: CUDA %s, cuDNN %s", w->build_file, w->cuda_build ? w->cuda_build : "none",
+				 w->cudnn_build ? w->cudnn_build : "?");
+	if (w->plugin)
+		finding_evidence(f, "CUDA plugin %s", w->plugin);
+	if (w->main_lib)
+		finding_evidence(f, "requester %s%s%s%s%s", w->main_lib, w->main_rpath ? ", DT_RPATH " : "",
+				 w->main_rpath ? w->main_rpath : "", w->main_runpath ? ", DT_RUNPATH " : "",
+				 w->main_runpath ? w->main_runpath : "");
+	for (size_t i = 0; i < w->nlibs; i++)
+		if (strcmp(w->libs[i].role, "needed") != 0 && strcmp(w->libs[i].role, "cudnn-sub") != 0)
+			rf_lib_evidence(f, &w->libs[i]);
+	if (w->narchs) {
+		struct buf archs = BUF_INIT;
+
+		for (size_t k = 0; k < w->narchs; k++)
+			buf_printf(&archs, "%s%s", k ? " " : "", w->archs[k]);
+		finding_evidence(f, "GPU code: %s (%s)", archs.s, w->archs_source ? w->archs_source : "?");
+		buf_release(&archs);
+	}
+	if (w->error)
+		finding_evidence(f, "%s", w->error);
+	if (st != STATUS_OK && st != STATUS_SKIPPED) {
+		struct buf fix = BUF_INIT;
+
+		if (cause && !strcmp(cause, "framework-cpu-only"))
+			rf_fix_gpu_build(r, w, &fix);
+		else if (cause && !strcmp(cause, "framework-driver-too-old"))
+			buf_puts(&fix, "upgrade the NVIDIA driver (see the driver finding of this framework)");
+		else
+			rf_fix_libs(w, &fix);
+		finding_fix(f, "%s", fix.s);
+		buf_release(&fix);
+	}
+	buf_release(&title);
+}
+
+static void rf_judge(struct rf *r, const struct fw_entry *w)
+{
+	char *env = rf_env_id(w);
+	char *idbase = xasprintf("frameworks.%s.%s", env, w->name);
+	struct rf_acc a;
+
+	memset(&a, 0, sizeof(a));
+	buf_init(&a.because);
+	if (w->is_cuda_build == 1) {
+		rf_missing(r, w, idbase, &a);
+		rf_cudnn(r, w, idbase, &a);
+		rf_driver(r, w, idbase, &a);
+		rf_arch(r, w, idbase, &a);
+	}
+	rf_python(r, w, idbase);
+	rf_live(r, w, idbase, &a);
+	rf_summary(r, w, idbase, &a);
+	buf_release(&a.because);
+	free(idbase);
+	free(env);
 }

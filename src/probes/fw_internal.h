@@ -1,0 +1,75 @@
+/*
+ * fw_internal.h - shared between the frameworks probe's files (frameworks.c,
+ * fw_resolve.c, fw_tf.c, fw_torch.c, fw_jax.c, fw_live.c).  Not for other
+ * layers: they read struct frameworks_inventory.
+ */
+#ifndef GD_FW_INTERNAL_H
+#define GD_FW_INTERNAL_H
+
+#include "probes/frameworks.h"
+#include "python/distinfo.h"
+#include "python/pyenv.h"
+
+struct gd_ctx;
+struct kb;
+struct ldso;
+
+/* One site directory being examined. */
+struct fw_site {
+	const struct gd_ctx *ctx;
+	const char *root;
+	struct ldso *ldso;		/* NULL when the loader emulation could not start */
+	const struct kb *kb;
+	struct distinfo_site idx;
+	/* RECORDs of the nvidia-* wheels, read on first need */
+	int records_read;
+	char **rec_paths;		/* "nvidia/cu13/lib/libcudart.so.13" */
+	char **rec_owner;		/* "nvidia-cuda-runtime 13.0.96" (shared strings not owned) */
+	size_t nrec, rec_cap;
+	char **owners;			/* owned owner strings */
+	size_t nowners, owners_cap;
+};
+
+/* A new entry in inv->fw with the environment's fields filled. */
+struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyenv_list *envs,
+			      size_t env, const char *site_dir, const char *name);
+
+/* Resolve soname as chain[0] (loaded by chain[1..]) would, add it to fw->libs. */
+struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
+			      const char *role, int required, int dlopened,
+			      const char *const *chain, size_t n);
+/* A library found by path (JAX's preload of nvidia wheels). */
+struct fw_lib *fw_lib_at_path(struct fw_site *s, struct fw_entry *fw, const char *soname,
+			      const char *role, int required, const char *path);
+/* cuDNN's shim loads its sub-libraries with itself as requester. */
+void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct fw_lib *shim,
+			   int cudnn_major);
+/* The DT_RPATH / DT_RUNPATH / DT_NEEDED of a machine path; 0 or -1. */
+int fw_elf_dyn(const char *root, const char *path, char **rpath, char **runpath,
+	       char ***needed, size_t *nneeded);
+void fw_strv_free(char **v, size_t n);
+/* nvidia-* wheels in the site directory into fw->wheels. */
+void fw_note_wheels(struct fw_site *s, struct fw_entry *fw);
+/* Version of an installed distribution, or NULL. */
+const char *fw_dist_version(const struct fw_site *s, const char *name);
+/* Requires-Dist specifier of dep in dist's METADATA (extra may be NULL); caller frees. */
+char *fw_requirement(const struct fw_site *s, const struct distinfo_dist *d, const char *dep,
+		     const char *extra);
+/* The prediction from the libraries: "broken" if a required DT_NEEDED is missing,
+ * "cpu" if a required dlopened one is (fallback_cpu) ... */
+void fw_predict(struct fw_entry *fw, int missing_needed_is_fatal);
+/* Machine path of a file in the site dir if it exists, else NULL. */
+char *fw_site_file(const struct fw_site *s, const char *rel);
+
+void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
+			 const struct pyenv_list *envs, size_t env);
+void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
+		    const struct pyenv_list *envs, size_t env);
+void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
+		  const struct pyenv_list *envs, size_t env);
+void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
+		   const struct pyenv_list *envs, size_t env);
+
+void fw_entry_release(struct fw_entry *fw);
+
+#endif

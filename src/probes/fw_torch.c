@@ -1,0 +1,191 @@
+/*
+ * fw_torch.c - PyTorch in one site directory: torch/version.py (version,
+ * CUDA), the cuDNN the wheel pins (Requires-Dist), libtorch_cuda.so's
+ * DT_NEEDED resolved through its own DT_RPATH (which outranks
+ * LD_LIBRARY_PATH: facts.md §10), cuDNN's sub-libraries as the shim loads
+ * them, and the GPU architectures in libtorch_cuda.so's fat binaries.
+ */
+#include "probes/fw_internal.h"
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/xalloc.h"
+#include "knowledge/kb.h"
+#include "probes/fatbin.h"
+#include "python/pyfile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The role of a DT_NEEDED of libtorch_cuda.so, by its name. */
+static const char *fw_torch_role(const char *so)
+{
+	static const struct { const char *prefix, *role; } roles[] = {
+		{ "libcudart.so", "cudart" }, { "libcublasLt.so", "cublasLt" },
+		{ "libcublas.so", "cublas" }, { "libcudnn.so", "cudnn" },
+		{ "libnccl.so", "nccl" }, { "libcufft.so", "cufft" },
+		{ "libcusparse.so", "cusparse" }, { "libcusolver.so", "cusolver" },
+		{ "libcurand.so", "curand" }, { NULL, NULL },
+	};
+
+	for (size_t i = 0; roles[i].prefix; i++)
+		if (!strncmp(so, roles[i].prefix, strlen(roles[i].prefix)))
+			return roles[i].role;
+	return "needed";
+}
+
+static int fw_torch_skip(const char *so)
+{
+	static const char *const sys[] = {
+		"libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "libgcc_s.so",
+		"libstdc++.so", "ld-linux", NULL
+	};
+
+	for (size_t i = 0; sys[i]; i++)
+		if (!strncmp(so, sys[i], strlen(sys[i])))
+			return 1;
+	return 0;
+}
+
+static void fw_torch_archs(struct fw_site *s, struct fw_entry *fw)
+{
+	struct fatbin_summary fb = FATBIN_SUMMARY_INIT;
+	struct err e = ERR_INIT;
+
+	if (fatbin_read_library(s->root, fw->main_lib, &fb, &e) < 0) {
+		if (!fw->error)
+			fw->error = xasprintf("GPU architectures: %s", e.msg);
+		fatbin_summary_release(&fb);
+		return;
+	}
+	fw->archs = xcalloc(fb.n + 1, sizeof(*fw->archs));
+	for (size_t i = 0; i < fb.n; i++) {
+		char name[32];
+
+		fw->archs[fw->narchs++] = xstrdup(fatbin_arch_name(&fb.archs[i], name, sizeof(name)));
+	}
+	fw->archs_source = "fatbin";
+	fw->archs_from = xstrdup(fw->main_lib);
+	fatbin_summary_release(&fb);
+}
+
+void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
+		    const struct pyenv_list *envs, size_t env)
+{
+	const struct distinfo_dist *d = distinfo_find(&s->idx, "torch");
+	char *vpath = fw_site_file(s, "torch/version.py");
+	struct torch_version_py tv;
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct fw_entry *fw;
+	const char *plus;
+	char **needed = NULL;
+	size_t nneeded = 0;
+	long cudnn_i = -1;
+
+	if (!d && !vpath)
+		return;
+	fw = fw_entry_new(inv, envs, env, s->idx.dir, "torch");
+	fw->dist = d ? xstrdup(d->norm) : NULL;
+	fw->version = d ? xstrdup_or_null(d->version) : NULL;
+	fw_note_wheels(s, fw);
+	memset(&tv, 0, sizeof(tv));
+	if (!vpath) {
+		fw->error = xstrdup("torch/version.py is missing");
+	} else if (fs_read_file(s->root, vpath, 1 << 16, &b, &e) < 0 ||
+		   pyfile_torch_version_parse(b.s, b.len, &tv, &e) < 0) {
+		fw->error = xasprintf("%s: %s", vpath, e.msg);
+	}
+	buf_release(&b);
+	fw->build_file = vpath;
+	if (tv.version && !fw->version)
+		fw->version = xstrdup(tv.version);
+	plus = fw->version ? strchr(fw->version, '+') : NULL;
+	if (!plus && tv.version)
+		plus = strchr(tv.version, '+');
+	fw->local_tag = plus ? xstrdup(plus + 1) : NULL;
+	if (tv.hip) {
+		fw->flavour = xstrdup("rocm");
+		fw->is_cuda_build = 0;
+	} else if (tv.cuda) {
+		fw->flavour = xstrdup("cuda");
+		fw->is_cuda_build = 1;
+		fw->cuda_build = xstrdup(tv.cuda);
+		fw->cuda_version = kb_parse_cuda(tv.cuda);
+		fw->cuda_major = fw->cuda_version > 0 ? fw->cuda_version / 1000 : -1;
+	} else if (tv.cuda_known) {
+		fw->flavour = xstrdup("cpu");
+		fw->is_cuda_build = 0;
+	}
+	torch_version_py_release(&tv);
+
+	if (s->kb && fw->version) {
+		const struct kb_torch *row = kb_torch_release(s->kb, fw->version,
+			fw->local_tag && !strncmp(fw->local_tag, "cu", 2) ? fw->local_tag : NULL);
+
+		if (row) {
+			fw->python_range = xstrdup_or_null(row->python);
+			if (fw->is_cuda_build == 1 && row->cudnn && strcmp(row->cudnn, "-") != 0) {
+				fw->cudnn_required = xstrdup(row->cudnn);
+				fw->cudnn_required_source = "PyTorch's release compatibility matrix";
+			}
+		}
+	}
+	if (fw->is_cuda_build != 1) {
+		fw_predict(fw, 1);
+		return;
+	}
+	if (fw->cuda_major > 0) {
+		char *dep = xasprintf("nvidia-cudnn-cu%d", fw->cuda_major);
+		char *pin = fw_requirement(s, d, dep, NULL);
+
+		if (pin && !strncmp(pin, "==", 2)) {
+			fw->cudnn_build = xstrdup(pin + 2);
+			free(fw->cudnn_required);
+			fw->cudnn_required = xstrdup(pin + 2);
+			fw->cudnn_required_source = "the wheel's Requires-Dist pin";
+			fw->cudnn_major = atoi(pin + 2);
+		}
+		free(pin);
+		free(dep);
+	}
+
+	fw->main_lib = fw_site_file(s, "torch/lib/libtorch_cuda.so");
+	if (!fw->main_lib) {
+		if (!fw->error)
+			fw->error = xstrdup("torch/lib/libtorch_cuda.so is missing from a CUDA build");
+		fw_predict(fw, 1);
+		return;
+	}
+	if (fw_elf_dyn(s->root, fw->main_lib, &fw->main_rpath, &fw->main_runpath, &needed,
+		       &nneeded) < 0 && !fw->error)
+		fw->error = xasprintf("%s is not a readable ELF library", fw->main_lib);
+	for (size_t i = 0; i < nneeded; i++) {
+		const char *chain[] = { fw->main_lib };
+		struct fw_lib *l;
+
+		if (fw_torch_skip(needed[i]))
+			continue;
+		l = fw_resolve_lib(s, fw, needed[i], fw_torch_role(needed[i]), 1, 0, chain, 1);
+		if (!strcmp(l->role, "cudnn"))
+			cudnn_i = (long)(l - fw->libs);	/* fw->libs moves as it grows */
+	}
+	fw_strv_free(needed, nneeded);
+	{
+		const char *chain[] = { fw->main_lib };
+
+		/* libcuda.so.1 is dlopen()ed lazily by the CUDA runtime */
+		fw_resolve_lib(s, fw, "libcuda.so.1", "driver", 1, 1, chain, 1);
+		if (cudnn_i >= 0) {
+			const char *so = fw->libs[cudnn_i].soname;
+			const char *dot = strrchr(so, '.');
+			int major = dot ? atoi(dot + 1) : -1;
+
+			if (fw->cudnn_major < 0)
+				fw->cudnn_major = major;
+			fw_resolve_cudnn_subs(s, fw, &fw->libs[cudnn_i], major);
+		}
+	}
+	fw_torch_archs(s, fw);
+	fw_predict(fw, 1);
+}

@@ -1,0 +1,306 @@
+"""The frameworks layer on fixture machines: TensorFlow, PyTorch, JAX and CuPy
+laid out as their wheels install them (tests/e2e/fixtures_fw.py), judged
+without importing anything."""
+import json
+import os
+import unittest
+
+import fixtures
+import fixtures_fw as fw
+from gdtest import GDTestCase, Root, assert_cause, assert_no_cause, check, clean_env, finding
+
+SITE = "opt/venv/lib/python3.11/site-packages"
+
+
+def env(**kw):
+    e = clean_env(PATH="/usr/bin:/bin", HOME="/nonexistent", VIRTUAL_ENV="/opt/venv")
+    e.update({k: str(v) for k, v in kw.items()})
+    return e
+
+
+def fws(doc, name=None):
+    return [f for f in doc["inventory"]["frameworks"] if name is None or f["name"] == name]
+
+
+def lib(entry, soname):
+    for l in entry["libraries"]:
+        if l["soname"] == soname:
+            return l
+    raise KeyError(f"{soname} not in {[l['soname'] for l in entry['libraries']]}")
+
+
+def fw_findings(doc):
+    return [f for f in doc["findings"] if f["layer"] == "frameworks"]
+
+
+class NoFrameworks(GDTestCase):
+    def test_none_installed_is_skipped_not_failed(self):
+        r = fixtures.healthy_root()
+        fw.add_venv(r)
+        doc = check(r, env=env())
+        f = finding(doc, fid="frameworks.none")
+        self.assertIsNotNone(f, json.dumps(fw_findings(doc), indent=1))
+        self.assertEqual(f["status"], "skipped")
+        self.assertTrue(any("/opt/venv" in e for e in f["evidence"]))
+        self.assertEqual(fws(doc), [])
+
+
+class TensorFlow(GDTestCase):
+    def test_and_cuda_wheels_resolve_through_runpath(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_tensorflow(r, site, and_cuda_pins=["nvidia-cudnn-cu12==8.9.4.25"])
+        fw.add_cuda12_wheels(r, site)
+        doc = check(r, env=env())
+        (t,) = fws(doc, "tensorflow")
+        self.assertEqual(t["version"], "2.15.0")
+        self.assertEqual(t["cuda_build"], "12.2")
+        self.assertEqual(t["flavour"], "cuda")
+        self.assertEqual(t["archs"], ["sm_50", "sm_60", "sm_70", "sm_75", "compute_80"])
+        cudart = lib(t, "libcudart.so.12")
+        self.assertEqual(cudart["path"], f"/{SITE}/nvidia/cuda_runtime/lib/libcudart.so.12")
+        self.assertEqual(cudart["source"], "RUNPATH")
+        self.assertEqual(cudart["wheel"], "nvidia-cuda-runtime-cu12 12.2.140")
+        self.assertEqual(lib(t, "libcudnn.so.8")["version"], "8.9.4.25")
+        self.assertEqual(t["prediction"], "gpu", json.dumps(t, indent=1))
+        for c in ("framework-cuda-mismatch", "cuda-runtime-missing", "cudnn-missing", "framework-cpu-only"):
+            assert_no_cause(self, doc, c)
+        s = finding(doc, fid="frameworks.opt_venv.tensorflow")
+        self.assertEqual(s["status"], "ok", json.dumps(s, indent=1))
+        self.assertIn("will use GPU 0 (NVIDIA H200", s["title"])
+
+    def test_215_without_its_cuda_wheels_runs_on_cpu(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_tensorflow(r, site)
+        doc = check(r, env=env())
+        (t,) = fws(doc, "tensorflow")
+        self.assertEqual(t["prediction"], "cpu")
+        self.assertIsNone(lib(t, "libcudart.so.12")["path"])
+        f = assert_cause(self, doc, "cuda-runtime-missing", "fail")
+        self.assertIn("tensorflow[and-cuda]==2.15.0", f["fix"])
+        assert_cause(self, doc, "cudnn-missing", "fail")
+        s = assert_cause(self, doc, "framework-cuda-mismatch", "fail")
+        self.assertIn("will run on the CPU only, because", s["title"])
+        self.assertIn("libcudart.so.12", s["title"])
+
+    def test_missing_transitive_dependency(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_tensorflow(r, site)
+        fw.add_cuda12_wheels(r, site)
+        r.remove(f"{site}/nvidia/nvjitlink")
+        doc = check(r, env=env())
+        f = finding(doc, fid=f"frameworks.opt_venv.tensorflow.libcusolver.so.11")
+        self.assertIsNotNone(f, json.dumps(fw_findings(doc), indent=1))
+        self.assertEqual((f["status"], f["cause"]), ("fail", "lib-dependency-missing"))
+        self.assertIn("libnvJitLink.so.12", f["title"])
+        (t,) = fws(doc, "tensorflow")
+        self.assertEqual(lib(t, "libcusolver.so.11")["missing_dependency"], "libnvJitLink.so.12")
+        self.assertEqual(t["prediction"], "cpu")
+
+    def test_cpu_package_on_a_gpu_machine(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_tensorflow(r, site, dist="tensorflow-cpu", build_info=fw.TF_BUILD_INFO_CPU)
+        doc = check(r, env=env())
+        f = assert_cause(self, doc, "framework-cpu-only", "warn")
+        self.assertIn("will run on the CPU only", f["title"])
+        self.assertIn("tensorflow[and-cuda]", f["fix"])
+        self.assertIn("uninstall -y tensorflow-cpu", f["fix"])
+        (t,) = fws(doc, "tensorflow")
+        self.assertEqual(t["prediction"], "cpu")
+        self.assertEqual(t["flavour"], "cpu")
+
+    def test_gpu_stub(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_dist(r, site, "tensorflow-gpu", "2.12.0", summary="Removed: please install tensorflow instead")
+        doc = check(r, env=env())
+        (t,) = fws(doc, "tensorflow")
+        self.assertEqual(t["flavour"], "stub")
+        f = assert_cause(self, doc, "framework-cpu-only", "fail")
+        self.assertIn("stub", f["title"])
+
+    def test_python_outside_the_release_range(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r, py="3.12")
+        fw.add_tensorflow(r, site, build_info=fw.TF_BUILD_INFO_CPU, dist="tensorflow-cpu")
+        doc = check(r, env=env())
+        f = assert_cause(self, doc, "framework-python-unsupported", "warn")
+        self.assertIn("3.9-3.11", f["title"])
+        r2 = fixtures.healthy_root()
+        site2 = fw.add_venv(r2, py="3.11")
+        fw.add_tensorflow(r2, site2, build_info=fw.TF_BUILD_INFO_CPU, dist="tensorflow-cpu")
+        assert_no_cause(self, check(r2, env=env()), "framework-python-unsupported")
+
+    def test_driver_too_old_for_cuda_12(self):
+        r = fixtures.healthy_root(driver_version="470.256.02")
+        site = fw.add_venv(r)
+        fw.add_tensorflow(r, site)
+        fw.add_cuda12_wheels(r, site)
+        doc = check(r, env=env())
+        f = assert_cause(self, doc, "framework-driver-too-old", "fail")
+        self.assertIn("470.256.02", f["title"])
+        assert_no_cause(self, check(fw_healthy_tf(), env=env()), "framework-driver-too-old")
+
+
+def fw_healthy_tf():
+    r = fixtures.healthy_root()
+    site = fw.add_venv(r)
+    fw.add_tensorflow(r, site)
+    fw.add_cuda12_wheels(r, site)
+    return r
+
+
+class Torch(GDTestCase):
+    def healthy(self, archs=("sm_80", "sm_90"), device_id=fixtures.H200_PCI_ID):
+        r = fixtures.healthy_root(device_id=device_id)
+        site = fw.add_venv(r)
+        fw.add_torch(r, site, archs=archs)
+        fw.add_torch_cu12_wheels(r, site)
+        return r, site
+
+    def test_rpath_outranks_ld_library_path(self):
+        r, site = self.healthy()
+        sysdir = fw.add_system_cudnn(r)
+        r.shared_lib("opt/other/libcudart.so.12", soname="libcudart.so.12")
+        doc = check(r, env=env(LD_LIBRARY_PATH=f"/opt/other:{sysdir}"))
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["cuda_build"], "12.4")
+        self.assertEqual(t["local_tag"], "cu124")
+        cudart = lib(t, "libcudart.so.12")
+        self.assertEqual(cudart["source"], "RPATH")
+        self.assertEqual(cudart["path"], f"/{SITE}/nvidia/cuda_runtime/lib/libcudart.so.12")
+        self.assertEqual(lib(t, "libcudnn.so.9")["source"], "RPATH")
+        # ... but cuDNN's shim has RUNPATH $ORIGIN: LD_LIBRARY_PATH wins for its sub-libraries
+        g = lib(t, "libcudnn_graph.so.9")
+        self.assertEqual(g["source"], "LD_LIBRARY_PATH")
+        self.assertEqual(g["version"], "9.14.0")
+        f = finding(doc, fid="frameworks.opt_venv.torch.libcudnn_graph.so.9")
+        self.assertEqual(f["cause"], "cudnn-version-mismatch", json.dumps(f, indent=1))
+        # fail, or warn when a lower layer (libraries, which sees the same LD_LIBRARY_PATH) failed first
+        self.assertIn(f["status"], ("fail", "warn"))
+        self.assertIn("LD_LIBRARY_PATH", f["fix"])
+
+    def test_healthy_has_no_mismatch(self):
+        r, site = self.healthy()
+        fw.add_system_cudnn(r)
+        doc = check(r, env=env())
+        (t,) = fws(doc, "torch")
+        self.assertEqual(lib(t, "libcudnn_graph.so.9")["source"], "RUNPATH")
+        self.assertEqual(lib(t, "libcudnn.so.9")["version"], "9.1.0.70")
+        self.assertEqual(t["prediction"], "gpu")
+        for c in ("cudnn-version-mismatch", "lib-shadowed", "gpu-arch-unsupported", "cuda-runtime-missing"):
+            assert_no_cause(self, doc, c)
+        s = finding(doc, fid="frameworks.opt_venv.torch")
+        self.assertEqual(s["status"], "ok", json.dumps(s, indent=1))
+        self.assertIn("sm_90", s["title"])
+        self.assertIn("cuDNN 9.1.0.70", s["title"])
+
+    def test_archs_from_fatbin(self):
+        r, site = self.healthy(archs=("sm_75", "sm_90", "compute_90"))
+        doc = check(r, env=env())
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["archs"], ["sm_75", "sm_90", "compute_90"])
+        self.assertEqual(t["archs_source"], "fatbin")
+
+    def test_pascal_on_a_sm75_plus_build(self):
+        # GTX 1080 (10de:1b80, CC 6.1) with a build for 7.5+
+        r, site = self.healthy(archs=("sm_75", "sm_80", "sm_90"), device_id=0x1b80)
+        # the fake libcuda always says H200: leave the GPU's identity to PCI id + knowledge base
+        doc = check(r, env=env(FAKE_CUDA_DEVICES=0))
+        f = assert_cause(self, doc, "gpu-arch-unsupported")
+        self.assertIn("sm_61", f["title"])
+        self.assertTrue(any("sm_75 sm_80 sm_90" in e for e in f["evidence"]), f["evidence"])
+
+    def test_missing_needed_breaks_import(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_torch(r, site)
+        doc = check(r, env=env())
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["prediction"], "broken")
+        f = assert_cause(self, doc, "cuda-runtime-missing", "fail")
+        self.assertIn("torch==2.5.1+cu124", f["fix"])
+        s = finding(doc, fid="frameworks.opt_venv.torch")
+        self.assertIn("will fail to import", s["title"])
+
+    def test_cpu_wheel(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_torch(r, site, version="2.5.1+cpu", cuda="None", cudnn_pin=None)
+        doc = check(r, env=env())
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["flavour"], "cpu")
+        self.assertEqual(t["local_tag"], "cpu")
+        f = assert_cause(self, doc, "framework-cpu-only", "warn")
+        self.assertIn("PyTorch 2.5.1+cpu", f["title"])
+
+
+class JaxCupy(GDTestCase):
+    def test_jax_plugin_preloads_wheels(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_dist(r, site, "jax", "0.7.2")
+        fw.add_dist(r, site, "jaxlib", "0.7.2")
+        fw.add_dist(r, site, "jax-cuda12-plugin", "0.7.2")
+        fw.add_dist(r, site, "jax-cuda12-pjrt", "0.7.2")
+        r.shared_lib(f"{site}/jax_plugins/xla_cuda12/xla_cuda_plugin.so", soname="xla_cuda_plugin.so")
+        fw.add_torch_cu12_wheels(r, site, cudnn="9.8.0.87")
+        doc = check(r, env=env())
+        (j,) = fws(doc, "jax")
+        self.assertEqual(lib(j, "libcudart.so.12")["source"], "preload")
+        self.assertIsNone(lib(j, "libcufft.so.11")["path"])
+        self.assertEqual(j["prediction"], "cpu")
+        assert_cause(self, doc, "cuda-runtime-missing")
+
+    def test_jaxlib_alone_is_cpu(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_dist(r, site, "jax", "0.7.2")
+        fw.add_dist(r, site, "jaxlib", "0.7.2")
+        doc = check(r, env=env())
+        assert_cause(self, doc, "framework-cpu-only", "warn")
+
+    def test_cupy_missing_runtime(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_dist(r, site, "cupy-cuda12x", "13.3.0")
+        r.shared_lib(f"{site}/cupy_backends/cuda/api/runtime.cpython-311-x86_64-linux-gnu.so",
+                     needed=("libcudart.so.12",))
+        doc = check(r, env=env())
+        (c,) = fws(doc, "cupy")
+        self.assertEqual(c["cuda_build"], "12.x")
+        self.assertEqual(c["prediction"], "broken")
+        assert_cause(self, doc, "cuda-runtime-missing", "fail")
+
+
+class Environments(GDTestCase):
+    def test_every_environment_once(self):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_torch(r, site, version="2.5.1+cpu", cuda="None", cudnn_pin=None)
+        r.mkdir("usr/lib/python3/dist-packages")
+        r.mkdir("usr/lib/python3.11")
+        fw.add_tensorflow(r, "usr/lib/python3/dist-packages", dist="tensorflow-cpu",
+                          build_info=fw.TF_BUILD_INFO_CPU)
+        conda_site = "opt/conda/envs/tf/lib/python3.10/site-packages"
+        r.mkdir("opt/conda/envs/tf/conda-meta")
+        fw.add_torch(r, conda_site, version="2.5.1+cpu", cuda="None", cudnn_pin=None)
+        doc = check(r, env=env())
+        where = sorted((f["env"], f["name"], f["env_kind"]) for f in fws(doc))
+        self.assertEqual(where, [("/opt/conda/envs/tf", "torch", "conda"),
+                                 ("/opt/venv", "torch", "venv"),
+                                 ("/usr", "tensorflow", "system")])
+
+    def test_site_packages_option(self):
+        r = fixtures.healthy_root()
+        fw.add_torch(r, "srv/app/site", version="2.5.1+cpu", cuda="None", cudnn_pin=None)
+        doc = check(r, "--site-packages", "/srv/app/site", env=env())
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["env_kind"], "given")
+
+
+if __name__ == "__main__":
+    unittest.main()
