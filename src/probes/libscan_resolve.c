@@ -310,14 +310,13 @@ static void check_deps(const struct gd_ctx *ctx, struct libraries_inventory *li,
 		struct lib_copy *c = &li->copies[i];
 		struct ldso *own = NULL;
 		struct ldso *l = ld->main;
+		char *own_llp = NULL;	/* ldso keeps the pointer: lives as long as own */
 
 		if (c->elf_problem != 0 || !c->nneeded)
 			continue;
 		if (!c->winner) {
-			char *p = llp && llp[0] ? xasprintf("%s:%s", c->dir, llp) : xstrdup(c->dir);
-
-			own = loader_new(ctx, p, NULL);
-			free(p);
+			own_llp = llp && llp[0] ? xasprintf("%s:%s", c->dir, llp) : xstrdup(c->dir);
+			own = loader_new(ctx, own_llp, NULL);
 			if (own)
 				l = own;
 		}
@@ -326,6 +325,7 @@ static void check_deps(const struct gd_ctx *ctx, struct libraries_inventory *li,
 			if (!ignored_dep(c->needed[k]) && dep_found(l, c->needed[k], c->realpath) == 0)
 				add_missing(c, c->needed[k]);
 		loader_free(own);
+		free(own_llp);
 	}
 }
 
