@@ -304,3 +304,45 @@ class Environments(GDTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def fake_python(stdout, stderr=""):
+    """An interpreter stand-in for --live: prints the key=value lines a framework script would."""
+    return ("#!/bin/sh\ncat <<'GD_EOF'\n" + stdout + "end\nGD_EOF\n" +
+            ("cat >&2 <<'GD_EOF'\n" + stderr + "GD_EOF\n" if stderr else ""))
+
+
+class Live(GDTestCase):
+    def root(self, stdout, stderr=""):
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r, python_script=fake_python(stdout, stderr))
+        fw.add_torch(r, site)
+        fw.add_torch_cu12_wheels(r, site)
+        return r
+
+    def test_agreement_is_silent(self):
+        r = self.root("import_ok=1\ncuda=12.4\ngpus=1\narchs=sm_80 sm_90\ndevice=NVIDIA H200\nmatmul_ok=1\ncudnn=90100\n")
+        doc = check(r, "--live", env=env())
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["live"]["gpus"], 1, json.dumps(t["live"], indent=1))
+        self.assertEqual(t["live"]["cudnn"], "90100")
+        self.assertEqual(t["live"]["matmul_ok"], True)
+        assert_no_cause(self, doc, "framework-live-disagrees")
+
+    def test_disagreement_is_shown(self):
+        r = self.root("import_ok=1\ncuda=12.4\ngpus=0\n",
+                      "W0000 Could not load dynamic library 'libcudart.so.12'; dlerror: nope\n"
+                      "I0000 successful NUMA node read from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero\n")
+        doc = check(r, "--live", env=env())
+        f = assert_cause(self, doc, "framework-live-disagrees", "warn")
+        self.assertIn("sees no GPU", f["title"])
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["live"]["missing"], ["libcudart.so.12"])
+        self.assertEqual(len(t["live"]["noise"]), 1)
+        self.assertIn("harmless", t["live"]["noise"][0])
+
+    def test_not_run_without_live(self):
+        r = self.root("import_ok=1\ngpus=0\n")
+        doc = check(r, env=env())
+        (t,) = fws(doc, "torch")
+        self.assertIsNone(t["live"])
