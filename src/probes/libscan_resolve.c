@@ -305,18 +305,27 @@ static void check_deps(const struct gd_ctx *ctx, struct libraries_inventory *li,
 		       struct libscan_loader *ld)
 {
 	const char *llp = libscan_getenv("LD_LIBRARY_PATH");
+	/* copies come grouped by directory: one extra ldso per directory */
+	struct ldso *own = NULL;
+	char *own_dir = NULL;
+	char *own_llp = NULL;	/* ldso keeps the pointer: lives as long as own */
 
 	for (size_t i = 0; i < li->n; i++) {
 		struct lib_copy *c = &li->copies[i];
-		struct ldso *own = NULL;
 		struct ldso *l = ld->main;
-		char *own_llp = NULL;	/* ldso keeps the pointer: lives as long as own */
 
 		if (c->elf_problem != 0 || !c->nneeded)
 			continue;
 		if (!c->winner) {
-			own_llp = llp && llp[0] ? xasprintf("%s:%s", c->dir, llp) : xstrdup(c->dir);
-			own = loader_new(ctx, own_llp, NULL);
+			if (!own_dir || strcmp(own_dir, c->dir) != 0) {
+				loader_free(own);
+				free(own_llp);
+				free(own_dir);
+				own_dir = xstrdup(c->dir);
+				own_llp = llp && llp[0] ? xasprintf("%s:%s", c->dir, llp) :
+					  xstrdup(c->dir);
+				own = loader_new(ctx, own_llp, NULL);
+			}
 			if (own)
 				l = own;
 		}
@@ -324,9 +333,10 @@ static void check_deps(const struct gd_ctx *ctx, struct libraries_inventory *li,
 		for (size_t k = 0; k < c->nneeded; k++)
 			if (!ignored_dep(c->needed[k]) && dep_found(l, c->needed[k], c->realpath) == 0)
 				add_missing(c, c->needed[k]);
-		loader_free(own);
-		free(own_llp);
 	}
+	loader_free(own);
+	free(own_llp);
+	free(own_dir);
 }
 
 static void cudnn_subs(struct libraries_inventory *li, struct libscan_loader *ld)
