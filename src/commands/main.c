@@ -117,11 +117,13 @@ int main(int argc, char **argv)
 		if (is_opt(a, "--root")) {
 			if (!(v = opt_value(argc, argv, &i, "--root")) || !*v) {
 				fputs("gpudoctor: --root needs a directory\n", stderr);
-				return 2;
+				ret = 2;
+				goto out;
 			}
 			if (!realpath(v, root_buf)) {
 				fprintf(stderr, "gpudoctor: --root '%s': %s\n", v, strerror(errno));
-				return 2;
+				ret = 2;
+				goto out;
 			}
 			ctx.root = root_buf;
 		} else if (is_opt(a, "--timeout")) {
@@ -129,17 +131,20 @@ int main(int argc, char **argv)
 
 			if (!(v = opt_value(argc, argv, &i, "--timeout"))) {
 				fputs("gpudoctor: --timeout needs a number of seconds\n", stderr);
-				return 2;
+				ret = 2;
+				goto out;
 			}
 			ctx.timeout = strtod(v, &end);
 			if (*end || ctx.timeout <= 0 || ctx.timeout > 3600) {
 				fprintf(stderr, "gpudoctor: --timeout '%s' is not a number of seconds in (0, 3600]\n", v);
-				return 2;
+				ret = 2;
+				goto out;
 			}
 		} else if (is_opt(a, "--kb")) {
 			if (!(v = opt_value(argc, argv, &i, "--kb"))) {
 				fputs("gpudoctor: --kb needs a directory\n", stderr);
-				return 2;
+				ret = 2;
+				goto out;
 			}
 			ctx.kb_dir = v;
 		} else if (!strcmp(a, "--no-load")) {
@@ -156,7 +161,8 @@ int main(int argc, char **argv)
 				ctx.color = COLOR_NEVER;
 			else {
 				fprintf(stderr, "gpudoctor: --color must be auto, always or never, not '%s'\n", v);
-				return 2;
+				ret = 2;
+				goto out;
 			}
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			ctx.verbose++;
@@ -164,7 +170,8 @@ int main(int argc, char **argv)
 			ctx.verbose += 2;
 		} else if (!strcmp(a, "--version")) {
 			printf("gpudoctor %s\n", GD_VERSION);
-			return fflush(stdout) || ferror(stdout) ? 2 : 0;
+			ret = fflush(stdout) || ferror(stdout) ? 2 : 0;
+			goto out;
 		} else if (!cmd && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
 			want_help = 1;
 		} else {
@@ -174,7 +181,8 @@ int main(int argc, char **argv)
 						cmd = &commands[k];
 				if (!cmd) {
 					fprintf(stderr, "gpudoctor: '%s' is not a command; see 'gpudoctor --help'\n", a);
-					return 2;
+					ret = 2;
+					goto out;
 				}
 			}
 			rest[nrest++] = argv[i];
@@ -183,7 +191,8 @@ int main(int argc, char **argv)
 	ctx.use_color = resolve_color(ctx.color);
 	if (!cmd) {
 		usage(want_help ? stdout : stderr);
-		return want_help ? 0 : 2;
+		ret = want_help ? 0 : 2;
+		goto out;
 	}
 	if (want_help)
 		rest[nrest++] = "--help";
@@ -191,10 +200,11 @@ int main(int argc, char **argv)
 	/* getopt in the command starts fresh. */
 	optind = 1;
 	ret = cmd->fn(nrest, rest, &ctx);
-	free(rest);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "gpudoctor: could not write the output: %s\n", strerror(errno));
-		return 2;
+		ret = 2;
 	}
+out:
+	free(rest);
 	return ret;
 }
