@@ -47,6 +47,7 @@ void kernel_inventory_init(struct kernel_inventory *p)
 		kmod_unknown(&p->mods[i]);
 	p->open_module = -1;
 	p->module_file_found = -1;
+	p->modules_dir_present = -1;
 	p->secure_boot = -1;
 	p->nvidia_modprobe = -1;
 }
@@ -347,7 +348,8 @@ static void kernel_find_module(const struct gd_ctx *ctx, struct kernel_inventory
 	if (!k->release)
 		return;
 	base = xasprintf("/lib/modules/%s", k->release);
-	if (!fs_is_dir(ctx->root, base)) {
+	k->modules_dir_present = fs_is_dir(ctx->root, base);
+	if (!k->modules_dir_present) {
 		k->module_file_found = 0;
 		k->module_search_note = xasprintf("%s does not exist", base);
 		free(base);

@@ -54,6 +54,7 @@ struct kernel_inventory {
 	int module_file_found;	/* 1 found, 0 searched and absent, -1 unknown */
 	char *module_file;	/* machine path of the nvidia.ko found */
 	char *module_search_note;	/* why the search was incomplete, or NULL */
+	int modules_dir_present;	/* /lib/modules/RELEASE exists: 1/0, -1 unknown */
 
 	int secure_boot;	/* 1 on, 0 off, -1 unknown */
 	char *secure_boot_evidence;	/* the file and value it rests on */

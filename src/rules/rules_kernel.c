@@ -171,7 +171,17 @@ static void rules_loaded(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "/proc/driver/nvidia/version: %s", k->proc_version_line);
 	if (k->release)
 		finding_evidence(f, "running kernel %s", k->release);
-	if (k->module_file_found == 0 && k->release) {
+	if (k->module_file_found == 0 && k->release && k->modules_dir_present == 0) {
+		/*
+		 * No /lib/modules/RELEASE at all while the module is loaded: the
+		 * kernel's modules live outside this filesystem (a VM given its
+		 * kernel by the host, a container).  Nothing to warn about here.
+		 */
+		finding_evidence(f, "/lib/modules/%s does not exist: this system's kernel modules "
+				 "are provided from outside this filesystem (VM or container), so "
+				 "whether the module loads after a reboot is not decided here",
+				 k->release);
+	} else if (k->module_file_found == 0 && k->release) {
 		f = report_add(rep, LAYER_KERNEL, "kernel.module-file", STATUS_WARN,
 			       "module-missing-for-kernel",
 			       "nvidia is loaded, but no nvidia module for kernel %s is on disk",
