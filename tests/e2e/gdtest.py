@@ -114,7 +114,17 @@ class Root:
             atexit.register(shutil.rmtree, self.path, True)
 
     def p(self, rel):
-        return os.path.join(self.path, rel.lstrip("/"))
+        """The host path of rel inside the tree.
+
+        Refuses a path whose directory leads out of the tree (through an
+        absolute symlink inside it, say /usr/local/cuda -> /usr/local/cuda-13.0):
+        a fixture must never write to the machine it runs on."""
+        full = os.path.join(self.path, rel.lstrip("/"))
+        parent = os.path.realpath(os.path.dirname(full))
+        top = os.path.realpath(self.path)
+        if parent != top and not parent.startswith(top + os.sep):
+            raise AssertionError(f"fixture path {rel!r} leads out of the root ({parent})")
+        return full
 
     def mkdir(self, rel):
         os.makedirs(self.p(rel), exist_ok=True)
