@@ -68,15 +68,14 @@ static void child_exec(const char *const *argv, char *const *envp, int outfd, in
 	_exit(127);
 }
 
-int child_run_argv(const char *const *argv, char *const *envp, double timeout,
-		   struct child_result *r, struct err *e)
+int child_start_argv(const char *const *argv, char *const *envp, double timeout,
+		     struct child *c, struct err *e)
 {
-	int outp[2], errp[2], status = 0, out_open = 1, err_open = 1, timed_out = 0;
-	double start, deadline;
+	int outp[2], errp[2];
 	pid_t pid;
 
-	buf_reset(&r->out);
-	buf_reset(&r->err);
+	memset(c, 0, sizeof(*c));
+	c->pid = -1;
 	if (pipe2(outp, O_CLOEXEC) < 0)
 		return err_set_errno(e, "pipe");
 	if (pipe2(errp, O_CLOEXEC) < 0) {
@@ -84,7 +83,7 @@ int child_run_argv(const char *const *argv, char *const *envp, double timeout,
 		close(outp[1]);
 		return err_set_errno(e, "pipe");
 	}
-	start = child_now();
+	c->start = child_now();
 	pid = fork();
 	if (pid < 0) {
 		close(outp[0]); close(outp[1]); close(errp[0]); close(errp[1]);
@@ -95,48 +94,20 @@ int child_run_argv(const char *const *argv, char *const *envp, double timeout,
 	setpgid(pid, pid);
 	close(outp[1]);
 	close(errp[1]);
-	deadline = start + (timeout > 0 ? timeout : 10.0);
-	while (out_open || err_open) {
-		struct pollfd pfd[2];
-		double left = deadline - child_now();
-		int nfd = 0, rc;
+	c->pid = pid;
+	c->outfd = outp[0];
+	c->errfd = errp[0];
+	c->deadline = c->start + (timeout > 0 ? timeout : 10.0);
+	buf_init(&c->out);
+	buf_init(&c->err);
+	return 0;
+}
 
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (out_open)
-			pfd[nfd++] = (struct pollfd){ .fd = outp[0], .events = POLLIN };
-		if (err_open)
-			pfd[nfd++] = (struct pollfd){ .fd = errp[0], .events = POLLIN };
-		rc = poll(pfd, (nfds_t)nfd, (int)(left * 1000) + 1);
-		if (rc < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < nfd && rc > 0; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (pfd[i].fd == outp[0])
-				out_open = child_drain(outp[0], &r->out);
-			else
-				err_open = child_drain(errp[0], &r->err);
-		}
-	}
-	/* Pipes closed: the child is exiting; still bound the wait. */
-	while (!timed_out) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
+/* Kill the group, reap, and turn what was read into a result. */
+static void child_conclude(struct child *c, struct child_result *r, int timed_out, int status)
+{
+	pid_t pid = c->pid;
 
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			status = 0;
-			break;
-		}
-		if (child_now() >= deadline) {
-			timed_out = 1;
-			break;
-		}
-		usleep(1000);
-	}
 	if (timed_out) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
@@ -145,9 +116,16 @@ int child_run_argv(const char *const *argv, char *const *envp, double timeout,
 		/* Reap any grandchildren left behind in the group. */
 		kill(-pid, SIGKILL);
 	}
-	close(outp[0]);
-	close(errp[0]);
-	r->seconds = child_now() - start;
+	close(c->outfd);
+	close(c->errfd);
+	r->seconds = child_now() - c->start;
+	buf_release(&r->out);
+	buf_release(&r->err);
+	/* The result takes over what was read. */
+	r->out = c->out;
+	r->err = c->err;
+	memset(&c->out, 0, sizeof(c->out));
+	memset(&c->err, 0, sizeof(c->err));
 	kvlist_release(&r->kv);
 	kvlist_parse(&r->kv, r->out.s, r->out.len);
 	if (timed_out) {
@@ -163,12 +141,76 @@ int child_run_argv(const char *const *argv, char *const *envp, double timeout,
 	} else {
 		r->outcome = CHILD_OK;
 	}
+	c->pid = -1;
+}
+
+void child_finish(struct child *c, struct child_result *r)
+{
+	int status = 0, out_open = 1, err_open = 1, timed_out = 0;
+
+	while (out_open || err_open) {
+		struct pollfd pfd[2];
+		double left = c->deadline - child_now();
+		int nfd = 0, rc;
+
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		if (out_open)
+			pfd[nfd++] = (struct pollfd){ .fd = c->outfd, .events = POLLIN };
+		if (err_open)
+			pfd[nfd++] = (struct pollfd){ .fd = c->errfd, .events = POLLIN };
+		rc = poll(pfd, (nfds_t)nfd, (int)(left * 1000) + 1);
+		if (rc < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < nfd && rc > 0; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (pfd[i].fd == c->outfd)
+				out_open = child_drain(c->outfd, &c->out);
+			else
+				err_open = child_drain(c->errfd, &c->err);
+		}
+	}
+	/* Pipes closed: the child is exiting; still bound the wait. */
+	while (!timed_out) {
+		pid_t w = waitpid(c->pid, &status, WNOHANG);
+
+		if (w == c->pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = 0;
+			break;
+		}
+		if (child_now() >= c->deadline) {
+			timed_out = 1;
+			break;
+		}
+		usleep(1000);
+	}
+	child_conclude(c, r, timed_out, status);
+}
+
+void child_cancel(struct child *c, struct child_result *r)
+{
+	child_conclude(c, r, 1, 0);
+}
+
+int child_run_argv(const char *const *argv, char *const *envp, double timeout,
+		   struct child_result *r, struct err *e)
+{
+	struct child c;
+
+	if (child_start_argv(argv, envp, timeout, &c, e) < 0)
+		return -1;
+	child_finish(&c, r);
 	return 0;
 }
 
-int child_run_probe(const struct gd_ctx *ctx, const char *name,
-		    const char *const *args, char *const *envp,
-		    struct child_result *r, struct err *e)
+int child_start_probe(const struct gd_ctx *ctx, const char *name,
+		      const char *const *args, char *const *envp,
+		      struct child *c, struct err *e)
 {
 	const char *argv[64];
 	size_t n = 0;
@@ -179,7 +221,19 @@ int child_run_probe(const struct gd_ctx *ctx, const char *name,
 	for (; args && *args && n < 63; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	return child_run_argv(argv, envp, ctx->timeout, r, e);
+	return child_start_argv(argv, envp, ctx->timeout, c, e);
+}
+
+int child_run_probe(const struct gd_ctx *ctx, const char *name,
+		    const char *const *args, char *const *envp,
+		    struct child_result *r, struct err *e)
+{
+	struct child c;
+
+	if (child_start_probe(ctx, name, args, envp, &c, e) < 0)
+		return -1;
+	child_finish(&c, r);
+	return 0;
 }
 
 const char *child_outcome_describe(const struct child_result *r, struct buf *out)

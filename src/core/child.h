@@ -52,6 +52,27 @@ int child_run_probe(const struct gd_ctx *ctx, const char *name,
 		    const char *const *args, char *const *envp,
 		    struct child_result *r, struct err *e);
 
+/*
+ * The same in two steps, so that independent probes can run at the same
+ * time: child_start_* returns at once, child_finish waits (never past the
+ * deadline set at start), child_cancel kills and reaps.  A started child
+ * must be finished or cancelled exactly once.
+ */
+struct child {
+	int pid;
+	int outfd, errfd;
+	double start, deadline;
+	struct buf out, err;
+};
+
+int child_start_argv(const char *const *argv, char *const *envp, double timeout,
+		     struct child *c, struct err *e);
+int child_start_probe(const struct gd_ctx *ctx, const char *name,
+		      const char *const *args, char *const *envp,
+		      struct child *c, struct err *e);
+void child_finish(struct child *c, struct child_result *r);
+void child_cancel(struct child *c, struct child_result *r);
+
 /* Run any argv (argv[0] a path) under the same rules. */
 int child_run_argv(const char *const *argv, char *const *envp, double timeout,
 		   struct child_result *r, struct err *e);

@@ -76,8 +76,45 @@ static void test_child_missing_program(void)
 	child_result_release(&r);
 }
 
+static void test_children_run_at_the_same_time(void)
+{
+	const char *a[] = { "/bin/sh", "-c", "sleep 0.3; echo who=a; echo end", NULL };
+	const char *b[] = { "/bin/sh", "-c", "sleep 0.3; echo who=b; echo end", NULL };
+	struct child_result ra = CHILD_RESULT_INIT, rb = CHILD_RESULT_INIT;
+	struct child ca, cb;
+	struct err e = ERR_INIT;
+	double t0 = child_now();
+
+	CHECK(child_start_argv(a, NULL, 5, &ca, &e) == 0);
+	CHECK(child_start_argv(b, NULL, 5, &cb, &e) == 0);
+	child_finish(&ca, &ra);
+	child_finish(&cb, &rb);
+	CHECK(child_now() - t0 < 0.55);
+	CHECK_STR(kv_get(&ra.kv, "who"), "a");
+	CHECK_STR(kv_get(&rb.kv, "who"), "b");
+	child_result_release(&ra);
+	child_result_release(&rb);
+}
+
+static void test_child_cancel(void)
+{
+	const char *a[] = { "/bin/sh", "-c", "sleep 30", NULL };
+	struct child_result r = CHILD_RESULT_INIT;
+	struct child c;
+	struct err e = ERR_INIT;
+	double t0 = child_now();
+
+	CHECK(child_start_argv(a, NULL, 30, &c, &e) == 0);
+	child_cancel(&c, &r);
+	CHECK_INT(r.outcome, CHILD_TIMEOUT);
+	CHECK(child_now() - t0 < 2.0);
+	child_result_release(&r);
+}
+
 int main(void)
 {
+	RUN(test_children_run_at_the_same_time);
+	RUN(test_child_cancel);
 	RUN(test_child_ok);
 	RUN(test_child_crash);
 	RUN(test_child_hang_is_killed);
