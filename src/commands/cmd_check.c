@@ -11,6 +11,7 @@
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/buf.h"
+#include "core/child.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
@@ -71,12 +72,18 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 	 * rules of one layer may need facts of another (the libraries layer
 	 * judges what the frameworks need).
 	 */
-	for (int l = 0; l < LAYER_COUNT; l++)
+	double t_all = child_now(), t;
+
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		t = child_now();
 		steps[l].probe(ctx, inv);
+		rep->layer_ms[l] = (child_now() - t) * 1000.0;
+	}
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
+		t = child_now();
 		in.blocked = blocked_by >= 0;
 		in.live = !ctx->no_load && !in.blocked;
 		if (in.live)
@@ -87,8 +94,10 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 		} else if (report_layer_worst(rep, s->id) == STATUS_FAIL) {
 			blocked_by = (int)s->id;
 		}
+		rep->layer_ms[l] += (child_now() - t) * 1000.0;
 	}
 	report_finish(rep);
+	rep->total_ms = (child_now() - t_all) * 1000.0;
 	return 0;
 }
 

@@ -50,6 +50,12 @@ void render_json(const struct gd_ctx *ctx, const struct kb *kb, const struct rep
 	}
 	json_arr_end(&j);
 	inventory_json(inv, kb, &j);
+	/* How long each layer took (static + live + rules), for speed work. */
+	json_obj_begin(&j, "timings_ms");
+	for (int l = 0; l < LAYER_COUNT; l++)
+		json_num(&j, layer_name((enum layer_id)l), rep->layer_ms[l]);
+	json_num(&j, "total", rep->total_ms);
+	json_obj_end(&j);
 	json_obj_end(&j);
 	buf_add(out, j.out.s, j.out.len);
 	json_release(&j);

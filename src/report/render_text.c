@@ -93,6 +93,12 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 				buf_printf(out, "           fix:      %s\n", f->fix);
 		}
 	}
+	if (ctx->verbose > 0) {
+		buf_puts(out, "\ntime per layer (ms):");
+		for (int l = 0; l < LAYER_COUNT; l++)
+			buf_printf(out, " %s %.1f", layer_name((enum layer_id)l), rep->layer_ms[l]);
+		buf_printf(out, "; total %.1f\n", rep->total_ms);
+	}
 	buf_printf(out, "\nresult: %s\n", rep->status == STATUS_FAIL ? "FAIL: a link of the chain is broken (see above)"
 		   : rep->status == STATUS_WARN ? "ok, with warnings" : "ok");
 }

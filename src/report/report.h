@@ -60,6 +60,9 @@ struct report {
 	size_t n, cap;
 	struct layer_result layers[LAYER_COUNT];
 	enum status status;	/* overall: ok, warn or fail */
+	/* Wall time spent on each layer (static probe + live probe + rules), ms. */
+	double layer_ms[LAYER_COUNT];
+	double total_ms;
 };
 
 void report_init(struct report *r);
