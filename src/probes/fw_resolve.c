@@ -441,7 +441,7 @@ void fw_predict(struct fw_entry *fw, int missing_needed_is_fatal)
 	if (broken) {
 		fw->prediction = "broken";
 		free(fw->why);
-		fw->why = xasprintf("importing it fails: %s cannot be loaded", why.s);
+		fw->why = xasprintf("%s cannot be loaded", why.s);
 	} else if (cpu) {
 		fw->prediction = "cpu";
 		free(fw->why);

@@ -282,10 +282,6 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 		rf_lib_evidence(f, l);
 		if (l->path && l->missing_dep)
 			finding_evidence(f, "%s has DT_NEEDED %s, not found from there", l->path, l->missing_dep);
-		if (w->main_rpath)
-			finding_evidence(f, "%s has DT_RPATH %s", w->main_lib, w->main_rpath);
-		if (w->main_runpath)
-			finding_evidence(f, "%s has DT_RUNPATH %s", w->main_lib, w->main_runpath);
 		if (w->nwheels == 0)
 			finding_evidence(f, "no nvidia-* wheels in %s", w->site_dir);
 		if (!strcmp(l->role, "nccl"))
@@ -571,9 +567,9 @@ static void rf_summary(struct rf *r, const struct fw_entry *w, const char *idbas
 			cause = "framework-cpu-only";
 		}
 	} else if (w->prediction && !strcmp(w->prediction, "broken")) {
-		buf_printf(&title, "will fail to import, because %s", a->because.len ? a->because.s : (w->why ? w->why : "?"));
+		buf_printf(&title, "will fail to import, because %s", w->why ? w->why : a->because.s);
 	} else if (w->prediction && !strcmp(w->prediction, "cpu")) {
-		buf_printf(&title, "will run on the CPU only, because %s", a->because.len ? a->because.s : (w->why ? w->why : "?"));
+		buf_printf(&title, "will run on the CPU only, because %s", w->why ? w->why : a->because.s);
 	} else if (a->worst >= STATUS_FAIL) {
 		buf_printf(&title, "will not work on the GPU: %s", a->because.s);
 	} else if (w->prediction && !strcmp(w->prediction, "gpu")) {
