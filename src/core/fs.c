@@ -10,15 +10,58 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *fs_path(const char *root, const char *abs, struct buf *out)
+static int fs_is_host_root(const char *root)
+{
+	return !root || !strcmp(root, "/");
+}
+
+/* root + abs, with no symlink resolution. */
+static const char *fs_join_raw(const char *root, const char *abs, struct buf *out)
 {
 	buf_reset(out);
-	if (root && strcmp(root, "/") != 0)
+	if (!fs_is_host_root(root))
 		buf_puts(out, root);
 	if (abs[0] != '/')
 		buf_addc(out, '/');
 	buf_puts(out, abs);
 	return out->s;
+}
+
+/*
+ * Under --root, the host's kernel would follow an absolute symlink inside
+ * the tree (usr/local/cuda -> /usr/local/cuda-13.0) out to the host's own
+ * files.  So every path is first resolved inside the root; follow_last 0
+ * keeps a final symlink itself (for lstat and readlink).
+ */
+static const char *fs_host_path(const char *root, const char *abs, int follow_last,
+				struct buf *out)
+{
+	struct buf res = BUF_INIT;
+
+	if (fs_is_host_root(root))
+		return fs_join_raw(root, abs, out);
+	if (follow_last) {
+		/* On failure res holds the path resolved up to the missing part:
+		 * opening it fails the same way, inside the root. */
+		fs_resolve(root, abs, &res, NULL);
+	} else {
+		const char *slash = strrchr(abs, '/');
+		char *dir = xstrndup(abs, slash && slash != abs ? (size_t)(slash - abs) : 1);
+
+		fs_resolve(root, dir, &res, NULL);
+		if (res.len > 1)
+			buf_addc(&res, '/');
+		buf_puts(&res, slash ? slash + 1 : abs);
+		free(dir);
+	}
+	fs_join_raw(root, res.s, out);
+	buf_release(&res);
+	return out->s;
+}
+
+const char *fs_path(const char *root, const char *abs, struct buf *out)
+{
+	return fs_host_path(root, abs, 1, out);
 }
 
 char *fs_join(const char *dir, const char *name)
@@ -42,6 +85,19 @@ static void fs_pop(struct buf *p)
 	if (p->len > 1)
 		p->len--;
 	p->s[p->len] = '\0';
+}
+
+static int fs_readlink_raw(const char *host, const char *shown, struct buf *out,
+			   struct err *e)
+{
+	char tmp[PATH_MAX];
+	ssize_t n = readlink(host, tmp, sizeof(tmp) - 1);
+
+	if (n < 0)
+		return err_set_errno(e, "cannot read link '%s'", shown);
+	buf_reset(out);
+	buf_add(out, tmp, (size_t)n);
+	return 0;
 }
 
 int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e)
@@ -75,7 +131,7 @@ int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e
 			buf_addc(out, '/');
 		buf_puts(out, comp);
 		free(comp);
-		fs_path(root, out->s, &host);
+		fs_join_raw(root, out->s, &host);
 		if (lstat(host.s, &st) < 0) {
 			ret = err_set_errno(e, "%s", out->s);
 			goto done;
@@ -87,7 +143,8 @@ int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e
 			ret = err_set_errno(e, "%s", out->s);
 			goto done;
 		}
-		if (fs_readlink(root, out->s, &link, e) < 0) {
+		/* out->s is resolved up to here: read the link without re-resolving. */
+		if (fs_readlink_raw(host.s, out->s, &link, e) < 0) {
 			ret = -1;
 			goto done;
 		}
@@ -174,7 +231,7 @@ int fs_readlink(const char *root, const char *abs, struct buf *out, struct err *
 	char tmp[PATH_MAX];
 	ssize_t n;
 
-	fs_path(root, abs, &p);
+	fs_host_path(root, abs, 0, &p);
 	n = readlink(p.s, tmp, sizeof(tmp) - 1);
 	buf_release(&p);
 	if (n < 0)
@@ -196,7 +253,7 @@ int fs_stat(const char *root, const char *abs, struct stat *st)
 int fs_lstat(const char *root, const char *abs, struct stat *st)
 {
 	struct buf p = BUF_INIT;
-	int r = lstat(fs_path(root, abs, &p), st);
+	int r = lstat(fs_host_path(root, abs, 0, &p), st);
 
 	buf_release(&p);
 	return r;

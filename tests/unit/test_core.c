@@ -122,6 +122,25 @@ static void test_fs_resolve_in_root(void)
 	CHECK(symlink("../../../../../../usr", fs_path(root, "/usr/local/up", &p)) == 0);
 	CHECK(fs_resolve(root, "/usr/local/up/local/cuda", &out, &e) == 0);
 	CHECK_STR(out.s, "/usr/local/cuda-13.0");
+	/* reading through an absolute link stays inside the root */
+	{
+		FILE *f = fopen(fs_path(root, "/usr/local/cuda-13.0/version.txt", &p), "w");
+		struct stat st;
+
+		CHECK(f != NULL);
+		if (f) {
+			fputs("CUDA Version 13.0.96\n", f);
+			fclose(f);
+		}
+		CHECK(strstr(fs_path(root, "/usr/local/cuda/version.txt", &p), root) == p.s);
+		CHECK(strstr(p.s, "cuda-13.0") != NULL);
+		CHECK(fs_read_line(root, "/usr/local/cuda/version.txt", &out, &e) == 0);
+		CHECK_STR(out.s, "CUDA Version 13.0.96");
+		CHECK(fs_lstat(root, "/usr/local/cuda", &st) == 0 && S_ISLNK(st.st_mode));
+		CHECK(fs_readlink(root, "/usr/local/cuda", &out, &e) == 0);
+		CHECK_STR(out.s, "/usr/local/cuda-13.0");
+		CHECK(fs_is_dir(root, "/usr/local/cuda/lib64"));
+	}
 	/* dangling */
 	CHECK(symlink("/nowhere", fs_path(root, "/usr/local/dangling", &p)) == 0);
 	CHECK(fs_resolve(root, "/usr/local/dangling", &out, &e) == -1);
