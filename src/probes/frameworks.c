@@ -78,6 +78,7 @@ void fw_entry_release(struct fw_entry *fw)
 	free(fw->libs);
 	fw_strv_free(fw->wheels, fw->nwheels);
 	free(fw->python_range);
+	free(fw->other_cudart);
 	free(fw->why);
 	free(fw->error);
 	fw_live_release(&fw->live);

@@ -103,6 +103,7 @@ struct fw_entry {
 	size_t nlibs, libs_cap;
 	char **wheels;		/* nvidia-* wheels in this site dir: "nvidia-cudnn-cu12 9.1.0.70" */
 	size_t nwheels, wheels_cap;
+	char *other_cudart;	/* when its libcudart is missing: another major's that the loader finds, "libcudart.so.13 -> /usr/..." */
 	char *python_range;	/* "3.9-3.11" supported by the release, or NULL */
 	const char *prediction;	/* "gpu", "cpu", "broken" */
 	char *why;		/* one line: why that prediction */

@@ -44,6 +44,8 @@ struct fw_lib *fw_lib_at_path(struct fw_site *s, struct fw_entry *fw, const char
 /* cuDNN's shim loads its sub-libraries with itself as requester. */
 void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct fw_lib *shim,
 			   int cudnn_major);
+/* When fw's libcudart is not found: which other CUDA major's libcudart the loader finds. */
+void fw_note_other_cudart(struct fw_site *s, struct fw_entry *fw);
 /* The DT_RPATH / DT_RUNPATH / DT_NEEDED of a machine path; 0 or -1. */
 int fw_elf_dyn(const char *root, const char *path, char **rpath, char **runpath,
 	       char ***needed, size_t *nneeded);

@@ -254,5 +254,6 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 		if (so)
 			fw_resolve_lib(s, fw, so, "cudart", 1, 1, chain, 1);
 	}
+	fw_note_other_cudart(s, fw);
 	fw_predict(fw, 1);
 }

@@ -14,6 +14,7 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
+#include "knowledge/kb.h"
 #include "loader/elf.h"
 #include "loader/ldso.h"
 
@@ -410,6 +411,32 @@ void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct 
 	free(shim_path);
 	free(shim_dir);
 	free(shim_version);
+}
+
+void fw_note_other_cudart(struct fw_site *s, struct fw_entry *fw)
+{
+	const char *chain[1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < fw->nlibs; i++)
+		if (!strcmp(fw->libs[i].role, "cudart") && fw->libs[i].path)
+			return;
+	if (!s->ldso || !s->kb)
+		return;
+	if (fw->main_lib)
+		chain[n++] = fw->main_lib;
+	for (int major = 13; major >= 10 && !fw->other_cudart; major--) {
+		const char *so = major == fw->cuda_major ? NULL : kb_soname(s->kb, major, "cudart");
+		struct ldso_result r = LDSO_RESULT_INIT;
+
+		if (so && ldso_resolve(s->ldso, so, chain, n, &r, NULL) == 0 && r.path) {
+			char *p = fw_normpath(r.path);
+
+			fw->other_cudart = xasprintf("%s -> %s (CUDA %d)", so, p, major);
+			free(p);
+		}
+		ldso_result_release(&r);
+	}
 }
 
 void fw_predict(struct fw_entry *fw, int missing_needed_is_fatal)

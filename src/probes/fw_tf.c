@@ -180,5 +180,6 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 		fw->cudnn_required_source = "the [and-cuda] Requires-Dist pin";
 	}
 	free(req);
+	fw_note_other_cudart(s, fw);
 	fw_predict(fw, 0);
 }

@@ -187,5 +187,6 @@ void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
 		}
 	}
 	fw_torch_archs(s, fw);
+	fw_note_other_cudart(s, fw);
 	fw_predict(fw, 1);
 }

@@ -101,6 +101,7 @@ void inventory_json_frameworks(const struct inventory *inv, struct json *j)
 		for (size_t k = 0; k < w->nwheels; k++)
 			json_str(j, NULL, w->wheels[k]);
 		json_arr_end(j);
+		json_str(j, "other_cudart", w->other_cudart);
 		json_str(j, "prediction", w->prediction);
 		json_str(j, "why", w->why);
 		json_str(j, "error", w->error);

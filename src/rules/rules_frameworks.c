@@ -626,6 +626,9 @@ static void rf_summary(struct rf *r, const struct fw_entry *w, const char *idbas
 		finding_evidence(f, "GPU code: %s (%s)", archs.s, w->archs_source ? w->archs_source : "?");
 		buf_release(&archs);
 	}
+	if (w->other_cudart)
+		finding_evidence(f, "built for CUDA %s, but the loader finds only another major's runtime: %s",
+				 w->cuda_build ? w->cuda_build : "?", w->other_cudart);
 	if (w->error)
 		finding_evidence(f, "%s", w->error);
 	if (st != STATUS_OK && st != STATUS_SKIPPED) {
