@@ -6,7 +6,9 @@
 #include "tap.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct kb *kb;
 
@@ -266,15 +268,51 @@ static void test_gpu_by_name(void)
 	CHECK(kb_gpu_by_name(kb, "") == NULL);
 }
 
-/* Unknown specs are NAN, never 0; H200's (unverified) specs carry their mark. */
+/* Unknown specs are NAN, never 0.  Datasheet peaks are stored DENSE: NVIDIA
+ * prints tensor figures "with sparsity", the table holds half of them. */
 static void test_gpu_specs(void)
 {
 	const struct kb_gpu *g = kb_gpu_by_pci(kb, 0x10de, 0x2335), *l = kb_gpu_by_pci(kb, 0x10de, 0x2341);
+	const struct kb_gpu *h = kb_gpu_by_pci(kb, 0x10de, 0x2330), *t = kb_gpu_by_pci(kb, 0x10de, 0x1eb8);
 
+	/* H200 SXM 141GB (subsystem 10de:18bf on the H200 machine): 4.8 TB/s,
+	 * FP32 67, FP16/BF16 1,979 with sparsity -> 989.5 dense. */
 	CHECK(g && g->mem_gb == 141 && g->bw_gbs == 4800);
-	CHECK(g && g->specs_conf && !strcmp(g->specs_conf, "U"));
-	CHECK(g && isnan(g->fp32_tflops));
+	CHECK(g && g->fp32_tflops == 67 && g->fp16_tflops == 989.5 && g->bf16_tflops == 989.5);
+	CHECK(g && g->specs_conf && !strcmp(g->specs_conf, "D"));
+	CHECK(g && g->source && strstr(g->source, "nv-h200"));
+	CHECK_STR(kb_source_url(kb, "nv-h200"), "https://www.nvidia.com/en-us/data-center/h200/");
+	/* H100 SXM5 80GB: 3.35 TB/s, FP32 67, 1,979 sparse -> 989.5 dense. */
+	CHECK(h && h->mem_gb == 80 && h->bw_gbs == 3350);
+	CHECK(h && h->fp32_tflops == 67 && h->fp16_tflops == 989.5 && h->bf16_tflops == 989.5);
+	CHECK(h && h->source && strstr(h->source, "nv-h100"));
+	CHECK_STR(kb_source_url(kb, "nv-h100"), "https://www.nvidia.com/en-us/data-center/h100/");
+	/* Turing has no BF16: unknown, not 0. */
+	CHECK(t && t->fp16_tflops == 65 && isnan(t->bf16_tflops));
 	CHECK(l == NULL || isnan(l->mem_gib));
+	CHECK(l == NULL || isnan(l->fp32_tflops));
+}
+
+/* Every source id a GPU row names resolves to a URL (or the "-" of the
+ * unverified-specs id), so every filled figure is traceable. */
+static void test_gpu_sources(void)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < kb_gpu_count(kb); i++) {
+		const struct kb_gpu *g = kb_gpu_at(kb, i);
+		char ids[256], *save = NULL;
+
+		if (!g->source)
+			continue;
+		snprintf(ids, sizeof(ids), "%s", g->source);
+		for (char *id = strtok_r(ids, ";", &save); id; id = strtok_r(NULL, ";", &save))
+			if (!kb_source_url(kb, id) && strcmp(id, "specs-unverified"))
+				bad++;
+		if (!isnan(g->fp16_tflops) && (!g->specs_conf || !strchr(g->specs_conf, 'D')))
+			bad++;
+	}
+	CHECK_INT((int)bad, 0);
 }
 
 /* 3.2 first/last toolkit and last driver branch per SM */
@@ -448,6 +486,7 @@ int main(void)
 	RUN(test_gpu_cc);
 	RUN(test_gpu_by_name);
 	RUN(test_gpu_specs);
+	RUN(test_gpu_sources);
 	RUN(test_arch_support);
 	RUN(test_cudnn_matrix);
 	RUN(test_cudnn_decode);
