@@ -473,6 +473,17 @@ static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct mat
 			snprintf(it->why, sizeof(it->why), "needs driver >= %s", need);
 		}
 	}
+	/* Keep only what an upgrade would really add: a release the current
+	 * driver already runs, or one no driver for this GPU can run, is no
+	 * reason to upgrade (the last-branch case has its own note). */
+	size_t kept = before;
+
+	for (size_t i = before; i < r->nitems; i++)
+		if (!strncmp(r->items[i].why, "needs driver >= ", 16) && r->items[i].ok != 0)
+			r->items[kept++] = r->items[i];
+	r->nitems = kept;
+	if (kept == before)
+		note(r, "a newer driver unlocks nothing more for these frameworks");
 }
 
 int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struct matrix_machine *m,

@@ -118,10 +118,29 @@ class TestSolve(GDTestCase):
         r = machine(["2684"], "535.104.05")
         rc, doc, _ = matrix("--solve", root=r.path)
         up = [a for a in doc["answers"] if a["what"].startswith("with newer driver")]
-        self.assertEqual(len(up), 3)
+        # TF 2.21 (CUDA 12.5) already runs on R535 under minor-version
+        # compatibility: only torch (cu13x) and jax[cuda13] are unlocked.
+        self.assertEqual(sorted(a["what"][len("with newer driver: "):] for a in up), ["jax", "torch"])
+        self.assertFalse(any("nothing newer" in a["why"] for a in doc["answers"]))
+        self.assertNotIn("a newer driver unlocks nothing more for these frameworks", doc["notes"])
         jax = [a for a in up if a["what"].endswith("jax")][0]
         self.assertIn("cuda13", jax["version"])
         self.assertIn("580", jax["why"])
+
+    def test_nothing_to_unlock_on_h200(self):
+        # The H200 machine: R580 already runs the newest of every framework,
+        # so no "with newer driver" block, one line saying so (text and JSON).
+        r = machine(["2335"], "580.159.04")
+        rc, doc, _ = matrix("--solve", root=r.path)
+        self.assertEqual(rc, 0, doc)
+        up = [a for a in doc["answers"] if a["what"].startswith("with newer driver")]
+        self.assertEqual(up, [])
+        self.assertIn("a newer driver unlocks nothing more for these frameworks", doc["notes"])
+        rc, out, _ = run(["matrix", "--solve"], root=r.path, env=clean_env())
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("with newer driver", out)
+        self.assertNotIn("nothing newer", out)
+        self.assertEqual(out.count("a newer driver unlocks nothing more"), 1)
 
     def test_kepler_on_r470(self):
         r = machine(["102d"], "470.256.02")
