@@ -86,6 +86,16 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 		t = child_now();
 		in.blocked = blocked_by >= 0;
 		in.live = !ctx->no_load && !in.blocked;
+		/*
+		 * The CUDA child starts beside the NVML child (its cuInit overlaps
+		 * NVML; it holds back its contexts until released); it is finished
+		 * by the cuda layer's live probe, or killed unused when that layer
+		 * is blocked.
+		 */
+		if (in.live && s->id == LAYER_DRIVER)
+			probe_cuda_live_start(ctx, inv);
+		if (!in.live && s->id == LAYER_CUDA)
+			probe_cuda_live_cancel(inv);
 		if (in.live)
 			s->probe_live(ctx, inv);
 		s->judge(&in, rep);
@@ -96,6 +106,8 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 		}
 		rep->layer_ms[l] += (child_now() - t) * 1000.0;
 	}
+	/* Never leave a started CUDA child running (a no-op when it was finished). */
+	probe_cuda_live_cancel(inv);
 	report_finish(rep);
 	rep->total_ms = (child_now() - t_all) * 1000.0;
 	return 0;

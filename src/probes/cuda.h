@@ -6,12 +6,27 @@
  *
  * probe_cuda() records nothing of its own (the library comes from the driver
  * layer); probe_cuda_live() runs the child.  Unknown: NULL / -1 / NAN.
+ *
+ * To save time the child can be started early, beside the driver layer's
+ * NVML child: probe_cuda_live_start() starts it "held" -- it loads libcuda
+ * and runs cuInit, then waits for SIGUSR1 before it creates any context, so
+ * that NVML never sees gpudoctor's own context in the memory it reports.
+ * probe_cuda_live() releases and finishes it; probe_cuda_live_cancel() kills
+ * it unused when the cuda layer is blocked.
+ *
+ *	probe_cuda_live_start(ctx, inv);	// before probe_driver_live()
+ *	probe_driver_live(ctx, inv);
+ *	if (driver ok) probe_cuda_live(ctx, inv); else probe_cuda_live_cancel(inv);
  */
 #ifndef GD_PROBE_CUDA_H
 #define GD_PROBE_CUDA_H
 
 #include <stddef.h>
 
+/* Sent to a held child ("__probe cuda LIB --hold") to let it go on; <signal.h>. */
+#define CUDA_RELEASE_SIGNAL SIGUSR1
+
+struct child;
 struct gd_ctx;
 struct inventory;
 struct kvlist;
@@ -53,7 +68,10 @@ struct cuda_inventory {
 	size_t ndevices;
 	int kernel_ok;			/* all devices ran it exactly: 1/0, -1 not run */
 	double init_ms, context_ms, kernel_ms;	/* device 0's; NAN unknown */
+	double hold_ms;			/* how long the started child waited to be released; NAN */
 	double seconds;			/* the child's wall time, -1 unknown */
+	struct child *pending;		/* started by probe_cuda_live_start, not yet finished */
+	char *pending_lib;		/* the file the pending child loads */
 };
 
 void cuda_inventory_init(struct cuda_inventory *p);
@@ -63,6 +81,10 @@ void cuda_inventory_release(struct cuda_inventory *p);
 void probe_cuda(const struct gd_ctx *ctx, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv);
+/* Start the child early (held before its first context); needs probe_driver's facts. */
+void probe_cuda_live_start(const struct gd_ctx *ctx, struct inventory *inv);
+/* Kill a started child without using its results; a no-op when none is pending. */
+void probe_cuda_live_cancel(struct inventory *inv);
 
 /* The child's lines into p (exposed for tests). */
 void cuda_parse(const struct kvlist *kv, struct cuda_inventory *p);

@@ -1,6 +1,6 @@
 /*
  * cuda_child.c - child side of the isolated 'cuda' probe:
- * "gpudoctor __probe cuda /path/to/libcuda.so.1".
+ * "gpudoctor __probe cuda /path/to/libcuda.so.1 [--hold]".
  *
  * Loads the CUDA driver API through a symbol table, times cuInit, lists the
  * devices, and on each device: retains the primary context, JIT-loads the
@@ -8,6 +8,8 @@
  * element against the CPU.  Prints key=value lines (core/kv.h), ending with
  * "end"; cuda.c turns them into the inventory.  A failing call is printed as
  * "dev.N.fail.call" / "dev.N.fail.result" and ends that device's work.
+ * With --hold it waits, after cuInit and the device facts and before the
+ * first context, until the parent releases it (cuda.h).
  *
  * The primary context is used (not cuCtxCreate, whose newest form takes
  * parameters since CUDA 13) because it is what the runtime and the
@@ -17,16 +19,19 @@
 #include "commands/commands.h"
 #include "core/child.h"
 #include "core/kv.h"
+#include "probes/cuda.h"
 #include "probes/cuda_symtab.h"
 #include "probes/ptx_kernel.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -211,7 +216,8 @@ release:
 	return ret;
 }
 
-static void cuda_device(int dev)
+/* The device's facts (no context needed); -1 when it cannot even be named. */
+static int cuda_device_facts(int dev, CUdevice *out)
 {
 	CUdevice d;
 	char name[256];
@@ -221,7 +227,7 @@ static void cuda_device(int dev)
 
 	if ((rc = cu.get(&d, dev)) != 0) {
 		cuda_fail(dev, "cuDeviceGet", rc);
-		return;
+		return -1;
 	}
 	memset(name, 0, sizeof(name));
 	if (cu.name(name, (int)sizeof(name) - 1, d) == 0)
@@ -236,7 +242,29 @@ static void cuda_device(int dev)
 	    cu.attr(&dom, ATTR_PCI_DOMAIN, d) == 0)
 		cuda_emit("dev", dev, "bus_id", "%08x:%02x:%02x.0", (unsigned)dom, (unsigned)bus,
 			  (unsigned)slot);
-	cuda_run_kernel(dev, d);
+	*out = d;
+	return 0;
+}
+
+/*
+ * "--hold": the parent started us beside its NVML probe and lets us go on
+ * with CUDA_RELEASE_SIGNAL once NVML is done, so that NVML never counts our
+ * context in a GPU's used memory or its process list.  The signal is blocked
+ * since before exec (inherited), so one sent early is kept pending.  The
+ * parent kills us at its deadline; the cap here only bounds a lost signal.
+ */
+static void cuda_hold(void)
+{
+	struct timespec cap = { 60, 0 };
+	sigset_t s;
+	double t0 = child_now();
+
+	sigemptyset(&s);
+	sigaddset(&s, CUDA_RELEASE_SIGNAL);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	while (sigtimedwait(&s, NULL, &cap) < 0 && errno == EINTR)
+		;
+	kv_emit("hold_ms", "%.3f", MS(t0));
 }
 
 /*
@@ -258,12 +286,14 @@ int probe_main_cuda(int argc, char **argv)
 	double t0;
 	void *h;
 	CUresult rc;
-	int v, count = 0;
+	CUdevice devs[64];
+	int v, count = 0, hold, ok[64];
 
-	if (argc < 2) {
-		fputs("usage: gpudoctor __probe cuda LIBRARY\n", stderr);
+	if (argc < 2 || (argc > 2 && strcmp(argv[2], "--hold") != 0)) {
+		fputs("usage: gpudoctor __probe cuda LIBRARY [--hold]\n", stderr);
 		return 2;
 	}
+	hold = argc > 2;
 	child_default_signals();
 	kv_emit("lib", "%s", argv[1]);
 	t0 = child_now();
@@ -300,8 +330,16 @@ int probe_main_cuda(int argc, char **argv)
 		return 0;
 	}
 	kv_emit("device_count", "%d", count);
-	for (int i = 0; i < count && i < 64; i++)
-		cuda_device(i);
+	if (count > 64)
+		count = 64;
+	/* Every device's facts first: they need no context, so no hold. */
+	for (int i = 0; i < count; i++)
+		ok[i] = cuda_device_facts(i, &devs[i]) == 0;
+	if (hold)
+		cuda_hold();
+	for (int i = 0; i < count; i++)
+		if (ok[i])
+			cuda_run_kernel(i, devs[i]);
 	kv_end();
 	return 0;
 }

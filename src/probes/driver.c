@@ -25,6 +25,7 @@ void driver_inventory_init(struct driver_inventory *p)
 	p->nvml.soname = "libnvidia-ml.so.1";
 	p->nvml_live.init_result = -1;
 	p->nvml_live.cuda_version = -1;
+	p->nvml_live.cuda_version_raw = -1;
 	p->nvml_live.count = -1;
 	p->nvml_live.seconds = -1;
 }

@@ -50,7 +50,9 @@ struct nvml_gpu {
 	int index;
 	char *name, *uuid, *bus_id;
 	int pci_device_id;		/* -1 unknown */
-	long long memory_total, memory_used;	/* bytes, -1 unknown */
+	long long memory_total, memory_used;	/* bytes, -1 unknown; used as nvidia-smi shows it */
+	long long memory_reserved;	/* bytes the driver/firmware keep (v2 query only), -1 unknown */
+	int memory_api;			/* 2: nvmlDeviceGetMemoryInfo_v2, 1: v1 (used includes reserved), -1 */
 	int util_gpu, util_mem;		/* percent, -1 unknown */
 	int temperature_c;		/* -1 unknown */
 	double power_w, power_limit_w;	/* NAN unknown */
@@ -87,7 +89,8 @@ struct nvml_info {
 	char *child_stderr;		/* first line of the child's stderr, if any */
 	int init_result;		/* nvmlReturn_t, -1 unknown */
 	char *driver_version;
-	int cuda_version;		/* 13000 style, -1 unknown */
+	int cuda_version;		/* 13000 style, -1 unknown (NVML's 0 included) */
+	int cuda_version_raw;		/* what nvmlSystemGetCudaDriverVersion said, -1 no answer */
 	int count;			/* -1 unknown */
 	char *missing_optional;
 	double seconds;			/* NAN unknown */

@@ -37,8 +37,21 @@ typedef struct nvmlDevice_st *nvmlDevice_t;
 #define NVML_AGGREGATE_ECC 1
 
 typedef struct {
-	unsigned long long total, free, used;	/* bytes */
+	unsigned long long total, free, used;	/* bytes; used counts reserved memory too */
 } nvmlMemory_t;
+
+/*
+ * nvmlMemory_v2_t of nvmlDeviceGetMemoryInfo_v2: `reserved` (driver and
+ * firmware) is reported apart, so `used` is what nvidia-smi shows as used.
+ * The caller sets `version` as NVML_STRUCT_VERSION(Memory, 2) does in nvml.h:
+ * the struct's size ORed with the version number shifted left by 24.
+ */
+typedef struct {
+	unsigned int version;
+	unsigned long long total, reserved, free, used;	/* bytes */
+} nvmlMemory_v2_t;
+
+#define NVML_MEMORY_V2_VERSION ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
 
 typedef struct {
 	unsigned int gpu, memory;		/* percent */
@@ -78,6 +91,7 @@ static struct {
 	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
 	nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t *);
 	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*memory_v2)(nvmlDevice_t, nvmlMemory_v2_t *);
 	nvmlReturn_t (*util)(nvmlDevice_t, nvmlUtilization_t *);
 	nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int *);
 	nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
@@ -112,6 +126,7 @@ static const struct cuda_sym nvml_syms[] = {
 	SYM(uuid, "nvmlDeviceGetUUID", NULL, CUDA_SYM_OPTIONAL),
 	SYM(pci, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", CUDA_SYM_OPTIONAL),
 	SYM(memory, "nvmlDeviceGetMemoryInfo", NULL, CUDA_SYM_OPTIONAL),
+	SYM(memory_v2, "nvmlDeviceGetMemoryInfo_v2", NULL, CUDA_SYM_OPTIONAL),
 	SYM(util, "nvmlDeviceGetUtilizationRates", NULL, CUDA_SYM_OPTIONAL),
 	SYM(temperature, "nvmlDeviceGetTemperature", NULL, CUDA_SYM_OPTIONAL),
 	SYM(power, "nvmlDeviceGetPowerUsage", NULL, CUDA_SYM_OPTIONAL),
@@ -262,6 +277,38 @@ static void nvml_ecc(unsigned idx, nvmlDevice_t dev)
 	}
 }
 
+/*
+ * Memory: the v2 query first, because v1's `used` includes the memory the
+ * driver reserves for itself (hundreds of MiB on an idle H200, where
+ * nvidia-smi says 0 MiB used).  v1 when v2 is absent (older drivers) or
+ * refuses, e.g. with NVML_ERROR_ARGUMENT_VERSION_MISMATCH.
+ */
+static void nvml_memory(unsigned idx, nvmlDevice_t dev)
+{
+	if (nv.memory_v2) {
+		nvmlMemory_v2_t m;
+
+		memset(&m, 0, sizeof(m));
+		m.version = NVML_MEMORY_V2_VERSION;
+		if (nv.memory_v2(dev, &m) == NVML_SUCCESS) {
+			nvml_emit_ll((long long)m.total, "gpu.%u.%s", idx, "memory_total");
+			nvml_emit_ll((long long)m.used, "gpu.%u.%s", idx, "memory_used");
+			nvml_emit_ll((long long)m.reserved, "gpu.%u.%s", idx, "memory_reserved");
+			nvml_emit("2", "gpu.%u.memory_api", idx);
+			return;
+		}
+	}
+	if (nv.memory) {
+		nvmlMemory_t m;
+
+		if (nvml_ok(idx, "memory", nv.memory(dev, &m))) {
+			nvml_emit_ll((long long)m.total, "gpu.%u.%s", idx, "memory_total");
+			nvml_emit_ll((long long)m.used, "gpu.%u.%s", idx, "memory_used");
+			nvml_emit("1", "gpu.%u.memory_api", idx);
+		}
+	}
+}
+
 static void nvml_gpu(unsigned idx)
 {
 	nvmlDevice_t dev;
@@ -292,14 +339,7 @@ static void nvml_gpu(unsigned idx)
 			nvml_emit(s, "gpu.%u.pci_device_id", idx);
 		}
 	}
-	if (nv.memory) {
-		nvmlMemory_t m;
-
-		if (nvml_ok(idx, "memory", nv.memory(dev, &m))) {
-			nvml_emit_ll((long long)m.total, "gpu.%u.%s", idx, "memory_total");
-			nvml_emit_ll((long long)m.used, "gpu.%u.%s", idx, "memory_used");
-		}
-	}
+	nvml_memory(idx, dev);
 	if (nv.util) {
 		nvmlUtilization_t ut;
 

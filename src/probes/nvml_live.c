@@ -86,6 +86,7 @@ void nvml_info_release(struct nvml_info *n)
 	memset(n, 0, sizeof(*n));
 	n->init_result = -1;
 	n->cuda_version = -1;
+	n->cuda_version_raw = -1;
 	n->count = -1;
 	n->seconds = -1;
 }
@@ -144,6 +145,8 @@ static void nvml_parse_gpu(const struct gd_ctx *ctx, const struct kvlist *kv, un
 	g->pci_device_id = (int)nvml_ll(kv, i, "pci_device_id");
 	g->memory_total = nvml_ll(kv, i, "memory_total");
 	g->memory_used = nvml_ll(kv, i, "memory_used");
+	g->memory_reserved = nvml_ll(kv, i, "memory_reserved");
+	g->memory_api = (int)nvml_ll(kv, i, "memory_api");
 	g->util_gpu = (int)nvml_ll(kv, i, "util_gpu");
 	g->util_mem = (int)nvml_ll(kv, i, "util_mem");
 	g->temperature_c = (int)nvml_ll(kv, i, "temperature_c");
@@ -215,7 +218,13 @@ void nvml_parse(const struct gd_ctx *ctx, const struct kvlist *kv, struct nvml_i
 	}
 	out->outcome = NVML_RAN_OK;
 	out->driver_version = xstrdup_or_null(kv_get(kv, "driver_version"));
-	out->cuda_version = (int)kv_get_ll(kv, "cuda_version", -1);
+	/*
+	 * 0 is no version: NVML says so when the libcuda.so.1 it reads the
+	 * version from is not the driver's (seen with the toolkit stub first on
+	 * LD_LIBRARY_PATH).
+	 */
+	out->cuda_version_raw = (int)kv_get_ll(kv, "cuda_version", -1);
+	out->cuda_version = out->cuda_version_raw > 0 ? out->cuda_version_raw : -1;
 	cnt = kv_get_ll(kv, "count", -1);
 	out->count = (int)cnt;
 	if (cnt < 0) {

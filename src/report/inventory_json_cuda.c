@@ -74,6 +74,8 @@ void inventory_json_cuda(const struct inventory *inv, struct json *j)
 	json_num(j, "init", c->init_ms);
 	json_num(j, "context", c->context_ms);
 	json_num(j, "kernel", c->kernel_ms);
+	/* Started beside NVML, the child waited this long for it (part of child_total). */
+	json_num(j, "held", c->hold_ms);
 	json_num(j, "child_total", c->seconds >= 0 ? c->seconds * 1000.0 : NAN);
 	json_obj_end(j);
 	json_obj_end(j);

@@ -46,6 +46,10 @@ static void json_gpu(struct json *j, const struct nvml_gpu *g)
 	json_str(j, "bus_id", g->bus_id);
 	json_int_nonneg(j, "memory_total_mib", g->memory_total >= 0 ? g->memory_total >> 20 : -1);
 	json_int_nonneg(j, "memory_used_mib", g->memory_used >= 0 ? g->memory_used >> 20 : -1);
+	json_int_nonneg(j, "memory_reserved_mib",
+			g->memory_reserved >= 0 ? g->memory_reserved >> 20 : -1);
+	json_str(j, "memory_query", g->memory_api == 2 ? "nvmlDeviceGetMemoryInfo_v2"
+		 : g->memory_api == 1 ? "nvmlDeviceGetMemoryInfo" : NULL);
 	json_int_nonneg(j, "utilization_gpu", g->util_gpu);
 	json_int_nonneg(j, "temperature_c", g->temperature_c);
 	json_num(j, "power_w", g->power_w);

@@ -117,7 +117,64 @@ static void rules_cuda_device(const struct rules_in *in, const struct cuda_devic
 	buf_release(&lb);
 }
 
+/* "CUDA 13.0" or "CUDA version unknown", from cuDriverGetVersion. */
+static void cuda_version_str(const struct cuda_inventory *c, struct buf *b)
+{
+	if (c->driver_version > 0)
+		buf_printf(b, "CUDA %d.%d", c->driver_version / 1000, (c->driver_version % 1000) / 10);
+	else
+		buf_puts(b, "CUDA version unknown");
+}
+
+/* One line for the layer: what ran and how it ended, or why nothing ran. */
+static void rules_cuda_summary(const struct rules_in *in, struct report *rep)
+{
+	const struct cuda_inventory *c = &in->inv->cuda;
+	struct buf b = BUF_INIT;
+	size_t bad = 0;
+
+	if (!in->live) {
+		buf_printf(&b, "CUDA driver API not exercised (%s)", in->ctx->no_load
+			   ? "--no-load" : "a lower layer failed");
+	} else if (c->outcome == CUDA_NOT_RUN) {
+		buf_puts(&b, "CUDA driver API not exercised: no libcuda.so.1");
+	} else if (c->outcome == CUDA_CHILD_FAILED) {
+		buf_printf(&b, "the CUDA probe %s", c->child_error ? c->child_error : "failed");
+	} else if (c->outcome != CUDA_RAN) {
+		buf_puts(&b, "libcuda.so.1 could not be loaded");
+	} else if (c->init_result != 0) {
+		buf_printf(&b, "cuInit failed: %s (%d)", curesult_name(c->init_result), c->init_result);
+	} else if (c->device_count <= 0) {
+		cuda_version_str(c, &b);
+		buf_puts(&b, ", cuInit ok but no device");
+	} else {
+		for (size_t i = 0; i < c->ndevices; i++)
+			if (c->devices[i].kernel_ok != 1)
+				bad++;
+		cuda_version_str(c, &b);
+		buf_printf(&b, ", %d device%s; ", c->device_count, c->device_count == 1 ? "" : "s");
+		if (!bad)
+			buf_printf(&b, "the PTX kernel ran exactly on %s", c->ndevices == 1
+				   ? "the device" : "every device");
+		else
+			buf_printf(&b, "the PTX kernel failed on %zu of %zu device%s", bad, c->ndevices,
+				   c->ndevices == 1 ? "" : "s");
+		if (!isnan(c->init_ms))
+			buf_printf(&b, " (cuInit %.0f ms)", c->init_ms);
+	}
+	report_set_summary(rep, LAYER_CUDA, "%s", b.s);
+	buf_release(&b);
+}
+
+static void rules_cuda_findings(const struct rules_in *in, struct report *rep);
+
 void rules_cuda(const struct rules_in *in, struct report *rep)
+{
+	rules_cuda_findings(in, rep);
+	rules_cuda_summary(in, rep);
+}
+
+static void rules_cuda_findings(const struct rules_in *in, struct report *rep)
 {
 	const struct cuda_inventory *c = &in->inv->cuda;
 	const struct driver_lib *lib = &in->inv->driver.cuda;
@@ -175,10 +232,19 @@ void rules_cuda(const struct rules_in *in, struct report *rep)
 		finding_fix(f, "%s", cause_fix("cuda-init-failed"));
 		return;
 	}
-	f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_OK, NULL,
-		       "cuInit ok in %.0f ms: CUDA driver %d.%d, %d device%s", c->init_ms,
-		       c->driver_version / 1000, (c->driver_version % 1000) / 10, c->device_count,
-		       c->device_count == 1 ? "" : "s");
+	{
+		struct buf v = BUF_INIT;
+
+		if (c->driver_version > 0)
+			buf_printf(&v, "%d.%d", c->driver_version / 1000,
+				   (c->driver_version % 1000) / 10);
+		else
+			buf_puts(&v, "version unknown");
+		f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_OK, NULL,
+			       "cuInit ok in %.0f ms: CUDA driver %s, %d device%s", c->init_ms, v.s,
+			       c->device_count, c->device_count == 1 ? "" : "s");
+		buf_release(&v);
+	}
 	finding_evidence(f, "loaded %s", c->lib ? c->lib : "?");
 	for (size_t i = 0; i < c->ndevices; i++)
 		rules_cuda_device(in, &c->devices[i], rep);

@@ -236,8 +236,13 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 	buf_reset(&id);
 	buf_printf(&id, "driver.gpu.%d", g->index);
 	f = report_add(rep, LAYER_DRIVER, id.s, STATUS_OK, NULL, "%s", lb.s);
-	if (g->memory_total >= 0)
-		finding_evidence(f, "memory %lld / %lld MiB used", g->memory_used >> 20,
+	if (g->memory_total >= 0 && g->memory_reserved >= 0)
+		finding_evidence(f, "memory %lld / %lld MiB used, %lld MiB reserved by the driver "
+				 "(nvmlDeviceGetMemoryInfo_v2)", g->memory_used >> 20,
+				 g->memory_total >> 20, g->memory_reserved >> 20);
+	else if (g->memory_total >= 0)
+		finding_evidence(f, "memory %lld / %lld MiB used (nvmlDeviceGetMemoryInfo: counts "
+				 "the driver's reserve as used)", g->memory_used >> 20,
 				 g->memory_total >> 20);
 	if (g->temperature_c >= 0 || !isnan(g->power_w))
 		finding_evidence(f, "temperature %d C, power %.0f / %.0f W, utilisation %d%%",
@@ -339,10 +344,21 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 	buf_release(&id);
 }
 
+/* "CUDA 13.0", or "CUDA version unknown" when NVML gave none (or 0). */
+static void driver_cuda_version(const struct nvml_info *n, struct buf *b)
+{
+	buf_reset(b);
+	if (n->cuda_version > 0)
+		buf_printf(b, "CUDA %d.%d", n->cuda_version / 1000, (n->cuda_version % 1000) / 10);
+	else
+		buf_puts(b, "CUDA version unknown");
+}
+
 static void rules_driver_nvml(const struct rules_in *in, struct report *rep)
 {
 	const struct driver_inventory *d = &in->inv->driver;
 	const struct nvml_info *n = &d->nvml_live;
+	struct buf cv = BUF_INIT;
 	struct finding *f;
 
 	if (!d->nvml.path)
@@ -359,17 +375,23 @@ static void rules_driver_nvml(const struct rules_in *in, struct report *rep)
 		rules_driver_nvml_failed(in, rep);
 		return;
 	}
+	driver_cuda_version(n, &cv);
 	f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_OK, NULL,
-		       "NVML: driver %s, CUDA %d.%d, %d GPU%s", n->driver_version ? n->driver_version : "?",
-		       n->cuda_version / 1000, (n->cuda_version % 1000) / 10, n->count,
-		       n->count == 1 ? "" : "s");
+		       "NVML: driver %s, %s, %d GPU%s", n->driver_version ? n->driver_version : "?",
+		       cv.s, n->count, n->count == 1 ? "" : "s");
 	finding_evidence(f, "loaded %s in %.0f ms", n->lib ? n->lib : "?", n->seconds * 1000.0);
+	if (n->cuda_version < 0)
+		finding_evidence(f, n->cuda_version_raw == 0
+				 ? "nvmlSystemGetCudaDriverVersion returned 0: no CUDA version (NVML "
+				   "takes it from the libcuda.so.1 it finds)"
+				 : "nvmlSystemGetCudaDriverVersion gave no answer");
 	if (n->error)
 		finding_evidence(f, "%s", n->error);
 	if (n->missing_optional)
 		finding_evidence(f, "this NVML lacks: %s", n->missing_optional);
 	for (size_t i = 0; i < n->ngpus; i++)
 		rules_driver_gpu(in, &n->gpus[i], rep);
+	buf_release(&cv);
 }
 
 static void rules_driver_env(const struct rules_in *in, struct report *rep)
@@ -439,10 +461,87 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 	buf_release(&flagged);
 }
 
+/*
+ * The version part of the summary: "580.159.04 (libcuda, NVML and the kernel
+ * module agree)", or each source's version when they differ.
+ */
+static void summary_versions(const struct driver_inventory *d, struct buf *b)
+{
+	const char *nvml = d->nvml_live.driver_version ? d->nvml_live.driver_version
+			   : d->nvml.version;
+	struct {
+		const char *what, *version;
+	} v[3] = {
+		{ "libcuda", d->cuda.compat ? NULL : d->cuda.version },
+		{ "NVML", nvml },
+		{ "the kernel module", d->kernel_module_version },
+	};
+	const char *first = NULL, *names[3];
+	int n = 0, differ = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (!v[i].version)
+			continue;
+		if (!first)
+			first = v[i].version;
+		else if (version_cmp_str(v[i].version, first) != 0)
+			differ = 1;
+		names[n++] = v[i].what;
+	}
+	if (!n) {
+		buf_puts(b, "driver version unknown");
+	} else if (differ) {
+		buf_puts(b, "versions differ:");
+		for (int i = 0, k = 0; i < 3; i++)
+			if (v[i].version)
+				buf_printf(b, "%s %s %s", k++ ? "," : "", v[i].what, v[i].version);
+	} else if (n == 1) {
+		buf_printf(b, "%s (from %s only)", first, names[0]);
+	} else {
+		buf_printf(b, "%s (%s%s%s and %s agree)", first, names[0], n == 3 ? ", " : "",
+			   n == 3 ? names[1] : "", names[n - 1]);
+	}
+	if (d->cuda.compat && d->cuda.version)
+		buf_printf(b, ", libcuda %s from a forward-compatibility package", d->cuda.version);
+}
+
+/* One line for the layer: versions, CUDA version, GPU count (or what was not run). */
+static void rules_driver_summary(const struct rules_in *in, struct report *rep)
+{
+	const struct driver_inventory *d = &in->inv->driver;
+	const struct nvml_info *n = &d->nvml_live;
+	struct buf b = BUF_INIT, cv = BUF_INIT;
+
+	if (!d->cuda.path)
+		buf_puts(&b, "libcuda.so.1 not found");
+	else if (d->cuda.stub_reason)
+		buf_puts(&b, "libcuda.so.1 is the CUDA toolkit's stub");
+	else
+		summary_versions(d, &b);
+	if (!d->nvml.path) {
+		buf_puts(&b, "; NVML not found");
+	} else if (!in->live) {
+		buf_printf(&b, "; NVML not queried (%s)", in->ctx->no_load ? "--no-load"
+			   : "a lower layer failed");
+	} else if (n->outcome == NVML_RAN_OK) {
+		driver_cuda_version(n, &cv);
+		if (n->count >= 0)
+			buf_printf(&b, ", %s, %d GPU%s", cv.s, n->count, n->count == 1 ? "" : "s");
+		else
+			buf_printf(&b, ", %s, GPU count unknown", cv.s);
+	} else {
+		buf_puts(&b, "; NVML failed");
+	}
+	report_set_summary(rep, LAYER_DRIVER, "%s", b.s);
+	buf_release(&b);
+	buf_release(&cv);
+}
+
 void rules_driver(const struct rules_in *in, struct report *rep)
 {
 	rules_driver_libs(in, rep);
 	rules_driver_nvml(in, rep);
 	rules_driver_versions(in, rep);
 	rules_driver_env(in, rep);
+	rules_driver_summary(in, rep);
 }

@@ -8,6 +8,7 @@ import time
 from gdtest import (GDTestCase, GPUDOCTOR, check, clean_env, assert_cause, assert_no_cause,
                     finding, layer, run)
 import fixtures
+import fixtures_driver
 
 import subprocess
 
@@ -104,6 +105,52 @@ class TestCuda(GDTestCase):
         self.assertEqual(f["status"], "skipped")
         self.assertIn("blocked", f["title"])
         self.assertFalse(doc["inventory"]["cuda"]["ran"])
+
+
+class TestOverlap(GDTestCase):
+    """The CUDA child starts beside the NVML child: its libcuda load and cuInit
+    overlap NVML, while its contexts wait until NVML is done."""
+
+    def test_children_overlap(self):
+        doc = check(fixtures.healthy_root(), expect_rc=0,
+                    env=clean_env(FAKE_NVML_INIT_MS="700", FAKE_CUDA_INIT_MS="700"))
+        t = doc["timings_ms"]
+        both = t["driver"] + t["cuda"]
+        # One after the other they take at least 1400 ms; side by side about 700.
+        self.assertGreaterEqual(both, 690, t)
+        self.assertLess(both, 1200, t)
+        self.assertIs(doc["inventory"]["cuda"]["kernel_ok"], True)
+
+    def test_context_waits_for_nvml(self):
+        log = os.path.join(fixtures.Root().path, "events.log")
+        doc = check(fixtures.healthy_root(), expect_rc=0,
+                    env=clean_env(FAKE_NVML_INIT_MS="400", FAKE_NVML_LOG=log,
+                                  FAKE_CUDA_CTX_LOG=log))
+        with open(log) as f:
+            events = f.read().split("\n")
+        self.assertEqual(events[:2], ["nvml shutdown", "ctx 0"], events)
+        self.assertGreater(doc["inventory"]["cuda"]["timings_ms"]["held"], 200)
+
+    def test_blocked_child_makes_no_context(self):
+        log = os.path.join(fixtures.Root().path, "events.log")
+        doc = check(fixtures.healthy_root(), expect_rc=1,
+                    env=clean_env(FAKE_NVML_MODE="init-error:18", FAKE_CUDA_CTX_LOG=log))
+        self.assertEqual(layer(doc, "cuda")["status"], "blocked")
+        self.assertFalse(doc["inventory"]["cuda"]["ran"])
+        self.assertIsNone(doc["inventory"]["cuda"]["init_result"])
+        time.sleep(0.2)
+        self.assertFalse(os.path.exists(log), "the cancelled CUDA child made a context")
+
+    def test_probe_without_hold_runs_through(self):
+        # The child run by hand (no --hold) does not wait for anyone.
+        r = fixtures.healthy_root()
+        lib = r.p(f"{fixtures_driver.LIBDIR}/libcuda.so.1")
+        t0 = time.monotonic()
+        p = subprocess.run([GPUDOCTOR, "__probe", "cuda", lib], capture_output=True, text=True,
+                           timeout=30, env=clean_env())
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertIn("dev.0.kernel_ok=1\n", p.stdout)
+        self.assertNotIn("hold_ms", p.stdout)
 
 
 class TestRealToolkitStub(GDTestCase):

@@ -126,6 +126,97 @@ class TestDriverLibraries(GDTestCase):
         n = doc["inventory"]["driver"]["nvml"]
         self.assertEqual(n["outcome"], "ok")
         self.assertEqual(n["gpus"][0]["name"], "NVIDIA H200")
+        # No nvmlDeviceGetMemoryInfo_v2: v1, whose used includes the reserve.
+        g = n["gpus"][0]
+        self.assertEqual(g["memory_query"], "nvmlDeviceGetMemoryInfo")
+        self.assertEqual(g["memory_used_mib"], 512 + 615)
+        self.assertIsNone(g["memory_reserved_mib"])
+
+
+class TestMemory(GDTestCase):
+    """Used memory as nvidia-smi shows it: nvmlDeviceGetMemoryInfo_v2 reports the
+    driver's reserve apart (an idle H200: 0 MiB used, v1 said 615)."""
+
+    def test_v2_used_and_reserved(self):
+        doc = check(fixtures.healthy_root(), env=clean_env(FAKE_NVML_MEM_USED_MIB="0"))
+        g = doc["inventory"]["driver"]["nvml"]["gpus"][0]
+        self.assertEqual(g["memory_query"], "nvmlDeviceGetMemoryInfo_v2")
+        self.assertEqual(g["memory_used_mib"], 0)
+        self.assertEqual(g["memory_reserved_mib"], 615)
+        self.assertEqual(g["memory_total_mib"], 143771)
+        f = finding(doc, fid="driver.gpu.0")
+        self.assertIn("memory 0 / 143771 MiB used, 615 MiB reserved by the driver "
+                      "(nvmlDeviceGetMemoryInfo_v2)", f["evidence"])
+
+    def test_v2_error_falls_back_to_v1(self):
+        doc = check(fixtures.healthy_root(), env=clean_env(FAKE_NVML_MEM_V2="error:3"))
+        g = doc["inventory"]["driver"]["nvml"]["gpus"][0]
+        self.assertEqual(g["memory_query"], "nvmlDeviceGetMemoryInfo")
+        self.assertEqual(g["memory_used_mib"], 512 + 615)
+        self.assertIsNone(g["memory_reserved_mib"])
+        # The refused v2 call is not an error of the GPU: v1 answered.
+        self.assertFalse([e for e in g["errors"] if "Memory" in e], g["errors"])
+
+    def test_reserve_is_not_memory_held(self):
+        # A big reserve with nothing allocated must not look like a hidden process.
+        doc = check(fixtures.healthy_root(),
+                    env=clean_env(FAKE_NVML_MEM_USED_MIB="0", FAKE_NVML_MEM_RESERVED_MIB="20000"))
+        assert_no_cause(self, doc, "gpu-memory-held")
+
+
+class TestSummary(GDTestCase):
+    def test_healthy(self):
+        doc = check(fixtures.healthy_root(), expect_rc=0)
+        self.assertEqual(layer(doc, "driver")["summary"],
+                         "580.95.05 (libcuda, NVML and the kernel module agree), CUDA 13.0, 1 GPU")
+        self.assertEqual(layer(doc, "cuda")["summary"],
+                         "CUDA 13.0, 1 device; the PTX kernel ran exactly on the device "
+                         "(cuInit 0 ms)")
+
+    def test_two_gpus(self):
+        doc = check(fixtures.healthy_root(gpus=2),
+                    env=clean_env(FAKE_NVML_GPUS="2", FAKE_CUDA_DEVICES="2"), expect_rc=0)
+        self.assertTrue(layer(doc, "driver")["summary"].endswith("CUDA 13.0, 2 GPUs"))
+        self.assertIn("2 devices; the PTX kernel ran exactly on every device",
+                      layer(doc, "cuda")["summary"])
+
+    def test_no_load(self):
+        doc = check(fixtures.healthy_root(), "--no-load")
+        self.assertEqual(layer(doc, "driver")["summary"],
+                         "580.95.05 (libcuda, NVML and the kernel module agree); "
+                         "NVML not queried (--no-load)")
+        self.assertEqual(layer(doc, "cuda")["summary"],
+                         "CUDA driver API not exercised (--no-load)")
+
+    def test_mismatch_and_blocked(self):
+        r = fixtures.healthy_root()
+        r.write("sys/module/nvidia/version", "575.57.08\n")
+        doc = check(r, env=clean_env(), expect_rc=1)
+        self.assertEqual(layer(doc, "driver")["summary"],
+                         "versions differ: libcuda 580.95.05, NVML 580.95.05, the kernel "
+                         "module 575.57.08, CUDA 13.0, 1 GPU")
+        self.assertEqual(layer(doc, "cuda")["summary"],
+                         "CUDA driver API not exercised (a lower layer failed)")
+
+    def test_kernel_failure_in_summary(self):
+        doc = check(fixtures.healthy_root(), env=clean_env(FAKE_CUDA_MODE="wrong-result"),
+                    expect_rc=1)
+        self.assertIn("the PTX kernel failed on 1 of 1 device", layer(doc, "cuda")["summary"])
+
+    def test_init_failure_in_summary(self):
+        doc = check(fixtures.healthy_root(), env=clean_env(FAKE_CUDA_MODE="init-error:999"),
+                    expect_rc=1)
+        self.assertEqual(layer(doc, "cuda")["summary"], "cuInit failed: CUDA_ERROR_UNKNOWN (999)")
+
+    def test_cuda_version_zero_is_unknown(self):
+        # NVML answers 0 when the libcuda.so.1 it finds is not the driver's (the stub).
+        doc = check(fixtures.healthy_root(), env=clean_env(FAKE_NVML_CUDA_VERSION="0"))
+        self.assertIsNone(doc["inventory"]["driver"]["nvml"]["cuda_version"])
+        f = finding(doc, fid="driver.nvml")
+        self.assertEqual(f["title"], "NVML: driver 580.95.05, CUDA version unknown, 1 GPU")
+        self.assertNotIn("0.0", f["title"])
+        self.assertTrue(any("returned 0" in e for e in f["evidence"]), f)
+        self.assertIn("CUDA version unknown", layer(doc, "driver")["summary"])
 
 
 class TestNvmlChild(GDTestCase):

@@ -13,6 +13,10 @@
  *                      crash (SIGSEGV in cuInit) | hang | wrong-result |
  *                      ctx-error:N | ptx-error:N | launch-error:N | alloc-error:N
  *   FAKE_CUDA_DEVICES  number of devices (default 1)
+ *   FAKE_CUDA_INIT_MS  cuInit sleeps this long first (default 0), so that tests
+ *                      can see the CUDA probe overlap the NVML probe
+ *   FAKE_CUDA_CTX_LOG  a file: cuDevicePrimaryCtxRetain appends "ctx DEV\n" to it,
+ *                      so that tests can see when (and whether) a context was made
  * -DFAKE_DEFAULT_MODE='"init-error:34"' builds a toolkit-stub look-alike.
  */
 #include <signal.h>
@@ -71,7 +75,11 @@ __attribute__((constructor)) static void fake_cuda_load(void)
 
 CUresult cuInit(unsigned int flags)
 {
+	const char *ms = getenv("FAKE_CUDA_INIT_MS");
+
 	(void)flags;
+	if (ms && atoi(ms) > 0)
+		usleep((useconds_t)atoi(ms) * 1000);
 	if (!strcmp(mode(), "crash"))
 		raise(SIGSEGV);
 	if (!strcmp(mode(), "hang"))
@@ -130,6 +138,16 @@ CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d)
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
+	const char *log = getenv("FAKE_CUDA_CTX_LOG");
+
+	if (log && *log) {
+		FILE *f = fopen(log, "a");
+
+		if (f) {
+			fprintf(f, "ctx %d\n", d);
+			fclose(f);
+		}
+	}
 	if (mode_error("ctx-error"))
 		return mode_error("ctx-error");
 	ctxs[d].dev = d;

@@ -11,13 +11,20 @@
  *                         hang | garbage | gpu-lost | exit:N
  *   FAKE_NVML_GPUS        number of GPUs (default 1)
  *   FAKE_NVML_DRIVER_VERSION  what nvmlSystemGetDriverVersion says
- *   FAKE_NVML_MEM_USED_MIB    memory used on every GPU (default 512)
+ *   FAKE_NVML_MEM_USED_MIB    memory used on every GPU, as nvidia-smi shows it (default 512)
+ *   FAKE_NVML_MEM_RESERVED_MIB  memory the driver reserves (default 615, an idle H200's):
+ *                         nvmlDeviceGetMemoryInfo_v2 reports it apart, v1 counts it as used
+ *   FAKE_NVML_MEM_V2      "error:N": nvmlDeviceGetMemoryInfo_v2 returns N
+ *   FAKE_NVML_INIT_MS     nvmlInit sleeps this long first (default 0)
+ *   FAKE_NVML_CUDA_VERSION    what nvmlSystemGetCudaDriverVersion says (default 13000)
+ *   FAKE_NVML_LOG         a file: nvmlShutdown appends "nvml shutdown\n" to it
  *   FAKE_NVML_PROCS       "pid:mib,pid:mib" compute processes on GPU 0
  *   FAKE_NVML_PERSISTENCE 0/1 (default 1); FAKE_NVML_DISPLAY 0/1 (default 0)
  *   FAKE_NVML_COMPUTE_MODE    (default 0)
  *   FAKE_NVML_ECC_VOLATILE_UNC, FAKE_NVML_ECC_AGGREGATE_UNC  counts (default 0)
  *   FAKE_NVML_REMAP_PENDING, FAKE_NVML_REMAP_FAILURE         0/1 (default 0)
  * Compile-time: -DFAKE_OLD_API leaves out the _v2/_v3 names (old drivers),
+ * nvmlDeviceGetMemoryInfo_v2 included,
  * -DFAKE_OMIT_COUNT leaves out nvmlDeviceGetCount entirely (a required symbol).
  */
 #include <signal.h>
@@ -38,6 +45,11 @@ typedef struct fake_dev *nvmlDevice_t;
 struct fake_dev { unsigned idx; };
 
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct {
+	unsigned int version;
+	unsigned long long total, reserved, free, used;
+} nvmlMemory_v2_t;
+#define ARGUMENT_VERSION_MISMATCH 25
 typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 typedef struct {
 	char busIdLegacy[16];
@@ -87,6 +99,10 @@ __attribute__((constructor)) static void fake_nvml_load(void)
 
 static nvmlReturn_t fake_init(void)
 {
+	long ms = envl("FAKE_NVML_INIT_MS", 0);
+
+	if (ms > 0)
+		usleep((useconds_t)ms * 1000);
 	if (!strcmp(mode(), "hang"))
 		for (;;)
 			pause();
@@ -99,7 +115,20 @@ static nvmlReturn_t fake_init(void)
 nvmlReturn_t nvmlInit_v2(void) { return fake_init(); }
 #endif
 nvmlReturn_t nvmlInit(void) { return fake_init(); }
-nvmlReturn_t nvmlShutdown(void) { return 0; }
+nvmlReturn_t nvmlShutdown(void)
+{
+	const char *log = getenv("FAKE_NVML_LOG");
+
+	if (log && *log) {
+		FILE *f = fopen(log, "a");
+
+		if (f) {
+			fputs("nvml shutdown\n", f);
+			fclose(f);
+		}
+	}
+	return 0;
+}
 
 const char *nvmlErrorString(nvmlReturn_t r)
 {
@@ -121,8 +150,12 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned int len)
 	return 0;
 }
 
-nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 13000; return 0; }
-nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { *v = 13000; return 0; }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+	*v = (int)envl("FAKE_NVML_CUDA_VERSION", 13000);
+	return 0;
+}
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { return nvmlSystemGetCudaDriverVersion_v2(v); }
 
 #ifndef FAKE_OMIT_COUNT
 static nvmlReturn_t fake_count(unsigned int *n)
@@ -183,16 +216,48 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p) { return 
 #endif
 nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t d, nvmlPciInfo_t *p) { return fake_pci(d, p); }
 
+static unsigned long long mem_used(void)
+{
+	return (unsigned long long)envl("FAKE_NVML_MEM_USED_MIB", 512) << 20;
+}
+
+static unsigned long long mem_reserved(void)
+{
+	return (unsigned long long)envl("FAKE_NVML_MEM_RESERVED_MIB", 615) << 20;
+}
+
+/* v1: `used` is reserved plus allocated, as the real v1 reports it. */
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 {
 	(void)d;
 	if (lost())
 		return LOST;
 	m->total = 143771ull << 20;
-	m->used = (unsigned long long)envl("FAKE_NVML_MEM_USED_MIB", 512) << 20;
+	m->used = mem_used() + mem_reserved();
 	m->free = m->total - m->used;
 	return 0;
 }
+
+#ifndef FAKE_OLD_API
+/* v2 checks the caller's version field as the real one does (nvml.h NVML_STRUCT_VERSION). */
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
+{
+	const char *v2 = getenv("FAKE_NVML_MEM_V2");
+
+	(void)d;
+	if (lost())
+		return LOST;
+	if (v2 && !strncmp(v2, "error:", 6))
+		return atoi(v2 + 6);
+	if (m->version != (unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
+		return ARGUMENT_VERSION_MISMATCH;
+	m->total = 143771ull << 20;
+	m->reserved = mem_reserved();
+	m->used = mem_used();
+	m->free = m->total - m->used - m->reserved;
+	return 0;
+}
+#endif
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
 {
