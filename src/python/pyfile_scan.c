@@ -162,6 +162,9 @@ static int pyscan_value(struct pyscan *c, struct pyval *v)
 		}
 		return 0;
 	}
+	/* An unterminated string was consumed to the end. */
+	if (c->i >= c->n)
+		return -1;
 	if (c->s[c->i] == '[' || c->s[c->i] == '(') {
 		char close = c->s[c->i] == '[' ? ']' : ')';
 
@@ -181,10 +184,15 @@ static int pyscan_value(struct pyscan *c, struct pyval *v)
 				c->i++;
 				continue;
 			}
-			if (pyscan_value(c, &item) < 0) {
-				/* something we don't model: skip one char to make progress */
-				c->i++;
-				continue;
+			{
+				size_t before = c->i;
+
+				if (pyscan_value(c, &item) < 0 || c->i == before) {
+					/* something we don't model ('{' is not consumed): step over it */
+					pyval_clear(&item);
+					c->i = before + 1;
+					continue;
+				}
 			}
 			if (item.type == PYVAL_STR) {
 				XGROW(v->items, v->nitems + 1, v->items_cap);
