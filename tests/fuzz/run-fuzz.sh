@@ -58,7 +58,7 @@ for src in "$here"/fuzz_*.c; do
 	fi
 	if (cd "$dir" && ASAN_OPTIONS=detect_leaks=1 "./$name" -max_total_time="$secs" \
 		-artifact_prefix="$dir/" corpus >"$dir/run.log" 2>&1); then
-		echo "$name: passed ($(grep -E '^#[0-9]+.*DONE' "$dir/run.log" | tail -1 | sed 's/ *cov.*//' || true) runs in ${secs}s)"
+		echo "$name: passed ($(grep -aE '^#[0-9]+.*DONE' "$dir/run.log" | tail -1 | sed 's/ *cov.*//' || true) runs in ${secs}s)"
 		passed=$((passed + 1))
 	else
 		echo "$name: FAILED (see $dir/run.log):"
