@@ -49,6 +49,35 @@ static void put_mark(const struct gd_ctx *ctx, struct buf *out, enum status s)
 		buf_printf(out, "[%s]", status_mark(s));
 }
 
+/* The one line a person reads first: the first broken link, or ok. */
+static void render_result_line(const struct report *rep, struct buf *out)
+{
+	size_t nwarn = 0;
+
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		if (rep->layers[l].status != STATUS_FAIL)
+			continue;
+		for (size_t i = 0; i < rep->n; i++) {
+			const struct finding *f = &rep->findings[i];
+
+			if (f->layer != (enum layer_id)l || f->status != STATUS_FAIL)
+				continue;
+			buf_printf(out, "\nresult: FAIL at the %s layer: %s%s%s%s\n", layer_name(f->layer),
+				   f->title, f->cause ? " (" : "", f->cause ? f->cause : "",
+				   f->cause ? ")" : "");
+			if (l + 1 < LAYER_COUNT && rep->layers[l + 1].status == STATUS_BLOCKED)
+				buf_puts(out, "        the layers above it are blocked until this is fixed\n");
+			return;
+		}
+	}
+	for (size_t i = 0; i < rep->n; i++)
+		nwarn += rep->findings[i].status == STATUS_WARN;
+	if (nwarn)
+		buf_printf(out, "\nresult: ok, with %zu warning%s\n", nwarn, nwarn == 1 ? "" : "s");
+	else
+		buf_puts(out, "\nresult: ok\n");
+}
+
 void render_text(const struct gd_ctx *ctx, const struct report *rep,
 		 const struct inventory *inv, struct buf *out)
 {
@@ -99,6 +128,5 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 			buf_printf(out, " %s %.1f", layer_name((enum layer_id)l), rep->layer_ms[l]);
 		buf_printf(out, "; total %.1f\n", rep->total_ms);
 	}
-	buf_printf(out, "\nresult: %s\n", rep->status == STATUS_FAIL ? "FAIL: a link of the chain is broken (see above)"
-		   : rep->status == STATUS_WARN ? "ok, with warnings" : "ok");
+	render_result_line(rep, out);
 }
