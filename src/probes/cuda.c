@@ -91,6 +91,7 @@ static void cuda_parse_device(const struct kvlist *kv, int i, struct cuda_device
 	d->context_ms = cuda_ms(kv, "dev.%d.context_ms", i);
 	d->module_ms = cuda_ms(kv, "dev.%d.module_ms", i);
 	d->kernel_ms = cuda_ms(kv, "dev.%d.kernel_ms", i);
+	d->release_ms = cuda_ms(kv, "dev.%d.release_ms", i);
 }
 
 void cuda_parse(const struct kvlist *kv, struct cuda_inventory *p)

@@ -43,6 +43,7 @@ struct cuda_device {
 	int fail_result;		/* its CUresult, -1 when none */
 	char *mismatch;			/* first wrong element, when the result was wrong */
 	double context_ms, module_ms, kernel_ms;	/* NAN unknown */
+	double release_ms;		/* frees, unload, primary context release; NAN unknown */
 };
 
 enum cuda_outcome {

@@ -139,7 +139,7 @@ static int cuda_run_kernel(int dev, CUdevice d)
 	CUdeviceptr din = 0, dout = 0;
 	uint32_t a = KERNEL_A, b = KERNEL_B, n = KERNEL_N;
 	void *params[5];
-	double t0;
+	double t0, t_release = 0;
 	size_t bad = 0;
 	CUresult rc;
 	int ret = -1;
@@ -205,6 +205,8 @@ static int cuda_run_kernel(int dev, CUdevice d)
 		cuda_emit("dev", dev, "mismatch", "element %zu of %u: got 0x%08x, expected 0x%08x",
 			  bad, KERNEL_N, out[bad], ptx_axpb_expect(in[bad], a, b));
 	}
+	/* Teardown is timed too: it is part of the child's wall time. */
+	t_release = child_now();
 free_out:
 	cu.mem_free(dout);
 unload:
@@ -213,6 +215,8 @@ free_in:
 	cu.mem_free(din);
 release:
 	cu.ctx_release(d);
+	if (t_release > 0)
+		cuda_emit("dev", dev, "release_ms", "%.3f", MS(t_release));
 	return ret;
 }
 

@@ -65,6 +65,7 @@ void inventory_json_cuda(const struct inventory *inv, struct json *j)
 		json_num(j, "context", d->context_ms);
 		json_num(j, "module", d->module_ms);
 		json_num(j, "kernel", d->kernel_ms);
+		json_num(j, "release", d->release_ms);
 		json_obj_end(j);
 		json_obj_end(j);
 	}

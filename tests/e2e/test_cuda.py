@@ -32,6 +32,8 @@ class TestCuda(GDTestCase):
         self.assertEqual(d["bus_id"], "00000000:18:00.0")
         for k in ("init", "context", "kernel"):
             self.assertIsNotNone(c["timings_ms"][k], k)
+        for k in ("context", "module", "kernel", "release"):
+            self.assertIsNotNone(d["timings_ms"][k], k)
         self.assertEqual(finding(doc, fid="cuda.device.0")["status"], "ok")
 
     def test_wrong_result_is_caught(self):
