@@ -216,8 +216,18 @@ static void fw_lib_fill(struct fw_site *s, struct fw_lib *l, const char *realpat
 	}
 }
 
-/* One level of the winner's own DT_NEEDED. */
-static void fw_check_deps(struct fw_site *s, struct fw_lib *l, const char *const *chain, size_t n)
+/* Is soname already resolved for fw (so the loader would reuse the loaded object)? */
+static int fw_already_loaded(const struct fw_entry *fw, const char *soname)
+{
+	for (size_t i = 0; fw && i < fw->nlibs; i++)
+		if (fw->libs[i].path && !strcmp(fw->libs[i].soname, soname))
+			return 1;
+	return 0;
+}
+
+/* One level of the winner's own DT_NEEDED (an soname the framework has loaded already is reused). */
+static void fw_check_deps(struct fw_site *s, const struct fw_entry *fw, struct fw_lib *l,
+			  const char *const *chain, size_t n)
 {
 	char **needed = NULL;
 	size_t nn = 0;
@@ -232,7 +242,7 @@ static void fw_check_deps(struct fw_site *s, struct fw_lib *l, const char *const
 	for (size_t i = 0; i < nn && !l->missing_dep; i++) {
 		struct ldso_result r = LDSO_RESULT_INIT;
 
-		if (fw_is_system_soname(needed[i]))
+		if (fw_is_system_soname(needed[i]) || fw_already_loaded(fw, needed[i]))
 			continue;
 		if (ldso_resolve(s->ldso, needed[i], sub, n + 1, &r, NULL) == 0 && !r.path)
 			l->missing_dep = xstrdup(needed[i]);
@@ -311,7 +321,7 @@ struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char
 		l->from = xstrdup_or_null(r.from);
 		fw_lib_fill(s, l, r.realpath);
 		if (strcmp(role, "driver") != 0)
-			fw_check_deps(s, l, chain, n);
+			fw_check_deps(s, fw, l, chain, n);
 	}
 	ldso_result_release(&r);
 	return l;
@@ -329,7 +339,7 @@ struct fw_lib *fw_lib_at_path(struct fw_site *s, struct fw_entry *fw, const char
 	buf_release(&rp);
 	l->source = "preload";
 	fw_lib_fill(s, l, l->realpath);
-	fw_check_deps(s, l, NULL, 0);
+	fw_check_deps(s, fw, l, NULL, 0);
 	return l;
 }
 
