@@ -24,7 +24,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes \
             -Wstrict-prototypes -Wno-format-nonliteral
 CFLAGS   ?=
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Isrc -I$(B)/gen $(CFLAGS)
-LDLIBS   := -ldl -lm
+LDLIBS   := -ldl -lm -pthread
 LDFLAGS  ?=
 
 SRC_DIRS := src/core src/loader src/knowledge src/probes src/python src/rules src/report src/bench src/commands

@@ -20,6 +20,7 @@
 #include "rules/rules.h"
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,27 +63,61 @@ static void check_usage(FILE *f)
 int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
 	      struct report *rep);
 
+/*
+ * The libraries and frameworks layers' static facts (walking toolkits,
+ * site-packages and ELF headers) need nothing from the lower layers, and the
+ * lower layers' live probes spend most of their time waiting for the driver
+ * in children: so the scan runs on a second thread meanwhile.  The two sides
+ * touch disjoint parts of the inventory (libs, fw, pyenvs vs the rest).
+ */
+struct upper_scan {
+	const struct gd_ctx *ctx;
+	struct inventory *inv;
+	struct report *rep;
+};
+
+static void *upper_scan_run(void *arg)
+{
+	struct upper_scan *u = arg;
+
+	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT; l++) {
+		double t = child_now();
+
+		steps[l].probe(u->ctx, u->inv);
+		u->rep->layer_ms[l] = (child_now() - t) * 1000.0;
+	}
+	return NULL;
+}
+
 int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
 	      struct report *rep)
 {
-	int blocked_by = -1;
+	struct upper_scan scan = { ctx, inv, rep };
+	double t_all = child_now(), t;
+	int blocked_by = -1, threaded;
+	pthread_t thread;
 
 	/*
-	 * Static facts first, for every layer: they never load anything, and
-	 * rules of one layer may need facts of another (the libraries layer
-	 * judges what the frameworks need).
+	 * Static facts first: they never load anything.  The lower layers'
+	 * here; the upper layers' on a thread that is joined before any rule
+	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
-	double t_all = child_now(), t;
-
-	for (int l = 0; l < LAYER_COUNT; l++) {
+	for (int l = 0; l < LAYER_LIBRARIES; l++) {
 		t = child_now();
 		steps[l].probe(ctx, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
+	threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
+	if (!threaded)
+		upper_scan_run(&scan);
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
+		if (s->id == LAYER_LIBRARIES && threaded) {
+			pthread_join(thread, NULL);
+			threaded = 0;
+		}
 		t = child_now();
 		in.blocked = blocked_by >= 0;
 		in.live = !ctx->no_load && !in.blocked;
