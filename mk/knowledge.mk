@@ -4,3 +4,4 @@
 KB_DATA_FILES := $(wildcard src/knowledge/data/*.tsv)
 
 $(B)/obj/knowledge/kb_data.o: $(KB_DATA_FILES)
+$(B)/obj/knowledge/noise_data.o: src/knowledge/data/noise.tsv

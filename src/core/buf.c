@@ -11,6 +11,7 @@
 static void buf_reserve(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
+	int fresh = b->s == NULL;
 
 	if (need <= b->cap)
 		return;
@@ -20,6 +21,9 @@ static void buf_reserve(struct buf *b, size_t extra)
 		need = 64;
 	b->s = xrealloc(b->s, need);
 	b->cap = need;
+	/* Keep the invariant for a buffer that was never written (BUF_INIT). */
+	if (fresh)
+		b->s[b->len] = '\0';
 }
 
 void buf_init(struct buf *b)

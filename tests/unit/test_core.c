@@ -28,6 +28,15 @@ static void test_buf_printf_grows(void)
 	CHECK_STR(buf_cstr(&b), "");
 }
 
+static void test_buf_detach_unwritten(void)
+{
+	struct buf b = BUF_INIT;
+	char *s = buf_detach(&b);
+
+	CHECK_STR(s, "");
+	free(s);
+}
+
 static void test_buf_rtrim_detach(void)
 {
 	struct buf b = BUF_INIT;
@@ -213,6 +222,7 @@ int main(void)
 {
 	RUN(test_buf_printf_grows);
 	RUN(test_buf_rtrim_detach);
+	RUN(test_buf_detach_unwritten);
 	RUN(test_json_escapes_and_nulls);
 	RUN(test_kv_parse);
 	RUN(test_version_compare);
