@@ -111,16 +111,9 @@ void kv_emit(const char *key, const char *fmt, ...)
 	struct buf b = BUF_INIT;
 	va_list ap;
 	char *p;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	p = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
 	for (char *q = p; *q; q++)
 		if (*q == '\n' || *q == '\r')

@@ -60,20 +60,29 @@ char *xstrdup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *xvasprintf(const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list ap2;
 	int len;
 	char *p;
 
-	va_start(ap, fmt);
-	len = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(ap2, ap);
+	len = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
 	if (len < 0)
 		len = 0;
 	p = xmalloc((size_t)len + 1);
-	va_start(ap, fmt);
 	vsnprintf(p, (size_t)len + 1, fmt, ap);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }

@@ -8,6 +8,7 @@
 #ifndef GD_XALLOC_H
 #define GD_XALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc(size_t n);
@@ -18,6 +19,7 @@ char *xstrndup(const char *s, size_t n);
 /* NULL stays NULL: for optional (unknown) string facts. */
 char *xstrdup_or_null(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Grow *arr (of *cap elements of size elem) so that index n fits. */
 void xgrow(void **arr, size_t elem, size_t n, size_t *cap);

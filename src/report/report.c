@@ -55,22 +55,6 @@ void report_release(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static char *vformat(const char *fmt, va_list ap)
-{
-	va_list ap2;
-	int n;
-	char *s;
-
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		n = 0;
-	s = xmalloc((size_t)n + 1);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
-}
-
 struct finding *report_add(struct report *r, enum layer_id layer, const char *id,
 			   enum status st, const char *cause, const char *title_fmt, ...)
 {
@@ -85,7 +69,7 @@ struct finding *report_add(struct report *r, enum layer_id layer, const char *id
 	f->status = st;
 	f->cause = cause;
 	va_start(ap, title_fmt);
-	f->title = vformat(title_fmt, ap);
+	f->title = xvasprintf(title_fmt, ap);
 	va_end(ap);
 	return f;
 }
@@ -96,7 +80,7 @@ void finding_evidence(struct finding *f, const char *fmt, ...)
 
 	XGROW(f->evidence, f->nevidence, f->evidence_cap);
 	va_start(ap, fmt);
-	f->evidence[f->nevidence++] = vformat(fmt, ap);
+	f->evidence[f->nevidence++] = xvasprintf(fmt, ap);
 	va_end(ap);
 }
 
@@ -106,7 +90,7 @@ void finding_fix(struct finding *f, const char *fmt, ...)
 
 	free(f->fix);
 	va_start(ap, fmt);
-	f->fix = vformat(fmt, ap);
+	f->fix = xvasprintf(fmt, ap);
 	va_end(ap);
 }
 
@@ -116,7 +100,7 @@ void report_set_summary(struct report *r, enum layer_id layer, const char *fmt, 
 
 	free(r->layers[layer].summary);
 	va_start(ap, fmt);
-	r->layers[layer].summary = vformat(fmt, ap);
+	r->layers[layer].summary = xvasprintf(fmt, ap);
 	va_end(ap);
 }
 
