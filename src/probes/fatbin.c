@@ -233,3 +233,16 @@ const char *fatbin_arch_name(const struct fatbin_arch *a, char *out, size_t n)
 		snprintf(out, n, "%s_%d", a->kind == FATBIN_KIND_PTX ? "compute" : "sm", a->sm);
 	return out;
 }
+
+int fatbin_arch_is_full(const struct fatbin_summary *s, size_t i)
+{
+	size_t max = 0;
+
+	if (i >= s->n)
+		return 0;
+	for (size_t k = 0; k < s->n; k++)
+		if (s->archs[k].kind == s->archs[i].kind && s->archs[k].count > max)
+			max = s->archs[k].count;
+	/* count/max >= PCT/100, in integers */
+	return s->archs[i].count * 100 >= max * FATBIN_FULL_SHARE_PCT;
+}

@@ -56,6 +56,24 @@ int fatbin_read_library(const char *root, const char *path, struct fatbin_summar
 			struct err *e);
 void fatbin_summary_release(struct fatbin_summary *s);
 
+/*
+ * Full builds vs a few kernels.  A library's fat binaries hold one entry per
+ * compilation unit and architecture, so an arch the whole library was built
+ * for has about as many entries as the largest; an arch that only some
+ * kernels target (FlashAttention's sm_90a, CUTLASS's sm_100a ...) has a
+ * handful.  Observed on the H200 (torch 2.11.0+cu130's libtorch_cuda.so):
+ * the fatbin lists sm_75 sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100a
+ * sm_103a sm_120 sm_120a sm_121a while torch.cuda.get_arch_list() says
+ * sm_75 sm_80 sm_86 sm_90 sm_100 sm_120.  Rule: an arch is a full build when
+ * its entries are at least FATBIN_FULL_SHARE_PCT percent of the largest
+ * count of the same kind (SASS against SASS, PTX against PTX); the others
+ * are "also has a few kernels for ...", and never make a GPU supported.
+ */
+#define FATBIN_FULL_SHARE_PCT 10
+
+/* 1 when s->archs[i] is a full build by the rule above, 0 when only a few kernels. */
+int fatbin_arch_is_full(const struct fatbin_summary *s, size_t i);
+
 /* "sm_90", "sm_90a", "compute_120" into out; returns out. */
 const char *fatbin_arch_name(const struct fatbin_arch *a, char *out, size_t n);
 

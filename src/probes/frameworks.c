@@ -56,6 +56,9 @@ void fw_entry_release(struct fw_entry *fw)
 	free(fw->cudnn_build);
 	free(fw->cudnn_required);
 	fw_strv_free(fw->archs, fw->narchs);
+	fw_strv_free(fw->archs_partial, fw->narchs_partial);
+	free(fw->arch_entries);
+	free(fw->arch_partial_entries);
 	free(fw->archs_from);
 	free(fw->build_file);
 	free(fw->main_lib);

@@ -92,8 +92,12 @@ struct fw_entry {
 	char *cudnn_required;	/* the minimum runtime: "8.9" (TF table), "9.8" (JAX), NULL */
 	const char *cudnn_required_source;	/* "TF tested configurations", "Requires-Dist pin" */
 	int cudnn_major;	/* -1 unknown */
-	char **archs;		/* "sm_80", "compute_90" */
+	char **archs;		/* "sm_80", "compute_90": what it is built for (sorted by number) */
 	size_t narchs;
+	size_t *arch_entries;	/* fatbin entries per archs[i], NULL when not from a fatbin */
+	char **archs_partial;	/* in the fatbin for a few kernels only (fatbin.h's rule) */
+	size_t narchs_partial;
+	size_t *arch_partial_entries;
 	const char *archs_source;	/* "build_info.py", "fatbin of libtorch_cuda.so" */
 	char *archs_from;	/* the file */
 	char *build_file;	/* build_info.py / version.py read */

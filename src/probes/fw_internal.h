@@ -10,6 +10,7 @@
 #include "python/distinfo.h"
 #include "python/pyenv.h"
 
+struct err;
 struct gd_ctx;
 struct kb;
 struct ldso;
@@ -46,6 +47,8 @@ void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct 
 			   int cudnn_major);
 /* When fw's libcudart is not found: which other CUDA major's libcudart the loader finds. */
 void fw_note_other_cudart(struct fw_site *s, struct fw_entry *fw);
+/* fw->archs (full builds) and fw->archs_partial from lib's fat binaries; -1 + e when unreadable. */
+int fw_archs_from_fatbin(struct fw_site *s, struct fw_entry *fw, const char *lib, struct err *e);
 /* The DT_RPATH / DT_RUNPATH / DT_NEEDED of a machine path; 0 or -1. */
 int fw_elf_dyn(const char *root, const char *path, char **rpath, char **runpath,
 	       char ***needed, size_t *nneeded);

@@ -63,23 +63,6 @@ static void fw_jax_lib(struct fw_site *s, struct fw_entry *fw, const char *sonam
 	free(pre);
 }
 
-static void fw_archs_from_fatbin(struct fw_site *s, struct fw_entry *fw, const char *lib)
-{
-	struct fatbin_summary fb = FATBIN_SUMMARY_INIT;
-
-	if (fatbin_read_library(s->root, lib, &fb, NULL) == 0 && fb.n) {
-		fw->archs = xcalloc(fb.n + 1, sizeof(*fw->archs));
-		for (size_t i = 0; i < fb.n; i++) {
-			char name[32];
-
-			fw->archs[fw->narchs++] = xstrdup(fatbin_arch_name(&fb.archs[i], name, sizeof(name)));
-		}
-		fw->archs_source = "fatbin";
-		fw->archs_from = xstrdup(lib);
-	}
-	fatbin_summary_release(&fb);
-}
-
 void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 		  const struct pyenv_list *envs, size_t env)
 {
@@ -150,7 +133,7 @@ void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 				fw_jax_lib(s, fw, so, "nccl", 0);
 		}
 		if (fw->main_lib)
-			fw_archs_from_fatbin(s, fw, fw->main_lib);
+			fw_archs_from_fatbin(s, fw, fw->main_lib, NULL);
 	} else if (jaxlib && jaxlib->version && strstr(jaxlib->version, "cuda")) {
 		/* jaxlib 0.4.x "+cuda12.cudnn89" wheels carried CUDA themselves */
 		fw->is_cuda_build = 1;

@@ -17,6 +17,7 @@
 #include "knowledge/kb.h"
 #include "loader/elf.h"
 #include "loader/ldso.h"
+#include "probes/fatbin.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -489,4 +490,42 @@ void fw_predict(struct fw_entry *fw, int missing_needed_is_fatal)
 		fw->prediction = NULL;	/* unknown build */
 	}
 	buf_release(&why);
+}
+
+/*
+ * The GPU code of lib: archs with a substantial share of the fat binary's
+ * entries are what it is built for, the rest are "a few kernels" (the rule
+ * and the H200 observation behind it: fatbin.h).  The summary is already
+ * sorted by kind (SASS first) and number, so sm_75 comes before sm_100.
+ */
+int fw_archs_from_fatbin(struct fw_site *s, struct fw_entry *fw, const char *lib, struct err *e)
+{
+	struct fatbin_summary fb = FATBIN_SUMMARY_INIT;
+
+	if (fatbin_read_library(s->root, lib, &fb, e) < 0) {
+		fatbin_summary_release(&fb);
+		return -1;
+	}
+	if (fb.n) {
+		fw->archs = xcalloc(fb.n + 1, sizeof(*fw->archs));
+		fw->arch_entries = xcalloc(fb.n + 1, sizeof(*fw->arch_entries));
+		fw->archs_partial = xcalloc(fb.n + 1, sizeof(*fw->archs_partial));
+		fw->arch_partial_entries = xcalloc(fb.n + 1, sizeof(*fw->arch_partial_entries));
+		for (size_t i = 0; i < fb.n; i++) {
+			char name[32];
+
+			fatbin_arch_name(&fb.archs[i], name, sizeof(name));
+			if (fatbin_arch_is_full(&fb, i)) {
+				fw->arch_entries[fw->narchs] = fb.archs[i].count;
+				fw->archs[fw->narchs++] = xstrdup(name);
+			} else {
+				fw->arch_partial_entries[fw->narchs_partial] = fb.archs[i].count;
+				fw->archs_partial[fw->narchs_partial++] = xstrdup(name);
+			}
+		}
+		fw->archs_source = "fatbin";
+		fw->archs_from = xstrdup(lib);
+	}
+	fatbin_summary_release(&fb);
+	return 0;
 }

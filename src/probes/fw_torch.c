@@ -4,6 +4,11 @@
  * DT_NEEDED resolved through its own DT_RPATH (which outranks
  * LD_LIBRARY_PATH: facts.md §10), cuDNN's sub-libraries as the shim loads
  * them, and the GPU architectures in libtorch_cuda.so's fat binaries.
+ * Those list more archs than torch.cuda.get_arch_list() (on the H200,
+ * 2.11.0+cu130 adds sm_89, sm_90a, sm_100a, sm_103a, sm_120a, sm_121a for a
+ * few kernels such as FlashAttention's): only archs with >= 10% of the
+ * largest arch's entries count as "built for" (fatbin.h), the others are
+ * archs_partial, shown but never taken as support for a GPU.
  */
 #include "probes/fw_internal.h"
 
@@ -47,26 +52,13 @@ static int fw_torch_skip(const char *so)
 	return 0;
 }
 
+/* GPU code in libtorch_cuda.so: full builds and a few kernels (fatbin.h). */
 static void fw_torch_archs(struct fw_site *s, struct fw_entry *fw)
 {
-	struct fatbin_summary fb = FATBIN_SUMMARY_INIT;
 	struct err e = ERR_INIT;
 
-	if (fatbin_read_library(s->root, fw->main_lib, &fb, &e) < 0) {
-		if (!fw->error)
-			fw->error = xasprintf("GPU architectures: %s", e.msg);
-		fatbin_summary_release(&fb);
-		return;
-	}
-	fw->archs = xcalloc(fb.n + 1, sizeof(*fw->archs));
-	for (size_t i = 0; i < fb.n; i++) {
-		char name[32];
-
-		fw->archs[fw->narchs++] = xstrdup(fatbin_arch_name(&fb.archs[i], name, sizeof(name)));
-	}
-	fw->archs_source = "fatbin";
-	fw->archs_from = xstrdup(fw->main_lib);
-	fatbin_summary_release(&fb);
+	if (fw_archs_from_fatbin(s, fw, fw->main_lib, &e) < 0 && !fw->error)
+		fw->error = xasprintf("GPU architectures: %s", e.msg);
 }
 
 void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,

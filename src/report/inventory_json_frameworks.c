@@ -4,7 +4,8 @@
  * only; unknown facts are null.
  *
  *   "frameworks": [ { "env", "env_kind", "python", "site_dir", "name", "dist",
- *     "version", "flavour", "cuda_build", "cudnn_build", "archs": [...],
+ *     "version", "flavour", "cuda_build", "cudnn_build", "archs": [...] (built
+ *     for), "archs_partial": [...] (a few kernels), "arch_entries": {arch: n},
  *     "libraries": [ { "soname", "path", "source", "version", ... } ],
  *     "prediction": "gpu"|"cpu"|"broken"|null, "why", "live": {...}|null } ]
  */
@@ -88,6 +89,21 @@ void inventory_json_frameworks(const struct inventory *inv, struct json *j)
 		for (size_t k = 0; k < w->narchs; k++)
 			json_str(j, NULL, w->archs[k]);
 		json_arr_end(j);
+		/* in the fat binary for a few kernels only (probes/fatbin.h's rule) */
+		json_arr_begin(j, "archs_partial");
+		for (size_t k = 0; k < w->narchs_partial; k++)
+			json_str(j, NULL, w->archs_partial[k]);
+		json_arr_end(j);
+		if (w->arch_entries) {
+			json_obj_begin(j, "arch_entries");
+			for (size_t k = 0; k < w->narchs; k++)
+				json_int(j, w->archs[k], (long long)w->arch_entries[k]);
+			for (size_t k = 0; k < w->narchs_partial; k++)
+				json_int(j, w->archs_partial[k], (long long)w->arch_partial_entries[k]);
+			json_obj_end(j);
+		} else {
+			json_null(j, "arch_entries");
+		}
 		json_str(j, "archs_source", w->archs_source);
 		json_str(j, "build_file", w->build_file);
 		json_str(j, "main_library", w->main_lib);

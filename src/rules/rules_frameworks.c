@@ -192,7 +192,7 @@ static void rf_lib_evidence(struct finding *f, const struct fw_lib *l)
 				 l->requester ? l->requester : "the interpreter");
 }
 
-static void rf_judge(struct rf *r, const struct fw_entry *w);
+static enum status rf_judge(struct rf *r, const struct fw_entry *w);
 
 void rules_frameworks(const struct rules_in *in, struct report *rep)
 {
@@ -222,11 +222,15 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 	for (size_t i = 0; i < inv->fw.n; i++) {
 		const struct fw_entry *w = &inv->fw.fws[i];
 
-		rf_judge(&r, w);
-		if (w->prediction && !strcmp(w->prediction, "gpu"))
-			ngpu_fw++;
-		else if (w->prediction && !strcmp(w->prediction, "broken"))
+		enum status st = rf_judge(&r, w);
+
+		/* "broken": will fail, whether at import or at its first GPU call
+		 * (the H200's mixed cuDNN: every library resolves, cuDNN refuses) */
+		if ((w->prediction && !strcmp(w->prediction, "broken")) ||
+		    (st >= STATUS_FAIL && w->prediction && !strcmp(w->prediction, "gpu")))
 			nbroken++;
+		else if (w->prediction && !strcmp(w->prediction, "gpu"))
+			ngpu_fw++;
 		else
 			ncpu++;
 	}
@@ -241,17 +245,34 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 struct rf_acc {
 	enum status worst;
 	const char *cause;	/* of the worst problem, for the summary finding */
-	struct buf because;	/* reasons, for the summary line */
+	struct buf because;	/* distinct reasons, for the summary line */
+	char *fix;		/* the fix of the first problem of the worst status */
 };
 
-static void rf_acc_note(struct rf_acc *a, enum status st, const char *cause, const char *why)
+/* Note a problem once: a reason already listed is not repeated, and the
+ * summary's fix is the fix of the first problem of the worst status (the
+ * one that blocks first), not a generic reinstall. */
+static void rf_acc_note(struct rf_acc *a, enum status st, const char *cause, const char *why,
+			const char *fix)
 {
 	if (st > a->worst) {
 		a->worst = st;
 		a->cause = cause;
+		free(a->fix);
+		a->fix = fix ? xstrdup(fix) : NULL;
 	}
-	if (why)
+	if (why) {
+		size_t n = strlen(why);
+
+		for (const char *p = a->because.len ? a->because.s : NULL; p;) {
+			if (!strncmp(p, why, n) && (p[n] == '\0' || p[n] == ';'))
+				return;
+			p = strstr(p, "; ");
+			if (p)
+				p += 2;
+		}
 		buf_printf(&a->because, "%s%s", a->because.len ? "; " : "", why);
+	}
 }
 
 static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
@@ -289,20 +310,127 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 		else
 			rf_fix_libs(w, &fix);
 		finding_fix(f, "%s", fix.s);
-		buf_release(&fix);
 		if (l->required) {
 			char *why = xasprintf("%s cannot be loaded", l->soname);
 
-			rf_acc_note(a, st, l == cudart ? "framework-cuda-mismatch" : rf_missing_cause(l), why);
+			rf_acc_note(a, st, l == cudart ? "framework-cuda-mismatch" : rf_missing_cause(l), why,
+				    fix.s);
 			free(why);
 		}
+		buf_release(&fix);
 	}
+}
+
+/* "9.19.0" of "9.19.0.56": cuDNN releases are named by three parts. */
+static char *rf_release3(const char *v)
+{
+	const char *p = v;
+
+	for (int dots = 0; *p; p++)
+		if (*p == '.' && ++dots == 3)
+			break;
+	return xstrndup(v, (size_t)(p - v));
+}
+
+static char *rf_dirname(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	return slash ? xstrndup(p, slash > p ? (size_t)(slash - p) : 1) : xstrdup(p);
+}
+
+/*
+ * cuDNN's shim loads its sub-libraries through its own DT_RUNPATH $ORIGIN,
+ * which LD_LIBRARY_PATH outranks: a directory on it with another cuDNN
+ * gives the shim that release's sub-libraries.  One finding per framework
+ * for all of them (on the H200, 7 sub-libraries from /usr/lib/x86_64-linux-gnu
+ * made 7 findings per framework before): fail when the releases differ
+ * (cuDNN refuses at its first call: "cuDNN version incompatibility"), warn
+ * when the same release comes from another directory.
+ */
+static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *idbase,
+			  const struct fw_lib *c, int id_taken, struct rf_acc *a)
+{
+	struct buf dirs = BUF_INIT, vers = BUF_INIT, grep = BUF_INIT, fix = BUF_INIT, id = BUF_INIT;
+	const struct fw_lib *first = NULL;
+	int differs = 0, llp = 1;
+	char *mine;
+	struct finding *f;
+
+	for (size_t i = 0; i < w->nlibs; i++) {
+		const struct fw_lib *l = &w->libs[i];
+		char *dir, *rel;
+
+		if (strcmp(l->role, "cudnn-sub") != 0 || !l->path || !l->shadowed)
+			continue;
+		if (!first)
+			first = l;
+		if (l->version && l->shadowed_version && version_cmp_str(l->version, l->shadowed_version) != 0)
+			differs = 1;
+		if (!l->source || strcmp(l->source, "LD_LIBRARY_PATH") != 0)
+			llp = 0;
+		dir = rf_dirname(l->path);
+		if (!strstr(dirs.len ? dirs.s : "", dir)) {
+			buf_printf(&dirs, "%s%s", dirs.len ? ", " : "", dir);
+			buf_printf(&grep, " -e '%s'", dir);
+		}
+		free(dir);
+		rel = l->version ? rf_release3(l->version) : xstrdup("of an unknown release");
+		if (!strstr(vers.len ? vers.s : "", rel))
+			buf_printf(&vers, "%s%s", vers.len ? " and " : "", rel);
+		free(rel);
+	}
+	if (!first) {
+		buf_release(&dirs);
+		buf_release(&vers);
+		buf_release(&grep);
+		return;
+	}
+	mine = c->version ? rf_release3(c->version) : NULL;
+	buf_printf(&id, "%s.cudnn", idbase);
+	if (id_taken)
+		buf_puts(&id, "_subs");	/* the version finding has .cudnn */
+	f = report_add(r->rep, LAYER_FRAMEWORKS, id.s, differs ? STATUS_FAIL : STATUS_WARN,
+		       differs ? "cudnn-version-mismatch" : "lib-shadowed",
+		       "%s %s's cuDNN %s shim would load sub-libraries of cuDNN %s from %s (%s)",
+		       rf_pretty(w->name), w->version ? w->version : "", mine ? mine : "(unknown version)",
+		       vers.s, dirs.s, llp ? "LD_LIBRARY_PATH" : first->source ? first->source : "?");
+	for (size_t i = 0; i < w->nlibs; i++) {
+		const struct fw_lib *l = &w->libs[i];
+
+		if (strcmp(l->role, "cudnn-sub") != 0 || !l->path || !l->shadowed)
+			continue;
+		finding_evidence(f, "%s -> %s (%s), version %s; its own copy %s is %s", l->soname,
+				 l->realpath ? l->realpath : l->path, l->source ? l->source : "?",
+				 l->version ? l->version : "unknown", l->shadowed,
+				 l->shadowed_version ? l->shadowed_version : "of an unknown version");
+	}
+	finding_evidence(f, "%s has DT_RUNPATH $ORIGIN, so LD_LIBRARY_PATH is searched before its own directory",
+			 c->path);
+	if (differs)
+		finding_evidence(f, "mixed cuDNN releases fail at the first cuDNN call (\"cuDNN version incompatibility\")");
+	if (llp)
+		buf_printf(&fix, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vx%s | paste -sd:)",
+			   grep.s);
+	else
+		buf_printf(&fix, "remove the other cuDNN from %s, or reinstall one cuDNN: %s -m pip install --force-reinstall nvidia-cudnn-cu%d",
+			   dirs.s, rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
+	finding_fix(f, "%s", fix.s);
+	rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN, differs ? "cudnn-version-mismatch" : "lib-shadowed",
+		    differs ? "cuDNN's sub-libraries come from another release" : NULL, fix.s);
+	free(mine);
+	buf_release(&dirs);
+	buf_release(&vers);
+	buf_release(&grep);
+	buf_release(&fix);
+	buf_release(&id);
 }
 
 static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {
 	const struct fw_lib *c = rf_lib(w, "cudnn");
 	struct kb_verdict v;
+	int too_old = 0;
 
 	if (!c || !c->path)
 		return;
@@ -325,46 +453,12 @@ static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase,
 				finding_evidence(f, "%s", v.why);
 			rf_fix_libs(w, &fix);
 			finding_fix(f, "%s", fix.s);
+			rf_acc_note(a, STATUS_FAIL, "cudnn-version-mismatch", "its cuDNN is too old", fix.s);
+			too_old = 1;
 			buf_release(&fix);
-			rf_acc_note(a, STATUS_FAIL, "cudnn-version-mismatch", "its cuDNN is too old");
 		}
 	}
-	/* sub-libraries from another directory than the shim */
-	for (size_t i = 0; i < w->nlibs; i++) {
-		const struct fw_lib *l = &w->libs[i];
-		int differs;
-		char *id, *dir;
-		struct finding *f;
-		const char *slash;
-
-		if (strcmp(l->role, "cudnn-sub") != 0 || !l->path || !l->shadowed)
-			continue;
-		differs = l->version && l->shadowed_version && version_cmp_str(l->version, l->shadowed_version) != 0;
-		id = xasprintf("%s.%s", idbase, l->soname);
-		f = report_add(r->rep, LAYER_FRAMEWORKS, id, differs ? STATUS_FAIL : STATUS_WARN,
-			       differs ? "cudnn-version-mismatch" : "lib-shadowed",
-			       "cuDNN's %s loads %s%s instead of the copy beside %s%s%s",
-			       c->soname, l->realpath ? l->realpath : l->path,
-			       l->version ? "" : "", c->path,
-			       differs ? ": mixed cuDNN releases (" : "", differs ? "version incompatibility at the first cuDNN call)" : "");
-		free(id);
-		rf_lib_evidence(f, l);
-		finding_evidence(f, "%s has DT_RUNPATH $ORIGIN, so LD_LIBRARY_PATH is searched before its own directory",
-				 c->path);
-		finding_evidence(f, "the shim's own copy: %s%s%s", l->shadowed,
-				 l->shadowed_version ? ", version " : "", l->shadowed_version ? l->shadowed_version : "");
-		slash = strrchr(l->path, '/');
-		dir = slash ? xstrndup(l->path, (size_t)(slash - l->path)) : xstrdup(l->path);
-		if (l->source && !strcmp(l->source, "LD_LIBRARY_PATH"))
-			finding_fix(f, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vx '%s' | paste -sd:)",
-				    dir);
-		else
-			finding_fix(f, "remove the other cuDNN from %s, or reinstall one cuDNN: %s -m pip install --force-reinstall nvidia-cudnn-cu%d",
-				    dir, rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
-		free(dir);
-		rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN, differs ? "cudnn-version-mismatch" : "lib-shadowed",
-			    differs ? "cuDNN's sub-libraries come from another release" : NULL);
-	}
+	rf_cudnn_subs(r, w, idbase, c, too_old, a);
 }
 
 static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
@@ -389,10 +483,41 @@ static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase
 				 w->build_file ? w->build_file : "the wheel");
 		if (v.why[0])
 			finding_evidence(f, "%s", v.why);
-		finding_fix(f, "upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
-			    floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
-		rf_acc_note(a, STATUS_FAIL, "framework-driver-too-old", "the driver is too old for its CUDA");
+		{
+			char *fix = xasprintf("upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
+					      floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
+
+			finding_fix(f, "%s", fix);
+			rf_acc_note(a, STATUS_FAIL, "framework-driver-too-old", "the driver is too old for its CUDA",
+				    fix);
+			free(fix);
+		}
 	}
+}
+
+static size_t rf_max_entries(const struct fw_entry *w)
+{
+	size_t m = 0;
+
+	for (size_t k = 0; w->arch_entries && k < w->narchs; k++)
+		if (w->arch_entries[k] > m)
+			m = w->arch_entries[k];
+	return m;
+}
+
+/* The archs a fat binary has for a few kernels only (fatbin.h): shown, never counted as support. */
+static void rf_partial_evidence(struct finding *f, const struct fw_entry *w)
+{
+	struct buf b = BUF_INIT;
+
+	if (!w->narchs_partial)
+		return;
+	for (size_t k = 0; k < w->narchs_partial; k++)
+		buf_printf(&b, "%s%s (%zu)", k ? ", " : "", w->archs_partial[k],
+			   w->arch_partial_entries ? w->arch_partial_entries[k] : 0);
+	finding_evidence(f, "also has a few kernels for %s: fat binary entries, against %zu for the largest arch; not a full build",
+			 b.s, rf_max_entries(w));
+	buf_release(&b);
 }
 
 /* Which torch variant of the same release runs on cc (for the fix). */
@@ -455,6 +580,7 @@ static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, 
 		free(id);
 		finding_evidence(f, "built for: %s (%s of %s)", have.s, w->archs_source ? w->archs_source : "?",
 				 w->archs_from ? w->archs_from : "?");
+		rf_partial_evidence(f, w);
 		if (v.why[0])
 			finding_evidence(f, "%s", v.why);
 		if (!strcmp(w->name, "torch")) {
@@ -476,7 +602,8 @@ static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, 
 			finding_fix(f, "install a %s release built for sm_%d%d (see its release notes)",
 				    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
 		}
-		rf_acc_note(a, STATUS_FAIL, "gpu-arch-unsupported", "it has no code for this GPU's architecture");
+		rf_acc_note(a, STATUS_FAIL, "gpu-arch-unsupported", "it has no code for this GPU's architecture",
+			    f->fix);
 		buf_release(&have);
 	}
 }
@@ -540,10 +667,11 @@ static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, 
 	if (w->why)
 		finding_evidence(f, "prediction: %s", w->why);
 	finding_fix(f, "report this to the gpudoctor developers with: gpudoctor --json check --live");
-	rf_acc_note(a, STATUS_WARN, "framework-live-disagrees", NULL);
+	rf_acc_note(a, STATUS_WARN, "framework-live-disagrees", NULL, NULL);
 }
 
-static void rf_summary(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char *idbase,
+			      const struct rf_acc *a)
 {
 	struct buf title = BUF_INIT;
 	const char *pretty = rf_pretty(w->name);
@@ -625,6 +753,7 @@ static void rf_summary(struct rf *r, const struct fw_entry *w, const char *idbas
 			buf_printf(&archs, "%s%s", k ? " " : "", w->archs[k]);
 		finding_evidence(f, "GPU code: %s (%s)", archs.s, w->archs_source ? w->archs_source : "?");
 		buf_release(&archs);
+		rf_partial_evidence(f, w);
 	}
 	if (w->other_cudart)
 		finding_evidence(f, "built for CUDA %s, but the loader finds only another major's runtime: %s",
@@ -636,21 +765,23 @@ static void rf_summary(struct rf *r, const struct fw_entry *w, const char *idbas
 
 		if (cause && !strcmp(cause, "framework-cpu-only"))
 			rf_fix_gpu_build(r, w, &fix);
-		else if (cause && !strcmp(cause, "framework-driver-too-old"))
-			buf_puts(&fix, "upgrade the NVIDIA driver (see the driver finding of this framework)");
+		else if (a->fix)
+			buf_puts(&fix, a->fix);	/* the first blocking problem's own fix */
 		else
 			rf_fix_libs(w, &fix);
 		finding_fix(f, "%s", fix.s);
 		buf_release(&fix);
 	}
 	buf_release(&title);
+	return st;
 }
 
-static void rf_judge(struct rf *r, const struct fw_entry *w)
+static enum status rf_judge(struct rf *r, const struct fw_entry *w)
 {
 	char *env = rf_env_id(w);
 	char *idbase = xasprintf("frameworks.%s.%s", env, w->name);
 	struct rf_acc a;
+	enum status st;
 
 	memset(&a, 0, sizeof(a));
 	buf_init(&a.because);
@@ -662,8 +793,10 @@ static void rf_judge(struct rf *r, const struct fw_entry *w)
 	}
 	rf_python(r, w, idbase);
 	rf_live(r, w, idbase, &a);
-	rf_summary(r, w, idbase, &a);
+	st = rf_summary(r, w, idbase, &a);
 	buf_release(&a.because);
+	free(a.fix);
 	free(idbase);
 	free(env);
+	return st;
 }

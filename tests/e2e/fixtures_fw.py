@@ -131,8 +131,16 @@ def add_tensorflow(r, site, version="2.15.0", dist="tensorflow", build_info=TF_B
                  runpath=rp)
 
 
-def fatbin_bytes(archs):
-    """A fat binary with one entry per arch ("sm_90", "compute_120"); nvcc when present."""
+def fatbin_bytes(archs, counts=None):
+    """A fat binary with one entry per arch ("sm_90", "compute_120"); nvcc when present.
+    counts {"sm_90a": 1, "sm_80": 12}: that many entries per arch, one container each
+    (like the compilation units of a real library), built byte by byte."""
+    if counts:
+        out = b""
+        for a in archs:
+            for _ in range(counts.get(a, 1)):
+                out += _fatbin_by_hand([a])
+        return out
     if os.path.exists(NVCC):
         scratch = tempfile.mkdtemp(prefix="gd-fatbin-")
         try:
@@ -150,21 +158,30 @@ def fatbin_bytes(archs):
                     return f.read()
         finally:
             shutil.rmtree(scratch, True)
+    return _fatbin_by_hand(archs)
+
+
+def _fatbin_by_hand(archs):
+    """One container with the layout of src/probes/fatbin.h; "sm_90a" sets the arch-specific flag."""
     body = b""
     for a in archs:
         kind, num = a.split("_")
         k = 2 if kind == "sm" else 1
+        flags = 0x11
+        if num[-1] in "af":
+            flags |= 0x100000 if num[-1] == "a" else 0x200000
+            num = num[:-1]
         payload = b"\xab" * 16
-        hdr = struct.pack("<HHIQIIHHIIIQQQ", k, 0x101, 64, len(payload), 0, 0, 8, 1, int(num), 0, 0, 0x11, 0, 0)
+        hdr = struct.pack("<HHIQIIHHIIIQQQ", k, 0x101, 64, len(payload), 0, 0, 8, 1, int(num), 0, 0, flags, 0, 0)
         body += hdr + payload
     return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body)) + body
 
 
-def fatbin_source(archs):
+def fatbin_source(archs, counts=None):
     """C source whose object carries a .nv_fatbin section with those archs."""
     fd, path = tempfile.mkstemp(prefix="gd-fatbin-", suffix=".bin")
     with os.fdopen(fd, "wb") as f:
-        f.write(fatbin_bytes(archs))
+        f.write(fatbin_bytes(archs, counts))
     return ('__asm__(".section .nv_fatbin,\\"a\\"\\n.balign 8\\n.incbin \\"%s\\"\\n.previous\\n");\n'
             "int gd_fixture_symbol(void) { return 42; }\n" % path)
 
@@ -176,7 +193,7 @@ TORCH_RPATH = ":".join(f"$ORIGIN/../../nvidia/{c}/lib" for c in
 
 def add_torch(r, site, version="2.5.1+cu124", cuda="'12.4'", archs=("sm_80", "sm_90"),
               needed=("libcudart.so.12", "libcublas.so.12", "libcudnn.so.9", "libc10_cuda.so"),
-              cudnn_pin="9.1.0.70", cu="12", rpath=TORCH_RPATH):
+              cudnn_pin="9.1.0.70", cu="12", rpath=TORCH_RPATH, fatbin_counts=None):
     reqs = [f"nvidia-cudnn-cu{cu}=={cudnn_pin}; platform_system == \"Linux\""] if cudnn_pin else []
     add_dist(r, site, "torch", version, requires=reqs)
     r.write(f"{site}/torch/__init__.py", "")
@@ -185,7 +202,7 @@ def add_torch(r, site, version="2.5.1+cu124", cuda="'12.4'", archs=("sm_80", "sm
         r.shared_lib(f"{site}/torch/lib/libtorch_cpu.so", soname="libtorch_cpu.so")
         return
     r.shared_lib(f"{site}/torch/lib/libc10_cuda.so", soname="libc10_cuda.so", rpath=rpath)
-    src = fatbin_source(archs) if archs else "int gd_fixture_symbol(void) { return 42; }\n"
+    src = fatbin_source(archs, fatbin_counts) if archs else "int gd_fixture_symbol(void) { return 42; }\n"
     r.shared_lib(f"{site}/torch/lib/libtorch_cuda.so", soname="libtorch_cuda.so", needed=needed,
                  rpath=rpath, source=src)
 

@@ -154,10 +154,10 @@ def fw_healthy_tf():
 
 
 class Torch(GDTestCase):
-    def healthy(self, archs=("sm_80", "sm_90"), device_id=fixtures.H200_PCI_ID):
+    def healthy(self, archs=("sm_80", "sm_90"), device_id=fixtures.H200_PCI_ID, fatbin_counts=None):
         r = fixtures.healthy_root(device_id=device_id)
         site = fw.add_venv(r)
-        fw.add_torch(r, site, archs=archs)
+        fw.add_torch(r, site, archs=archs, fatbin_counts=fatbin_counts)
         fw.add_torch_cu12_wheels(r, site)
         return r, site
 
@@ -177,11 +177,39 @@ class Torch(GDTestCase):
         g = lib(t, "libcudnn_graph.so.9")
         self.assertEqual(g["source"], "LD_LIBRARY_PATH")
         self.assertEqual(g["version"], "9.14.0")
-        f = finding(doc, fid="frameworks.opt_venv.torch.libcudnn_graph.so.9")
+        f = finding(doc, fid="frameworks.opt_venv.torch.cudnn")
         self.assertEqual(f["cause"], "cudnn-version-mismatch", json.dumps(f, indent=1))
         # fail, or warn when a lower layer (libraries, which sees the same LD_LIBRARY_PATH) failed first
         self.assertIn(f["status"], ("fail", "warn"))
         self.assertIn("LD_LIBRARY_PATH", f["fix"])
+
+    def test_llp_cudnn_is_one_finding_per_framework(self):
+        """The H200 run: 7 sub-libraries of the system cuDNN 9.14 before the wheel's shim
+        made 7 findings and a summary repeating the reason 7 times, fixed by a reinstall."""
+        r, site = self.healthy()
+        sysdir = fw.add_system_cudnn(r)
+        doc = check(r, env=env(LD_LIBRARY_PATH=sysdir))
+        mine = [f for f in fw_findings(doc) if f["id"].startswith("frameworks.opt_venv.torch.")]
+        self.assertEqual([f["id"] for f in mine], ["frameworks.opt_venv.torch.cudnn"],
+                         json.dumps(mine, indent=1))
+        (f,) = mine
+        self.assertEqual(f["cause"], "cudnn-version-mismatch")
+        self.assertEqual(f["title"], "PyTorch 2.5.1+cu124's cuDNN 9.1.0 shim would load sub-libraries "
+                                     f"of cuDNN 9.14.0 from {sysdir} (LD_LIBRARY_PATH)")
+        ev = "\n".join(f["evidence"])
+        for s in fw.CUDNN9_SUBS:
+            self.assertIn(f"{s}.so.9 -> {sysdir}/{s}.so.9.14.0", ev)
+        self.assertIn("DT_RUNPATH $ORIGIN", ev)
+        self.assertEqual(f["fix"], "export LD_LIBRARY_PATH=$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n'"
+                                   f" | grep -vx -e '{sysdir}' | paste -sd:)")
+        s = finding(doc, fid="frameworks.opt_venv.torch")
+        self.assertIn(s["status"], ("fail", "warn"))  # warn when the libraries layer failed first
+        self.assertEqual(s["cause"], "cudnn-version-mismatch")
+        self.assertEqual(s["title"].count("come from another release"), 1, s["title"])
+        self.assertEqual(s["fix"], f["fix"])
+        self.assertNotIn("reinstall", s["fix"])
+        self.assertIn("0 can use the GPU, 0 CPU only, 1 broken",
+                      [l for l in doc["layers"] if l["id"] == "frameworks"][0]["summary"])
 
     def test_healthy_has_no_mismatch(self):
         r, site = self.healthy()
@@ -204,6 +232,32 @@ class Torch(GDTestCase):
         (t,) = fws(doc, "torch")
         self.assertEqual(t["archs"], ["sm_75", "sm_90", "compute_90"])
         self.assertEqual(t["archs_source"], "fatbin")
+
+    def test_few_kernels_are_not_a_build(self):
+        """torch 2.11.0+cu130 on the H200: the fatbin has sm_90a etc. for a few kernels
+        (FlashAttention), get_arch_list() does not: only substantial archs are "built for"."""
+        counts = {"sm_75": 12, "sm_80": 12, "sm_90": 12, "sm_90a": 1, "sm_100": 12, "sm_121a": 1}
+        r, site = self.healthy(archs=tuple(counts), fatbin_counts=counts)
+        doc = check(r, env=env())
+        (t,) = fws(doc, "torch")
+        self.assertEqual(t["archs"], ["sm_75", "sm_80", "sm_90", "sm_100"])
+        self.assertEqual(t["archs_partial"], ["sm_90a", "sm_121a"])
+        self.assertEqual(t["arch_entries"], counts)
+        assert_no_cause(self, doc, "gpu-arch-unsupported")
+        s = finding(doc, fid="frameworks.opt_venv.torch")
+        self.assertIn("GPU code: sm_75 sm_80 sm_90 sm_100 (fatbin)", s["evidence"])
+        self.assertTrue(any(e.startswith("also has a few kernels for sm_90a (1), sm_121a (1)")
+                            for e in s["evidence"]), s["evidence"])
+
+    def test_few_kernels_do_not_make_a_gpu_supported(self):
+        # the H200 (sm_90) with a build for sm_80 and a single sm_90a kernel
+        counts = {"sm_80": 20, "sm_90a": 1}
+        r, site = self.healthy(archs=tuple(counts), fatbin_counts=counts)
+        doc = check(r, env=env())
+        f = assert_cause(self, doc, "gpu-arch-unsupported")
+        self.assertIn("built for: sm_80 (fatbin", " ".join(f["evidence"]))
+        self.assertTrue(any("few kernels for sm_90a (1)" in e for e in f["evidence"]), f["evidence"])
+        self.assertIn("1 broken", [l for l in doc["layers"] if l["id"] == "frameworks"][0]["summary"])
 
     def test_pascal_on_a_sm75_plus_build(self):
         # GTX 1080 (10de:1b80, CC 6.1) with a build for 7.5+
