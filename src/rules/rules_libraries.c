@@ -302,30 +302,50 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 	return n;
 }
 
-/* A winner older than another copy in the active toolkit or environment. */
+/*
+ * The newest copy of r's soname in the active toolkit or environment that is
+ * newer than the machine-wide winner w, among pip wheels' copies (wheels) or
+ * the others (!wheels).  A wheel's copy is never the machine-wide pick: its
+ * framework reaches it through its own RPATH/RUNPATH (torch, TF) or loads it
+ * by path (JAX), so an older machine-wide winner is not shadowing it -- on
+ * the H200 the system cuDNN 9.14 in ld.so.cache beside the venv's 9.19 is
+ * normal, and the frameworks layer judges what each framework loads.
+ */
+static const struct lib_copy *newer_active_copy(const struct libraries_inventory *li,
+						const struct lib_resolved *r,
+						const struct lib_copy *w, int wheels)
+{
+	const struct lib_copy *best = NULL;
+
+	for (size_t k = 0; k < li->n; k++) {
+		const struct lib_copy *c = &li->copies[k];
+		int is_wheel = c->origin && strcmp(c->origin, "wheel") == 0;
+
+		if (c == w || !c->in_active || !c->version || c->elf_problem != ELF_OK ||
+		    is_wheel != wheels || strcmp(c->soname, r->soname) != 0)
+			continue;
+		if (version_cmp_str(c->version, w->version) > 0 &&
+		    same_release(c->version, w->version) == 0 &&
+		    (!best || version_cmp_str(c->version, best->version) > 0))
+			best = c;
+	}
+	return best;
+}
+
+/* A winner older than another copy in the active toolkit or environment (not a wheel's). */
 static int rule_shadowed(struct report *rep, const struct libraries_inventory *li)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < li->nresolved; i++) {
 		const struct lib_resolved *r = &li->resolved[i];
-		const struct lib_copy *w, *best = NULL;
+		const struct lib_copy *w, *best;
 		struct finding *f;
 		char *wd;
 
 		if (!r->realpath || !(w = libraries_copy_by_realpath(li, r->realpath)) || !w->version)
 			continue;
-		for (size_t k = 0; k < li->n; k++) {
-			const struct lib_copy *c = &li->copies[k];
-
-			if (c == w || !c->in_active || !c->version || c->elf_problem != ELF_OK ||
-			    strcmp(c->soname, r->soname) != 0)
-				continue;
-			if (version_cmp_str(c->version, w->version) > 0 &&
-			    same_release(c->version, w->version) == 0 &&
-			    (!best || version_cmp_str(c->version, best->version) > 0))
-				best = c;
-		}
+		best = newer_active_copy(li, r, w, 0);
 		if (!best)
 			continue;
 		f = report_add(rep, LAYER_LIBRARIES, "libraries.shadowed", STATUS_WARN, "lib-shadowed",
@@ -661,6 +681,18 @@ static void ok_summary(const struct rules_in *in, struct report *rep,
 		if (in->ctx->verbose && c->size_bytes >= 0)
 			buf_printf(&s, "; read %zu of %lld bytes", c->bytes_touched, c->size_bytes);
 		finding_evidence(f, "%s", s.s);
+	}
+	for (size_t i = 0; i < li->nresolved; i++) {
+		const struct lib_resolved *r = &li->resolved[i];
+		const struct lib_copy *w, *wh;
+
+		if (!r->realpath || !(w = libraries_copy_by_realpath(li, r->realpath)) || !w->version ||
+		    !(wh = newer_active_copy(li, r, w, 1)))
+			continue;
+		finding_evidence(f, "%s: the machine-wide pick %s (%s) is older than %s (%s, %s); not a "
+				 "problem: the wheel's copy is loaded by its framework through RPATH, "
+				 "and the frameworks layer checks that", r->soname, w->path, w->version,
+				 wh->path, wh->version, wh->owner ? wh->owner : "wheel");
 	}
 	for (size_t i = 0; i < li->nlive; i++) {
 		const struct lib_live *l = &li->live[i];

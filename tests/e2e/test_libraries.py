@@ -192,11 +192,45 @@ class Shadowed(GDTestCase):
         r = self._root()
         doc = check(r, "--no-load", env=clean_env(VIRTUAL_ENV="/opt/venv"))
         assert_no_cause(self, doc, "lib-shadowed")
+
+    def test_cache_winner_older_than_wheel_is_a_note(self):
+        """The H200 false alarm: ld.so.cache's libcudnn.so.9 is the system 9.14, the active
+        venv has the wheel's 9.19, which only its framework loads (through RPATH)."""
+        r = self._root()
+        fl.register_dir(r, fl.SYSLIB)
+        doc = check(r, "--no-load", env=clean_env(VIRTUAL_ENV="/opt/venv"))
+        assert_no_cause(self, doc, "lib-shadowed")
+        w = fl.lib_entry(doc, "usr/lib/x86_64-linux-gnu/libcudnn.so.9")
+        self.assertTrue(w["winner"], w)
+        inv = finding(doc, fid="libraries.inventory")
+        notes = [e for e in inv["evidence"] if e.startswith("libcudnn.so.9: the machine-wide pick")]
+        self.assertEqual(len(notes), 1, inv["evidence"])
+        self.assertIn("9.19.0.56", notes[0])
+        self.assertIn("loaded by its framework through RPATH", notes[0])
+        self.assertEqual(inv["status"], "ok")
+        self.assertEqual(layer(doc, "libraries")["status"], "ok")
         subs = [s for s in doc["inventory"]["libraries_loader"]["cudnn_subs"]
                 if "nvidia/cudnn" in s["shim"]]
         self.assertEqual(len(subs), 7)
         for s in subs:
             self.assertIn("nvidia/cudnn/lib", s["path"])
+
+
+class ToolkitShadowed(GDTestCase):
+    """Real shadowing stays lib-shadowed: an older libcudart on LD_LIBRARY_PATH before
+    the active toolkit's."""
+
+    def test_older_runtime_on_llp(self):
+        r = fl.healthy_libs_root()
+        fl._lib(r, "opt/old/lib", "libcudart.so", "libcudart.so.13", "13.0.48",
+                      source=fl.cudart_source("13.0.48"))
+        doc = check(r, "--no-load", env=clean_env(LD_LIBRARY_PATH="/opt/old/lib"))
+        f = finding(doc, fid="libraries.shadowed")
+        self.assertIsNotNone(f, [x["id"] for x in doc["findings"]])
+        self.assertEqual(f["cause"], "lib-shadowed")
+        self.assertIn("13.0.96", f["title"])
+        self.assertIn("/opt/old/lib/libcudart.so.13 (13.0.48", " ".join(f["evidence"]))
+        self.assertIn("LD_LIBRARY_PATH", f["fix"])
 
 
 class CudnnIncomplete(GDTestCase):
