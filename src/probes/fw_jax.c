@@ -10,6 +10,17 @@
  * CuPy: cupy-cudaXXx names the CUDA major it was built for; its runtime
  * module's DT_NEEDED (and libcudart of that major) are resolved with the
  * module as requester.  CuPy has no CPU fallback: a missing library breaks it.
+ * CuPy >= 14 (Requires-Dist cuda-pathfinder; read from cupy-cuda13x 14.2.0
+ * and cuda-pathfinder 1.9.1): the CUDA runtime is linked statically into
+ * cupy_backends/cuda/api/runtime*.so (no DT_NEEDED libcudart), and
+ * cupy_backends/cuda/libs/__init__.py calls
+ * cuda.pathfinder.load_nvidia_dynamic_lib() for cublas, cusolver, cusparse,
+ * curand, nccl ... before importing the module that needs them; pathfinder
+ * looks in site-packages nvidia/cu13/lib then nvidia/<component>/lib, then
+ * $CONDA_PREFIX, then the system loader.  Those libraries are loaded on first
+ * use, so a missing one breaks only that part (warn, not broken).  Not
+ * modelled: pathfinder's search of every sys.path site directory (only this
+ * one) and its CUDA_PATH/CUDA_HOME fallbacks.
  */
 #include "probes/fw_internal.h"
 
@@ -194,6 +205,7 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 	char **needed = NULL;
 	size_t nneeded = 0;
 	int have_cudart = 0;
+	char *pathfinder;
 
 	for (size_t i = 0; i < s->idx.n && !d; i++)
 		if (!strncmp(s->idx.dists[i].norm, "cupy-cuda", 9) || !strcmp(s->idx.dists[i].norm, "cupy"))
@@ -230,6 +242,27 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 			       0, chain, 1);
 	}
 	fw_strv_free(needed, nneeded);
+	pathfinder = fw_requirement(s, d, "cuda-pathfinder", NULL);
+	if (pathfinder && !have_cudart && fw->cuda_major > 0 && s->kb) {
+		static const char *const pf_libs[] = { "cublas", "cusolver", "cusparse", "curand", "nvrtc", NULL };
+
+		for (size_t i = 0; pf_libs[i]; i++) {
+			const char *so = kb_soname(s->kb, fw->cuda_major, pf_libs[i]);
+
+			if (so)
+				fw_jax_lib(s, fw, so, pf_libs[i], 0);
+		}
+		for (size_t i = 0; i < fw->nlibs; i++)
+			if (fw->libs[i].source && !strcmp(fw->libs[i].source, "preload"))
+				fw->libs[i].source = "cuda-pathfinder";
+		if (!fw->why)
+			fw->why = xstrdup("the CUDA runtime is linked into CuPy's runtime module; cuda-pathfinder loads the other CUDA libraries from the nvidia wheels first");
+		free(pathfinder);
+		fw_note_other_cudart(s, fw);
+		fw_predict(fw, 1);
+		return;
+	}
+	free(pathfinder);
 	if (!have_cudart && fw->cuda_major > 0 && s->kb) {
 		const char *so = kb_soname(s->kb, fw->cuda_major, "cudart");
 		const char *chain[] = { fw->main_lib };

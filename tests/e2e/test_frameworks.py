@@ -330,6 +330,28 @@ class JaxCupy(GDTestCase):
         assert_cause(self, doc, "cuda-runtime-missing", "fail")
 
 
+    def test_cupy14_static_runtime_and_pathfinder(self):
+        """cupy-cuda13x 14.2 (H200): the runtime is static in runtime*.so, cuda-pathfinder
+        loads libcublas.so.13 etc. from site-packages/nvidia/cu13/lib first."""
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_dist(r, site, "cupy-cuda13x", "14.2.0", requires=["cuda-pathfinder==1.*,>=1.3.4"])
+        r.shared_lib(f"{site}/cupy_backends/cuda/api/runtime.cpython-311-x86_64-linux-gnu.so")
+        fw.add_nvidia_wheel(r, site, "nvidia-cublas", "13.1.0.3", "cu13",
+                            ["libcublasLt.so.13", "libcublas.so.13"])
+        doc = check(r, env=env())
+        (c,) = fws(doc, "cupy")
+        self.assertEqual(c["prediction"], "gpu", json.dumps(c, indent=1))
+        cb = lib(c, "libcublas.so.13")
+        self.assertEqual(cb["source"], "cuda-pathfinder")
+        self.assertEqual(cb["path"], f"/{SITE}/nvidia/cu13/lib/libcublas.so.13")
+        self.assertNotIn("libcudart.so.13", [l["soname"] for l in c["libraries"]])
+        self.assertFalse([f for f in fw_findings(doc) if "libcudart" in f["id"] or f["status"] == "fail"])
+        # a library pathfinder cannot find only breaks the part of CuPy that needs it
+        f = finding(doc, fid="frameworks.opt_venv.cupy.libcusolver.so.12")
+        self.assertEqual(f["status"], "warn", json.dumps(f, indent=1))
+
+
 class Environments(GDTestCase):
     def test_every_environment_once(self):
         r = fixtures.healthy_root()
