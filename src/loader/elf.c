@@ -10,6 +10,7 @@
  * library of hundreds of MB was not read whole.
  */
 #include "loader/elf.h"
+#include "core/le.h"
 #include "core/xalloc.h"
 
 #include <elf.h>
@@ -21,22 +22,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Little-endian readers that never assume alignment. */
-static uint16_t rd16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 /* 1 when [off, off+len) lies inside the file (overflow-safe). */
 static int elf_in_file(const struct elf_file *ef, uint64_t off, uint64_t len)
@@ -73,11 +58,11 @@ int64_t elf_vaddr_to_off(const struct elf_file *ef, uint64_t vaddr)
 		const unsigned char *ph = ef->map + ef->phoff + i * 56;
 		uint64_t va, off, fsz;
 
-		if (rd32(ph) != PT_LOAD)
+		if (le32(ph) != PT_LOAD)
 			continue;
-		off = rd64(ph + 8);
-		va = rd64(ph + 16);
-		fsz = rd64(ph + 32);
+		off = le64(ph + 8);
+		va = le64(ph + 16);
+		fsz = le64(ph + 32);
 		if (vaddr >= va && vaddr - va < fsz) {
 			uint64_t r = vaddr - va + off;
 
@@ -106,7 +91,7 @@ const char *elf_dynstr(struct elf_file *ef, uint64_t idx)
 
 static int elf_read_interp(struct elf_file *ef, const unsigned char *ph, struct err *e)
 {
-	uint64_t off = rd64(ph + 8), sz = rd64(ph + 32);
+	uint64_t off = le64(ph + 8), sz = le64(ph + 32);
 	const char *s;
 
 	if (!elf_in_file(ef, off, sz) || sz == 0)
@@ -149,8 +134,8 @@ static int elf_read_dynamic(struct elf_file *ef, uint64_t off, uint64_t sz, stru
 	n = (size_t)(sz / 16);
 	for (i = 0; i < n; i++) {
 		const unsigned char *d = ef->map + off + i * 16;
-		int64_t tag = (int64_t)rd64(d);
-		uint64_t val = rd64(d + 8);
+		int64_t tag = (int64_t)le64(d);
+		uint64_t val = le64(d + 8);
 
 		ef->bytes_touched += 16;
 		if (tag == DT_NULL)
@@ -293,9 +278,9 @@ static int elf_open_checked(const char *path, struct elf_file *ef, struct err *e
 	ef->bytes_touched = sizeof(Elf64_Ehdr);
 	if (h[EI_DATA] != ELFDATA2LSB)
 		return elf_fail(ef, ELF_WRONG_MACHINE, e, "big-endian");
-	ef->machine = rd16(h + 18);
-	ef->type = rd16(h + 16);
-	if (h[EI_VERSION] != EV_CURRENT || rd32(h + 20) != EV_CURRENT)
+	ef->machine = le16(h + 18);
+	ef->type = le16(h + 16);
+	if (h[EI_VERSION] != EV_CURRENT || le32(h + 20) != EV_CURRENT)
 		return elf_fail(ef, ELF_MALFORMED, e, "bad ELF version");
 	if (ef->machine != EM_X86_64 && ef->machine != EM_AARCH64) {
 		char why[48];
@@ -305,23 +290,23 @@ static int elf_open_checked(const char *path, struct elf_file *ef, struct err *e
 	}
 	if (ef->type != ET_DYN && ef->type != ET_EXEC)
 		return elf_fail(ef, ELF_NOT_SHARED, e, "only ET_DYN and ET_EXEC are loadable");
-	ef->phoff = rd64(h + 32);
-	ef->phnum = rd16(h + 56);
-	if (ef->phnum && rd16(h + 54) != sizeof(Elf64_Phdr))
+	ef->phoff = le64(h + 32);
+	ef->phnum = le16(h + 56);
+	if (ef->phnum && le16(h + 54) != sizeof(Elf64_Phdr))
 		return elf_fail(ef, ELF_MALFORMED, e, "e_phentsize is not 56");
 	if (!elf_in_file(ef, ef->phoff, (uint64_t)ef->phnum * sizeof(Elf64_Phdr)))
 		return elf_fail(ef, ELF_TRUNCATED, e, "program headers past the end of the file");
 	ef->bytes_touched += ef->phnum * sizeof(Elf64_Phdr);
 	for (size_t i = 0; i < ef->phnum; i++) {
 		const unsigned char *ph = ef->map + ef->phoff + i * sizeof(Elf64_Phdr);
-		uint32_t t = rd32(ph);
+		uint32_t t = le32(ph);
 
 		if (t == PT_LOAD && !ef->load_bias_vaddr && i == 0)
-			ef->load_bias_vaddr = rd64(ph + 16) - rd64(ph + 8);
+			ef->load_bias_vaddr = le64(ph + 16) - le64(ph + 8);
 		if (t == PT_DYNAMIC && !have_dyn) {
 			have_dyn = 1;
-			dyn_off = rd64(ph + 8);
-			dyn_sz = rd64(ph + 32);
+			dyn_off = le64(ph + 8);
+			dyn_sz = le64(ph + 32);
 		} else if (t == PT_INTERP && !ef->interp) {
 			if (elf_read_interp(ef, ph, e) < 0)
 				return -1;
@@ -384,9 +369,9 @@ static int elf_sym_matches(struct elf_file *ef, uint64_t i, const char *name)
 		return -1;
 	sym = ef->map + off;
 	ef->bytes_touched += sizeof(Elf64_Sym);
-	if (rd16(sym + 6) == SHN_UNDEF)
+	if (le16(sym + 6) == SHN_UNDEF)
 		return 0;
-	s = elf_dynstr(ef, rd32(sym));
+	s = elf_dynstr(ef, le32(sym));
 	if (!s)
 		return -1;
 	return strcmp(s, name) == 0;
@@ -424,10 +409,10 @@ static int elf_lookup_gnu(struct elf_file *ef, const char *name)
 	if (!elf_in_file(ef, off, 16))
 		return -1;
 	t = ef->map + off;
-	nbuckets = rd32(t);
-	symoffset = rd32(t + 4);
-	bloom_size = rd32(t + 8);
-	shift = rd32(t + 12);
+	nbuckets = le32(t);
+	symoffset = le32(t + 4);
+	bloom_size = le32(t + 8);
+	shift = le32(t + 12);
 	ef->bytes_touched += 16;
 	if (nbuckets == 0 || bloom_size == 0)
 		return nbuckets == 0 ? 0 : -1;
@@ -436,11 +421,11 @@ static int elf_lookup_gnu(struct elf_file *ef, const char *name)
 	chains_off = buckets_off + (uint64_t)nbuckets * 4;
 	if (!elf_in_file(ef, bloom_off, (uint64_t)bloom_size * 8 + (uint64_t)nbuckets * 4))
 		return -1;
-	word = rd64(ef->map + bloom_off + ((h / 64) % bloom_size) * 8);
+	word = le64(ef->map + bloom_off + ((h / 64) % bloom_size) * 8);
 	ef->bytes_touched += 8;
 	if (!((word >> (h % 64)) & (word >> ((h >> (shift & 63)) % 64)) & 1))
 		return 0;
-	b = rd32(ef->map + buckets_off + (uint64_t)(h % nbuckets) * 4);
+	b = le32(ef->map + buckets_off + (uint64_t)(h % nbuckets) * 4);
 	ef->bytes_touched += 4;
 	if (b == 0 || b < symoffset)
 		return 0;
@@ -450,7 +435,7 @@ static int elf_lookup_gnu(struct elf_file *ef, const char *name)
 
 		if (!elf_in_file(ef, coff, 4))
 			return -1;
-		c = rd32(ef->map + coff);
+		c = le32(ef->map + coff);
 		ef->bytes_touched += 4;
 		if ((c | 1) == (h | 1)) {
 			int m = elf_sym_matches(ef, i, name);
@@ -471,14 +456,14 @@ static int elf_lookup_sysv(struct elf_file *ef, const char *name)
 
 	if (!elf_in_file(ef, off, 8))
 		return -1;
-	nbucket = rd32(ef->map + off);
-	nchain = rd32(ef->map + off + 4);
+	nbucket = le32(ef->map + off);
+	nchain = le32(ef->map + off + 4);
 	ef->bytes_touched += 8;
 	if (nbucket == 0)
 		return 0;
 	if (!elf_in_file(ef, off + 8, ((uint64_t)nbucket + nchain) * 4))
 		return -1;
-	y = rd32(ef->map + off + 8 + (uint64_t)(elf_sysv_hash(name) % nbucket) * 4);
+	y = le32(ef->map + off + 8 + (uint64_t)(elf_sysv_hash(name) % nbucket) * 4);
 	while (y != STN_UNDEF) {
 		int m;
 
@@ -487,7 +472,7 @@ static int elf_lookup_sysv(struct elf_file *ef, const char *name)
 		m = elf_sym_matches(ef, y, name);
 		if (m != 0)
 			return m;
-		y = rd32(ef->map + off + 8 + ((uint64_t)nbucket + y) * 4);
+		y = le32(ef->map + off + 8 + ((uint64_t)nbucket + y) * 4);
 		ef->bytes_touched += 4;
 	}
 	return 0;
@@ -524,15 +509,15 @@ int elf_version_defs(struct elf_file *ef, char ***names, size_t *n, struct err *
 			goto bad;
 		vd = ef->map + off;
 		ef->bytes_touched += 20;
-		if (rd16(vd) != 1)	/* vd_version */
+		if (le16(vd) != 1)	/* vd_version */
 			goto bad;
-		aux = rd32(vd + 12);
-		next = rd32(vd + 16);
-		if (rd16(vd + 6) > 0) {	/* vd_cnt: the first aux names this version */
+		aux = le32(vd + 12);
+		next = le32(vd + 16);
+		if (le16(vd + 6) > 0) {	/* vd_cnt: the first aux names this version */
 			if (aux > ef->size || !elf_in_file(ef, off + aux, 8))
 				goto bad;
 			ef->bytes_touched += 8;
-			s = elf_dynstr(ef, rd32(ef->map + off + aux));
+			s = elf_dynstr(ef, le32(ef->map + off + aux));
 			if (!s)
 				goto bad;
 			XGROW(*names, *n, cap);
@@ -561,29 +546,29 @@ int elf_section(struct elf_file *ef, const char *name, const unsigned char **dat
 	*size = 0;
 	if (!h || ef->problem != ELF_OK)
 		return -1;
-	shoff = rd64(h + 40);
-	shnum = rd16(h + 60);
-	shstrndx = rd16(h + 62);
-	if (shoff == 0 || rd16(h + 58) != sizeof(Elf64_Shdr) || !elf_in_file(ef, shoff, sizeof(Elf64_Shdr)))
+	shoff = le64(h + 40);
+	shnum = le16(h + 60);
+	shstrndx = le16(h + 62);
+	if (shoff == 0 || le16(h + 58) != sizeof(Elf64_Shdr) || !elf_in_file(ef, shoff, sizeof(Elf64_Shdr)))
 		return -1;
 	sh0 = ef->map + shoff;
 	/* Large section counts live in section header 0 (SHN_XINDEX scheme). */
 	if (shnum == 0)
-		shnum = rd64(sh0 + 32);
+		shnum = le64(sh0 + 32);
 	if (shstrndx == SHN_XINDEX)
-		shstrndx = rd32(sh0 + 40);
+		shstrndx = le32(sh0 + 40);
 	if (shnum > ef->size / sizeof(Elf64_Shdr) || shstrndx >= shnum ||
 	    !elf_in_file(ef, shoff, shnum * sizeof(Elf64_Shdr)))
 		return -1;
 	ef->bytes_touched += (size_t)shnum * sizeof(Elf64_Shdr);
 	strsh = sh0 + shstrndx * sizeof(Elf64_Shdr);
-	stroff = rd64(strsh + 24);
-	strsize = rd64(strsh + 32);
+	stroff = le64(strsh + 24);
+	strsize = le64(strsh + 32);
 	if (!elf_in_file(ef, stroff, strsize))
 		return -1;
 	for (uint64_t i = 0; i < shnum; i++) {
 		const unsigned char *sh = sh0 + i * sizeof(Elf64_Shdr);
-		uint32_t nm = rd32(sh);
+		uint32_t nm = le32(sh);
 		uint64_t off, sz;
 		size_t len = strlen(name);
 
@@ -592,9 +577,9 @@ int elf_section(struct elf_file *ef, const char *name, const unsigned char **dat
 		ef->bytes_touched += len + 1;
 		if (memcmp(ef->map + stroff + nm, name, len + 1) != 0)
 			continue;
-		off = rd64(sh + 24);
-		sz = rd64(sh + 32);
-		if (rd32(sh + 4) == SHT_NOBITS)
+		off = le64(sh + 24);
+		sz = le64(sh + 32);
+		if (le32(sh + 4) == SHT_NOBITS)
 			sz = 0;
 		if (!elf_in_file(ef, off, sz))
 			return -1;

@@ -3,6 +3,7 @@
  * sonames up exactly as elf/dl-cache.c does.  See ldcache.h.
  */
 #include "loader/ldcache.h"
+#include "core/le.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -18,16 +19,6 @@
 #define NEW_ENTRY 24			/* flags, key, value, osversion, hwcap */
 #define EXT_MAGIC 0xeaa42174u		/* (uint32_t)-358342284 */
 #define ISA_LEVEL_MASK 0x3ffu
-
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 const char *ldcache_format_name(enum ldcache_format f)
 {
@@ -126,16 +117,16 @@ static int bad(struct ldcache *c, struct err *e, const char *why)
 /* The extension directory of a new table at file offset hdr (dl-cache.h cache_extension_load). */
 static void parse_extensions(struct ldcache *c, const unsigned char *d, size_t size, size_t hdr)
 {
-	uint32_t off = rd32(d + hdr + 32), count;
+	uint32_t off = le32(d + hdr + 32), count;
 
-	if (off == 0 || off % 4 || (uint64_t)off + 8 > size || rd32(d + off) != EXT_MAGIC)
+	if (off == 0 || off % 4 || (uint64_t)off + 8 > size || le32(d + off) != EXT_MAGIC)
 		return;
-	count = rd32(d + off + 4);
+	count = le32(d + off + 4);
 	if ((uint64_t)count * 16 > size - off - 8)
 		return;
 	for (uint32_t i = 0; i < count; i++) {
 		const unsigned char *s = d + off + 8 + (size_t)i * 16;
-		uint32_t tag = rd32(s), so = rd32(s + 8), ss = rd32(s + 12);
+		uint32_t tag = le32(s), so = le32(s + 8), ss = le32(s + 12);
 
 		if ((uint64_t)so + ss > size)
 			return;
@@ -146,7 +137,7 @@ static void parse_extensions(struct ldcache *c, const unsigned char *d, size_t s
 			c->hwcaps = xcalloc(c->nhwcaps, sizeof(*c->hwcaps));
 			for (size_t k = 0; k < c->nhwcaps; k++) {
 				/* Offsets are relative to the new header, like the entries'. */
-				const char *nm = str_at(d + hdr, size - hdr, rd32(d + so + k * 4));
+				const char *nm = str_at(d + hdr, size - hdr, le32(d + so + k * 4));
 
 				c->hwcaps[k] = xstrdup(nm ? nm : "");
 			}
@@ -164,7 +155,7 @@ static int parse_new(struct ldcache *c, const unsigned char *d, size_t size, siz
 
 	if (bsize < NEW_HDR)
 		return bad(c, e, "new header truncated");
-	nlibs = rd32(base + 20);
+	nlibs = le32(base + 20);
 	endian = base[28];
 	if ((bsize - NEW_HDR) / NEW_ENTRY < nlibs)
 		return bad(c, e, "more entries than the file holds");
@@ -175,12 +166,12 @@ static int parse_new(struct ldcache *c, const unsigned char *d, size_t size, siz
 	for (uint32_t i = 0; i < nlibs; i++) {
 		const unsigned char *en = base + NEW_HDR + (size_t)i * NEW_ENTRY;
 		struct ldcache_entry *x = &c->entries[c->n];
-		const char *k = str_at(base, bsize, rd32(en + 4)), *v = str_at(base, bsize, rd32(en + 8));
+		const char *k = str_at(base, bsize, le32(en + 4)), *v = str_at(base, bsize, le32(en + 8));
 
 		if (!k || !v)
 			return bad(c, e, "string offset outside the file");
-		x->flags = (int32_t)rd32(en);
-		x->hwcap = rd64(en + 16);
+		x->flags = (int32_t)le32(en);
+		x->hwcap = le64(en + 16);
 		x->key = xstrdup(k);
 		x->value = xstrdup(v);
 		if (((x->hwcap >> 32) & ~(uint64_t)ISA_LEVEL_MASK) == (LDCACHE_HWCAP_EXTENSION >> 32)) {
@@ -207,7 +198,7 @@ int ldcache_parse(const unsigned char *d, size_t size, const char *path,
 		if (parse_new(c, d, size, 0, e) < 0)
 			return -1;
 	} else if (size > OLD_HDR && !memcmp(d, OLD_MAGIC, 11)) {
-		uint32_t nlibs = rd32(d + 12);
+		uint32_t nlibs = le32(d + 12);
 		size_t strs, hdr;
 
 		if ((size - OLD_HDR) / OLD_ENTRY < nlibs)
@@ -224,12 +215,12 @@ int ldcache_parse(const unsigned char *d, size_t size, const char *path,
 			c->entries = xcalloc(nlibs ? nlibs : 1, sizeof(*c->entries));
 			for (uint32_t i = 0; i < nlibs; i++) {
 				const unsigned char *en = d + OLD_HDR + (size_t)i * OLD_ENTRY;
-				const char *k = str_at(d + strs, size - strs, rd32(en + 4));
-				const char *v = str_at(d + strs, size - strs, rd32(en + 8));
+				const char *k = str_at(d + strs, size - strs, le32(en + 4));
+				const char *v = str_at(d + strs, size - strs, le32(en + 8));
 
 				if (!k || !v)
 					return bad(c, e, "string offset outside the file");
-				c->entries[c->n].flags = (int32_t)rd32(en);
+				c->entries[c->n].flags = (int32_t)le32(en);
 				c->entries[c->n].key = xstrdup(k);
 				c->entries[c->n].value = xstrdup(v);
 				c->n++;

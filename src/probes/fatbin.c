@@ -5,6 +5,7 @@
  * overflow, and a bad header ends the walk with a reason, not a crash.
  */
 #include "probes/fatbin.h"
+#include "core/le.h"
 
 #include "core/buf.h"
 #include "core/fs.h"
@@ -23,21 +24,6 @@
 #define FATBIN_FLAG_COMPRESSED_LZ4 0x2000u
 #define FATBIN_FLAG_COMPRESSED_ZSTD 0x8000u
 #define FATBIN_ENTRY_MIN 64	/* the fixed part of an entry header */
-
-static uint16_t rd16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 static void fatbin_note(struct fatbin_summary *s, int kind, int sm, char suffix)
 {
@@ -113,11 +99,11 @@ static void fatbin_entries(const struct fb_src *src, size_t start, size_t end,
 			fatbin_problem(s, "entry header cut short", off);
 			return;
 		}
-		kind = rd16(h);
-		hsize = rd32(h + 4);
-		psize = rd64(h + 8);
-		arch = rd32(h + 28);
-		flags = (uint32_t)rd64(h + 40);
+		kind = le16(h);
+		hsize = le32(h + 4);
+		psize = le64(h + 8);
+		arch = le32(h + 28);
+		flags = (uint32_t)le64(h + 40);
 		if (hsize < FATBIN_ENTRY_MIN || hsize > end - off || psize > end - off - hsize) {
 			fatbin_problem(s, "entry sizes past its container", off);
 			return;
@@ -150,17 +136,17 @@ static int fatbin_walk(const struct fb_src *src, struct fatbin_summary *s, struc
 			fatbin_problem(s, "unreadable container header", off);
 			break;
 		}
-		if (rd32(h) != FATBIN_MAGIC) {
+		if (le32(h) != FATBIN_MAGIC) {
 			/* containers are 8-byte aligned; padding between them is zero */
-			if (rd32(h) == 0) {
+			if (le32(h) == 0) {
 				off += 8;
 				continue;
 			}
 			fatbin_problem(s, "no fatbin magic", off);
 			break;
 		}
-		hsize = rd16(h + 6);
-		fsize = rd64(h + 8);
+		hsize = le16(h + 6);
+		fsize = le64(h + 8);
 		if (hsize < 16 || hsize > size - off || fsize > size - off - hsize) {
 			fatbin_problem(s, "container sizes past the section", off);
 			break;
