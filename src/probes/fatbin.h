@@ -64,12 +64,14 @@ void fatbin_summary_release(struct fatbin_summary *s);
  * handful.  Observed on the H200 (torch 2.11.0+cu130's libtorch_cuda.so):
  * the fatbin lists sm_75 sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100a
  * sm_103a sm_120 sm_120a sm_121a while torch.cuda.get_arch_list() says
- * sm_75 sm_80 sm_86 sm_90 sm_100 sm_120.  Rule: an arch is a full build when
+ * sm_75 sm_80 sm_86 sm_90 sm_100 sm_120, and the entry counts are 444 for
+ * each of those six against 59 for sm_100a and sm_103a and 1 to 4 for the
+ * others (13% at most).  Rule: an arch is a full build when
  * its entries are at least FATBIN_FULL_SHARE_PCT percent of the largest
  * count of the same kind (SASS against SASS, PTX against PTX); the others
  * are "also has a few kernels for ...", and never make a GPU supported.
  */
-#define FATBIN_FULL_SHARE_PCT 10
+#define FATBIN_FULL_SHARE_PCT 25
 
 /* 1 when s->archs[i] is a full build by the rule above, 0 when only a few kernels. */
 int fatbin_arch_is_full(const struct fatbin_summary *s, size_t i);

@@ -6,7 +6,7 @@
  * them, and the GPU architectures in libtorch_cuda.so's fat binaries.
  * Those list more archs than torch.cuda.get_arch_list() (on the H200,
  * 2.11.0+cu130 adds sm_89, sm_90a, sm_100a, sm_103a, sm_120a, sm_121a for a
- * few kernels such as FlashAttention's): only archs with >= 10% of the
+ * few kernels such as FlashAttention's): only archs with >= 25% of the
  * largest arch's entries count as "built for" (fatbin.h), the others are
  * archs_partial, shown but never taken as support for a GPU.
  */

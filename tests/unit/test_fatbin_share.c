@@ -93,7 +93,7 @@ static void test_h200_shape(void)
 	fatbin_summary_release(&s);
 }
 
-/* Exactly 10% is a full build. */
+/* Exactly 25% is a full build. */
 static void test_boundary(void)
 {
 	static const int both[] = { 80, 86, 0 };
@@ -104,7 +104,7 @@ static void test_boundary(void)
 	memset(img, 0, sizeof(img));
 	used = 0;
 	unit(both, NULL, 0);
-	for (int k = 0; k < 9; k++)
+	for (int k = 0; k < 3; k++)
 		unit(only80, NULL, 0);
 	CHECK_INT(fatbin_parse(img, used, &s, NULL), 0);
 	i = find(&s, FATBIN_KIND_ELF, 86, 0);
@@ -113,12 +113,36 @@ static void test_boundary(void)
 	fatbin_summary_release(&s);
 	CHECK_INT(fatbin_parse(img, used, &s, NULL), 0);
 	i = find(&s, FATBIN_KIND_ELF, 86, 0);
-	CHECK(i != (size_t)-1 && !fatbin_arch_is_full(&s, i));	/* 1 of 11 */
+	CHECK(i != (size_t)-1 && !fatbin_arch_is_full(&s, i));	/* 1 of 5 */
+	fatbin_summary_release(&s);
+}
+
+/* The measured ratio: sm_100a had 59 entries against 444 for each full
+ * build (13%); scaled down to 1 against 8 here.  Not a full build. */
+static void test_h200_measured_ratio(void)
+{
+	static const int full[] = { 100, 0 };
+	static const int specific[] = { 100, 0 };
+	static const uint64_t arch_specific[] = { 0x100011 };
+	struct fatbin_summary s = FATBIN_SUMMARY_INIT;
+	size_t i;
+
+	memset(img, 0, sizeof(img));
+	used = 0;
+	for (int k = 0; k < 8; k++)
+		unit(full, NULL, 0);
+	unit(specific, arch_specific, 0);
+	CHECK_INT(fatbin_parse(img, used, &s, NULL), 0);
+	i = find(&s, FATBIN_KIND_ELF, 100, 'a');
+	CHECK(i != (size_t)-1 && s.archs[i].count == 1 && !fatbin_arch_is_full(&s, i));
+	i = find(&s, FATBIN_KIND_ELF, 100, 0);
+	CHECK(i != (size_t)-1 && s.archs[i].count == 8 && fatbin_arch_is_full(&s, i));
 	fatbin_summary_release(&s);
 }
 
 int main(void)
 {
+	RUN(test_h200_measured_ratio);
 	RUN(test_h200_shape);
 	RUN(test_boundary);
 	return tap_done();
