@@ -70,13 +70,23 @@ static int has_flags(const char *flags, const char *want)
 	return ok;
 }
 
-/* x86-64 ISA level from /proc/cpuinfo, as glibc's sysdeps/x86 get-isa-level.h defines the levels. */
-static unsigned cpu_isa_level(const char *root)
+/*
+ * From /proc/cpuinfo: the x86-64 ISA level, as glibc's sysdeps/x86
+ * get-isa-level.h defines the levels, and $PLATFORM.  ld.so does not use the
+ * kernel's AT_PLATFORM ("x86_64") as is: sysdeps/x86/cpu-features.c
+ * (init_cpu_features) replaces it on Intel CPUs with "xeon_phi" (AVX512ER and
+ * AVX512PF) or "haswell" (AVX2, FMA, BMI1, BMI2, LZCNT, MOVBE, POPCNT).  Seen
+ * on the H200 machine (Ubuntu 24.04, glibc 2.39, Intel): ld.so
+ * --list-diagnostics says dl_platform="haswell" while AT_PLATFORM is x86_64,
+ * and an RPATH of $ORIGIN/../$PLATFORM looked in .../haswell.
+ */
+static unsigned cpu_isa_level(const char *root, const char **platform)
 {
 	struct buf b = BUF_INIT;
 	const char *fl;
 	unsigned lvl = 0;
 
+	*platform = NULL;
 	if (fs_read_file(root, "/proc/cpuinfo", 16u << 20, &b, NULL) < 0)
 		goto out;
 	fl = strstr(b.s, "\nflags");
@@ -90,6 +100,12 @@ static unsigned cpu_isa_level(const char *root)
 			goto out;
 		nl = strchr(colon, '\n');
 		line = xstrndup(colon + 1, nl ? (size_t)(nl - colon - 1) : strlen(colon + 1));
+		if (strstr(b.s, "GenuineIntel")) {
+			if (has_flags(line, "avx512cd avx512er avx512pf"))
+				*platform = "xeon_phi";
+			else if (has_flags(line, "avx2 fma bmi1 bmi2 abm movbe popcnt"))
+				*platform = "haswell";
+		}
 		if (has_flags(line, "cx16 lahf_lm popcnt pni sse4_1 sse4_2 ssse3")) {
 			lvl = 1;
 			if (has_flags(line, "avx avx2 bmi1 bmi2 f16c fma abm movbe xsave")) {
@@ -301,7 +317,15 @@ int ldso_init(struct ldso *l, const struct ldso_env *env, struct err *e)
 			     fs_exists(l->env.root, "/usr/lib/" HOST_TRIPLET "/libc.so.6")
 			     ? "lib/" HOST_TRIPLET : "lib64";
 	glibc_version(l);
-	l->isa_level = l->machine == EM_X86_64 ? cpu_isa_level(l->env.root) : 0;
+	if (l->machine == EM_X86_64) {
+		const char *platform;
+
+		l->isa_level = cpu_isa_level(l->env.root, &platform);
+		if (platform && !env->platform)
+			l->env.platform = platform;
+	} else {
+		l->isa_level = 0;
+	}
 	capstrs(l);
 	if (ldcache_load(l->env.root, cache_path, &l->cache, &ce) < 0) {
 		l->cache = NULL;

@@ -80,3 +80,37 @@ class WhichCli(GDTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PlatformFromCpu(GDTestCase):
+    """$PLATFORM is what ld.so computes, not the kernel's AT_PLATFORM: on an Intel
+    CPU with the Haswell feature set glibc says "haswell" (seen on the H200
+    machine: Ubuntu 24.04, glibc 2.39, ld.so --list-diagnostics
+    dl_platform="haswell")."""
+
+    FLAGS = ("fpu sse2 cx16 lahf_lm popcnt pni sse4_1 sse4_2 ssse3 avx avx2 bmi1 bmi2 "
+             "f16c fma abm movbe xsave")
+
+    def root(self, vendor):
+        r = Root()
+        r.mkdir("etc")
+        r.mkdir("lib/x86_64-linux-gnu")
+        subprocess.run(["cp", "-L", "/lib/x86_64-linux-gnu/libc.so.6", r.p("lib/x86_64-linux-gnu/")], check=True)
+        r.write("proc/cpuinfo", f"processor\t: 0\nvendor_id\t: {vendor}\nflags\t\t: {self.FLAGS}\n\n")
+        r.shared_lib("dst/haswell/libgddep.so.1", soname="libgddep.so.1")
+        r.shared_lib("dst/x86_64/libgddep.so.1", soname="libgddep.so.1")
+        r.shared_lib("dst/top/libtop.so", soname="libtop.so", needed=["libgddep.so.1"],
+                     rpath="$ORIGIN/../$PLATFORM")
+        return r
+
+    def which(self, r):
+        rc, out, _ = run(["--json", "which", "libgddep.so.1", "--from", "/dst/top/libtop.so"],
+                         root=r.path, env=clean_env())
+        self.assertEqual(rc, 0, out)
+        return json.loads(out)["path"]
+
+    def test_intel_haswell(self):
+        self.assertEqual(self.which(self.root("GenuineIntel")), "/dst/top/../haswell/libgddep.so.1")
+
+    def test_amd_stays_x86_64(self):
+        self.assertEqual(self.which(self.root("AuthenticAMD")), "/dst/top/../x86_64/libgddep.so.1")

@@ -92,6 +92,46 @@ static void test_ldconf_includes(void)
 	ldconf_release(&c);
 }
 
+/*
+ * What this machine's ldconfig itself put in the cache for soname (first
+ * x86-64 entry of `ldconfig -p`), or NULL.  The expectations for /opt/b come
+ * from here because how ldconfig reads "  /opt/b=libc6" in an included file
+ * differs between glibc releases (Debian 12's 2.36 lists /opt/b, Ubuntu
+ * 24.04's 2.39 did not).
+ */
+static char *ldconfig_lists(const char *cache, const char *soname)
+{
+	char *cmd = xasprintf("/sbin/ldconfig -p -C '%s%s' 2>/dev/null", root, cache);
+	FILE *f = popen(cmd, "r");
+	char line[4096], *found = NULL, *want = xasprintf("\t%s (", soname);
+
+	free(cmd);
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *arrow = strstr(line, "=> ");
+
+		if (strncmp(line, want, strlen(want)) || !strstr(line, "x86-64") || !arrow)
+			continue;
+		arrow[strcspn(arrow, "\n")] = '\0';
+		found = xstrdup(arrow + 3);
+	}
+	if (f)
+		pclose(f);
+	free(want);
+	return found;
+}
+
+static void check_lookup_as_ldconfig(struct ldcache *c, const char *cache, const char *soname)
+{
+	const struct ldcache_entry *x = ldcache_lookup(c, soname, LDCACHE_FLAGS_X86_64, &hw_v2);
+	char *want = ldconfig_lists(cache, soname);
+
+	if (want)
+		CHECK(x && !strcmp(x->value, want));
+	else
+		CHECK(x == NULL);
+	free(want);
+}
+
 static void check_generated(const char *name, enum ldcache_format fmt, const char *want_x_hw,
 			    const char *want_x_plain)
 {
@@ -109,10 +149,8 @@ static void check_generated(const char *name, enum ldcache_format fmt, const cha
 		return;
 	}
 	CHECK_INT(c->format, fmt);
-	x = ldcache_lookup(c, "libgdy.so.2", LDCACHE_FLAGS_X86_64, &hw_v2);
-	CHECK(x && !strcmp(x->value, "/opt/b/libgdy.so.2"));
-	x = ldcache_lookup(c, "libgdy.so.10", LDCACHE_FLAGS_X86_64, &hw_v2);
-	CHECK(x && !strcmp(x->value, "/opt/b/libgdy.so.10"));
+	check_lookup_as_ldconfig(c, name, "libgdy.so.2");
+	check_lookup_as_ldconfig(c, name, "libgdy.so.10");
 	x = ldcache_lookup(c, "libgdx.so.1", LDCACHE_FLAGS_X86_64, &hw_v2);
 	CHECK(x && !strcmp(x->value, want_x_hw));
 	x = ldcache_lookup(c, "libgdx.so.1", LDCACHE_FLAGS_X86_64, NULL);
