@@ -97,6 +97,7 @@ void libraries_inventory_release(struct libraries_inventory *p)
 	free(p->cudnn_header_version);
 	free(p->nccl_header);
 	free(p->ldso_error);
+	free(p->cache_stale_reason);
 	free(p->cache_error);
 	free_strv(p->notes, p->nnotes);
 	libraries_inventory_init(p);

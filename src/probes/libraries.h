@@ -139,6 +139,7 @@ struct libraries_inventory {
 	char *ldso_error;	/* ldso_init failed: why */
 	char *cache_error;	/* ld.so.cache missing/unreadable */
 	int cache_stale;
+	char *cache_stale_reason;	/* why the cache is stale, from the loader emulation */
 	char **notes;		/* what was skipped or bounded, for verbose output */
 	size_t nnotes, notes_cap;
 	/* live */

@@ -91,6 +91,8 @@ void libscan_loader_init(const struct gd_ctx *ctx, struct libraries_inventory *l
 	if (ld->main->cache_error)
 		li->cache_error = xstrdup(ld->main->cache_error);
 	li->cache_stale = ld->main->cache_stale;
+	if (ld->main->cache_stale_reason)
+		li->cache_stale_reason = xstrdup(ld->main->cache_stale_reason);
 	if (llp) {
 		char *copy = xstrdup(llp), *save = NULL;
 

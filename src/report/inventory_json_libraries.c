@@ -67,6 +67,7 @@ static void loader_json(const struct libraries_inventory *li, struct json *j)
 	json_str(j, "ldso_error", li->ldso_error);
 	json_str(j, "cache_error", li->cache_error);
 	json_bool(j, "cache_stale", li->cache_stale);
+	json_str(j, "cache_stale_reason", li->cache_stale_reason);
 	json_num(j, "seconds", li->probed ? li->seconds : NAN);
 	json_arr_begin(j, "resolved");
 	for (size_t i = 0; i < li->nresolved; i++) {

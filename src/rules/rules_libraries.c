@@ -710,6 +710,34 @@ static void ok_summary(const struct rules_in *in, struct report *rep,
 	buf_release(&s);
 }
 
+/*
+ * The loader reads /etc/ld.so.cache, not the directories: a library added
+ * to a directory of ld.so.conf without running ldconfig is invisible, and a
+ * missing cache leaves only the default directories.
+ */
+static int rule_ldcache(struct report *rep, const struct libraries_inventory *li)
+{
+	struct finding *f;
+
+	if (li->cache_stale) {
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.ldcache", STATUS_WARN, "ldcache-stale",
+			       "/etc/ld.so.cache is out of date");
+		finding_evidence(f, "%s", li->cache_stale_reason ? li->cache_stale_reason
+				 : "ld.so.conf or one of its directories changed after the cache was built");
+		finding_fix(f, "sudo ldconfig");
+		return 1;
+	}
+	if (li->cache_error) {
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.ldcache", STATUS_WARN, "ldcache-stale",
+			       "there is no usable /etc/ld.so.cache: only LD_LIBRARY_PATH, RPATH/RUNPATH "
+			       "and the default directories are searched");
+		finding_evidence(f, "%s", li->cache_error);
+		finding_fix(f, "sudo ldconfig");
+		return 1;
+	}
+	return 0;
+}
+
 void rules_libraries(const struct rules_in *in, struct report *rep)
 {
 	const struct libraries_inventory *li = &in->inv->libs;
@@ -727,6 +755,7 @@ void rules_libraries(const struct rules_in *in, struct report *rep)
 
 		finding_evidence(f, "%s", li->ldso_error);
 	}
+	problems += rule_ldcache(rep, li);
 	problems += rule_corrupt(rep, li);
 	problems += rule_unreadable(in, rep, li);
 	problems += rule_deps(rep, li);
