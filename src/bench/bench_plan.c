@@ -35,16 +35,11 @@ int bench_plan_make(size_t free_bytes, int quick, struct bench_plan *p)
 	p->step[BENCH_D2H_PAGEABLE] = (struct bench_step){ pcie, 1, 1, quick ? 3 : 5 };
 	/* 1 GiB device copies take ~0.5 ms on an H200: several per region. */
 	p->step[BENCH_D2D] = (struct bench_step){ d2d, 3, quick ? 5 : 10, quick ? 5 : 9 };
-	/*
-	 * FP32 8192^3 is ~20 ms on an H200, BF16 ~1.5 ms.  The tensor-core GEMMs
-	 * get ~40 ms of warm-up: on the H200 a few warm-ups left FP16 between
-	 * 683 and 765 TFLOP/s from run to run (clocks still ramping), 92% of
-	 * PyTorch's figure once.
-	 */
-	p->step[BENCH_GEMM_FP32] = (struct bench_step){ n, 2, 1, quick ? 3 : 7 };
-	p->step[BENCH_GEMM_TF32] = (struct bench_step){ n, quick ? 2 : 12, quick ? 2 : 4, quick ? 3 : 7 };
-	p->step[BENCH_GEMM_FP16] = (struct bench_step){ n, quick ? 3 : 25, quick ? 3 : 10, quick ? 3 : 9 };
-	p->step[BENCH_GEMM_BF16] = (struct bench_step){ n, quick ? 3 : 25, quick ? 3 : 10, quick ? 3 : 9 };
+	/* FP32 8192^3 is ~20 ms on an H200, BF16 ~1.5 ms. */
+	p->step[BENCH_GEMM_FP32] = (struct bench_step){ n, 1, 1, quick ? 3 : 7 };
+	p->step[BENCH_GEMM_TF32] = (struct bench_step){ n, 2, quick ? 2 : 4, quick ? 3 : 7 };
+	p->step[BENCH_GEMM_FP16] = (struct bench_step){ n, 3, quick ? 3 : 10, quick ? 3 : 7 };
+	p->step[BENCH_GEMM_BF16] = (struct bench_step){ n, 3, quick ? 3 : 10, quick ? 3 : 7 };
 	gemm_bytes = 3 * n * n * 4;
 	copy_bytes = 2 * d2d > pcie ? 2 * d2d : pcie;
 	p->device_bytes = gemm_bytes > copy_bytes ? gemm_bytes : copy_bytes;
