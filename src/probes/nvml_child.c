@@ -183,65 +183,48 @@ static int nvml_ok(unsigned idx, const char *field, nvmlReturn_t rc)
 	return 0;
 }
 
+/* The process query of whichever API version the library has. */
+static nvmlReturn_t nvml_procs_query(nvmlDevice_t dev, unsigned int *n, void *buf)
+{
+	return nv.procs ? nv.procs(dev, n, buf) : nv.procs_v1(dev, n, buf);
+}
+
 static void nvml_processes(unsigned idx, nvmlDevice_t dev)
 {
+	/* Both layouts start with pid and usedGpuMemory; only the size differs. */
+	size_t elem = nv.procs ? sizeof(nvmlProcessInfo_t) : sizeof(nvmlProcessInfo_v1_t);
 	unsigned int n = 0, cap;
+	unsigned char *p;
 	nvmlReturn_t rc;
 
-	if (nv.procs) {
-		nvmlProcessInfo_t *p;
-
-		rc = nv.procs(dev, &n, NULL);
-		if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
-			nvml_ok(idx, "processes", rc);
-			return;
-		}
-		/* Room for processes that start between the two calls. */
-		cap = n + 16;
-		p = calloc(cap, sizeof(*p));
-		if (!p)
-			return;
-		n = cap;
-		rc = nv.procs(dev, &n, p);
-		if (nvml_ok(idx, "processes", rc)) {
-			nvml_emit_ll(n, "gpu.%u.%s", idx, "proc_count");
-			for (unsigned j = 0; j < n && j < cap; j++) {
-				char k[64];
-
-				snprintf(k, sizeof(k), "proc.%u.pid", j);
-				nvml_emit_ll(p[j].pid, "gpu.%u.%s", idx, k);
-				snprintf(k, sizeof(k), "proc.%u.used", j);
-				nvml_emit_ll((long long)p[j].usedGpuMemory, "gpu.%u.%s", idx, k);
-			}
-		}
-		free(p);
-	} else if (nv.procs_v1) {
-		nvmlProcessInfo_v1_t *p;
-
-		rc = nv.procs_v1(dev, &n, NULL);
-		if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
-			nvml_ok(idx, "processes", rc);
-			return;
-		}
-		cap = n + 16;
-		p = calloc(cap, sizeof(*p));
-		if (!p)
-			return;
-		n = cap;
-		rc = nv.procs_v1(dev, &n, p);
-		if (nvml_ok(idx, "processes", rc)) {
-			nvml_emit_ll(n, "gpu.%u.%s", idx, "proc_count");
-			for (unsigned j = 0; j < n && j < cap; j++) {
-				char k[64];
-
-				snprintf(k, sizeof(k), "proc.%u.pid", j);
-				nvml_emit_ll(p[j].pid, "gpu.%u.%s", idx, k);
-				snprintf(k, sizeof(k), "proc.%u.used", j);
-				nvml_emit_ll((long long)p[j].usedGpuMemory, "gpu.%u.%s", idx, k);
-			}
-		}
-		free(p);
+	if (!nv.procs && !nv.procs_v1)
+		return;
+	rc = nvml_procs_query(dev, &n, NULL);
+	if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
+		nvml_ok(idx, "processes", rc);
+		return;
 	}
+	/* Room for processes that start between the two calls. */
+	cap = n + 16;
+	p = calloc(cap, elem);
+	if (!p)
+		return;
+	n = cap;
+	rc = nvml_procs_query(dev, &n, p);
+	if (nvml_ok(idx, "processes", rc)) {
+		nvml_emit_ll(n, "gpu.%u.%s", idx, "proc_count");
+		for (unsigned j = 0; j < n && j < cap; j++) {
+			nvmlProcessInfo_v1_t e;
+			char k[64];
+
+			memcpy(&e, p + (size_t)j * elem, sizeof(e));
+			snprintf(k, sizeof(k), "proc.%u.pid", j);
+			nvml_emit_ll(e.pid, "gpu.%u.%s", idx, k);
+			snprintf(k, sizeof(k), "proc.%u.used", j);
+			nvml_emit_ll((long long)e.usedGpuMemory, "gpu.%u.%s", idx, k);
+		}
+	}
+	free(p);
 }
 
 static void nvml_ecc(unsigned idx, nvmlDevice_t dev)
