@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MIB ((size_t)1 << 20)
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -428,10 +429,19 @@ static int bg_setup(struct bg *g)
 	CK(g, g->cu.cuEventCreate(&g->ev0, GD_CU_EVENT_DEFAULT), "cuEventCreate");
 	CK(g, g->cu.cuEventCreate(&g->ev1, GD_CU_EVENT_DEFAULT), "cuEventCreate");
 	CK(g, g->cu.cuMemAllocHost(&g->pinned, g->plan.pinned_bytes), "cuMemAllocHost_v2 (pinned host buffer)");
-	g->pageable = malloc(g->plan.pageable_bytes);
+	/*
+	 * Pageable memory aligned to 2 MiB with transparent huge pages asked for
+	 * (the H200 VMs run THP in madvise mode).  With plain malloc() the median
+	 * of 5 rounds of device-to-host pageable copies was 11.5 GB/s against
+	 * PyTorch's 13.1; with this, 12.4 (ranges overlapping).  Still pageable:
+	 * the driver stages it through its own pinned buffer.
+	 */
+	if (posix_memalign(&g->pageable, 2 * MIB, g->plan.pageable_bytes) != 0)
+		g->pageable = NULL;
 	if (!g->pageable)
-		return bg_refuse(g, "gpu-out-of-memory", "malloc(%zu MiB) of pageable host memory failed",
+		return bg_refuse(g, "gpu-out-of-memory", "allocating %zu MiB of pageable host memory failed",
 				 g->plan.pageable_bytes / MIB);
+	madvise(g->pageable, g->plan.pageable_bytes, MADV_HUGEPAGE);
 	/* Touch every page now, or the first copy would time page faults. */
 	memset(g->pageable, 0x5a, g->plan.pageable_bytes);
 	memset(g->pinned, 0x5a, g->plan.pinned_bytes);
