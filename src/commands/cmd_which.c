@@ -71,14 +71,8 @@ static void json_loader(struct json *j, const struct ldso *l)
 	json_bool(j, "cache_stale", l->cache_stale);
 	json_str(j, "cache_stale_reason", l->cache_stale_reason);
 	json_str(j, "ld_library_path", l->env.ld_library_path);
-	json_arr_begin(j, "default_dirs");
-	for (size_t i = 0; i < l->ndefault_dirs; i++)
-		json_str(j, NULL, l->default_dirs[i]);
-	json_arr_end(j);
-	json_arr_begin(j, "hwcaps");
-	for (size_t i = 0; i < l->nhwcaps; i++)
-		json_str(j, NULL, l->hwcaps[i]);
-	json_arr_end(j);
+	json_str_array(j, "default_dirs", l->default_dirs, l->ndefault_dirs);
+	json_str_array(j, "hwcaps", l->hwcaps, l->nhwcaps);
 	if (l->glibc_major >= 0) {
 		char v[32];
 

@@ -143,6 +143,14 @@ void json_tribool(struct json *j, const char *key, int val)
 		json_bool(j, key, val);
 }
 
+void json_str_array(struct json *j, const char *key, char *const *v, size_t n)
+{
+	json_arr_begin(j, key);
+	for (size_t i = 0; i < n; i++)
+		json_str(j, NULL, v[i]);
+	json_arr_end(j);
+}
+
 void json_null(struct json *j, const char *key)
 {
 	json_prefix(j, key);

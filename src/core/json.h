@@ -47,6 +47,8 @@ void json_bool(struct json *j, const char *key, int val);
 /* Tri-state: negative -> null, 0 -> false, positive -> true. */
 void json_tribool(struct json *j, const char *key, int val);
 void json_null(struct json *j, const char *key);
+/* An array of n strings (NULL entries are null). */
+void json_str_array(struct json *j, const char *key, char *const *v, size_t n);
 
 /* Append s as a JSON string literal (with quotes) to b. */
 void json_escape(struct buf *b, const char *s);

@@ -82,10 +82,7 @@ static void json_gpu(struct json *j, const struct nvml_gpu *g)
 	} else {
 		json_null(j, "processes");
 	}
-	json_arr_begin(j, "errors");
-	for (size_t i = 0; i < g->nerrors; i++)
-		json_str(j, NULL, g->errors[i]);
-	json_arr_end(j);
+	json_str_array(j, "errors", g->errors, g->nerrors);
 	json_obj_end(j);
 }
 

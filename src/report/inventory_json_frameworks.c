@@ -48,14 +48,8 @@ static void ij_fw_live(const struct fw_live *l, struct json *j)
 	json_str(j, "archs", l->archs);
 	json_str(j, "device", l->device);
 	json_str(j, "error", l->error);
-	json_arr_begin(j, "missing");
-	for (size_t i = 0; i < l->nmissing; i++)
-		json_str(j, NULL, l->missing[i]);
-	json_arr_end(j);
-	json_arr_begin(j, "noise");
-	for (size_t i = 0; i < l->nnoise; i++)
-		json_str(j, NULL, l->noise[i]);
-	json_arr_end(j);
+	json_str_array(j, "missing", l->missing, l->nmissing);
+	json_str_array(j, "noise", l->noise, l->nnoise);
 	json_num(j, "seconds", l->seconds);
 	json_obj_end(j);
 }
@@ -85,15 +79,9 @@ void inventory_json_frameworks(const struct inventory *inv, struct json *j)
 		json_str(j, "cudnn_build", w->cudnn_build);
 		json_str(j, "cudnn_required", w->cudnn_required);
 		json_str(j, "python_supported", w->python_range);
-		json_arr_begin(j, "archs");
-		for (size_t k = 0; k < w->narchs; k++)
-			json_str(j, NULL, w->archs[k]);
-		json_arr_end(j);
+		json_str_array(j, "archs", w->archs, w->narchs);
 		/* in the fat binary for a few kernels only (probes/fatbin.h's rule) */
-		json_arr_begin(j, "archs_partial");
-		for (size_t k = 0; k < w->narchs_partial; k++)
-			json_str(j, NULL, w->archs_partial[k]);
-		json_arr_end(j);
+		json_str_array(j, "archs_partial", w->archs_partial, w->narchs_partial);
 		if (w->arch_entries) {
 			json_obj_begin(j, "arch_entries");
 			for (size_t k = 0; k < w->narchs; k++)
@@ -113,10 +101,7 @@ void inventory_json_frameworks(const struct inventory *inv, struct json *j)
 		for (size_t k = 0; k < w->nlibs; k++)
 			ij_fw_lib(&w->libs[k], j);
 		json_arr_end(j);
-		json_arr_begin(j, "wheels");
-		for (size_t k = 0; k < w->nwheels; k++)
-			json_str(j, NULL, w->wheels[k]);
-		json_arr_end(j);
+		json_str_array(j, "wheels", w->wheels, w->nwheels);
 		json_str(j, "other_cudart", w->other_cudart);
 		json_str(j, "prediction", w->prediction);
 		json_str(j, "why", w->why);

@@ -16,14 +16,6 @@
 #include <math.h>
 #include <string.h>
 
-static void strv(struct json *j, const char *key, char *const *v, size_t n)
-{
-	json_arr_begin(j, key);
-	for (size_t i = 0; i < n; i++)
-		json_str(j, NULL, v[i]);
-	json_arr_end(j);
-}
-
 static const struct lib_live *live_for(const struct libraries_inventory *li, const char *path)
 {
 	for (size_t i = 0; i < li->nlive; i++)
@@ -52,7 +44,7 @@ static void copy_json(const struct libraries_inventory *li, const struct lib_cop
 	json_str(j, "problem", c->problem);
 	json_tribool(j, "readable", c->readable);
 	json_bool(j, "root_only", c->root_only);
-	strv(j, "missing_deps", c->missing_deps, c->nmissing_deps);
+	json_str_array(j, "missing_deps", c->missing_deps, c->nmissing_deps);
 	json_int(j, "bytes_read", (long long)c->bytes_touched);
 	json_str(j, "runpath", c->runpath);
 	json_str(j, "rpath", c->rpath);
@@ -81,7 +73,7 @@ static void loader_json(const struct libraries_inventory *li, struct json *j)
 		json_str(j, "realpath", r->realpath);
 		json_str(j, "source", r->source);
 		json_str(j, "from", r->from);
-		strv(j, "passed_over", r->passed_over, r->npassed_over);
+		json_str_array(j, "passed_over", r->passed_over, r->npassed_over);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -41,10 +41,7 @@ void render_json(const struct gd_ctx *ctx, const struct kb *kb, const struct rep
 		json_str(&j, "status", status_name(f->status));
 		json_str(&j, "cause", f->cause);
 		json_str(&j, "title", f->title);
-		json_arr_begin(&j, "evidence");
-		for (size_t k = 0; k < f->nevidence; k++)
-			json_str(&j, NULL, f->evidence[k]);
-		json_arr_end(&j);
+		json_str_array(&j, "evidence", f->evidence, f->nevidence);
 		json_str(&j, "fix", f->fix);
 		json_obj_end(&j);
 	}
