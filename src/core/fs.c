@@ -173,8 +173,9 @@ done:
 	return ret;
 }
 
-int fs_read_file(const char *root, const char *abs, size_t max, struct buf *out,
-		 struct err *e)
+/* Read up to max bytes; more is an error only when whole is set. */
+static int read_upto(const char *root, const char *abs, size_t max, int whole,
+		     struct buf *out, struct err *e)
 {
 	struct buf p = BUF_INIT;
 	char tmp[4096];
@@ -188,8 +189,14 @@ int fs_read_file(const char *root, const char *abs, size_t max, struct buf *out,
 		goto out;
 	}
 	for (;;) {
-		ssize_t r = read(fd, tmp, sizeof(tmp));
+		size_t want = sizeof(tmp);
+		ssize_t r;
 
+		if (!whole && max - out->len < want)
+			want = max - out->len;
+		if (want == 0)
+			break;
+		r = read(fd, tmp, want);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -208,6 +215,18 @@ int fs_read_file(const char *root, const char *abs, size_t max, struct buf *out,
 out:
 	buf_release(&p);
 	return ret;
+}
+
+int fs_read_file(const char *root, const char *abs, size_t max, struct buf *out,
+		 struct err *e)
+{
+	return read_upto(root, abs, max, 1, out, e);
+}
+
+int fs_read_head(const char *root, const char *abs, size_t max, struct buf *out,
+		 struct err *e)
+{
+	return read_upto(root, abs, max, 0, out, e);
 }
 
 int fs_read_line(const char *root, const char *abs, struct buf *out, struct err *e)

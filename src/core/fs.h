@@ -32,6 +32,9 @@ int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e
 /* Read a whole small file (at most max bytes; more is an error). */
 int fs_read_file(const char *root, const char *abs, size_t max, struct buf *out,
 		 struct err *e);
+/* Read the first max bytes (or fewer, when the file is shorter). */
+int fs_read_head(const char *root, const char *abs, size_t max, struct buf *out,
+		 struct err *e);
 /* Read the first line, trailing whitespace removed. */
 int fs_read_line(const char *root, const char *abs, struct buf *out, struct err *e);
 /* readlink of root+abs, the raw target as stored. */

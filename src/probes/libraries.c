@@ -5,6 +5,7 @@
 #include "probes/libraries.h"
 #include "probes/inventory.h"
 #include "probes/libscan.h"
+#include "probes/script_exec.h"
 
 #include "core/child.h"
 #include "core/ctx.h"
@@ -91,6 +92,7 @@ void libraries_inventory_release(struct libraries_inventory *p)
 	free(p->cuda_link_resolved);
 	free(p->cuda_link_version);
 	free(p->nvcc_path);
+	free(p->nvcc_wrapper);
 	free(p->nvcc_toolkit);
 	free(p->nvcc_version);
 	free(p->cudnn_header);
@@ -190,6 +192,41 @@ static void probe_cuda_link(const struct gd_ctx *ctx, struct libraries_inventory
 	buf_release(&b);
 }
 
+/*
+ * Follow shell wrappers ("exec /usr/local/cuda-X/bin/nvcc \"$@\"") from the
+ * resolved file real to the nvcc they run, reading them as text.  Hops are
+ * bounded so that two scripts naming each other cannot loop.  Returns 1
+ * when real now names a wrapper's target (and *wrapper the first script).
+ */
+static int follow_nvcc_wrappers(const struct gd_ctx *ctx, struct buf *real, char **wrapper)
+{
+	int followed = 0;
+
+	for (int hop = 0; hop < 4; hop++) {
+		struct buf head = BUF_INIT, target = BUF_INIT, next = BUF_INIT;
+		struct stat st;
+		int ok;
+
+		ok = fs_read_head(ctx->root, real->s, 4096, &head, NULL) == 0 &&
+		     script_exec_target(head.s, head.len, "nvcc", &target) == 0 &&
+		     fs_resolve(ctx->root, target.s, &next, NULL) == 0 &&
+		     fs_stat(ctx->root, next.s, &st) == 0 && S_ISREG(st.st_mode);
+		if (ok) {
+			if (!*wrapper)
+				*wrapper = xstrdup(real->s);
+			buf_reset(real);
+			buf_puts(real, next.s);
+			followed = 1;
+		}
+		buf_release(&head);
+		buf_release(&target);
+		buf_release(&next);
+		if (!ok)
+			break;
+	}
+	return followed;
+}
+
 /* The first nvcc on PATH, inside root; never executed. */
 static void probe_nvcc(const struct gd_ctx *ctx, struct libraries_inventory *li)
 {
@@ -209,12 +246,14 @@ static void probe_nvcc(const struct gd_ctx *ctx, struct libraries_inventory *li)
 		p = fs_join(t, "nvcc");
 		if (fs_resolve(ctx->root, p, &real, NULL) == 0 &&
 		    fs_stat(ctx->root, real.s, &st) == 0 && S_ISREG(st.st_mode)) {
-			char *bin = xstrdup(real.s), *s;
+			char *bin, *s;
 			const char *src;
 
 			li->nvcc_path = p;
 			p = NULL;
+			follow_nvcc_wrappers(ctx, &real, &li->nvcc_wrapper);
 			/* <toolkit>/bin/nvcc */
+			bin = xstrdup(real.s);
 			s = strrchr(bin, '/');
 			if (s)
 				*s = '\0';

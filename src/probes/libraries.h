@@ -129,6 +129,7 @@ struct libraries_inventory {
 	char *cuda_link_version;
 	/* the first nvcc on PATH (inside root); never executed */
 	char *nvcc_path;
+	char *nvcc_wrapper;	/* the script nvcc_path is, when it execs another nvcc */
 	char *nvcc_toolkit;	/* resolved toolkit dir of that nvcc */
 	char *nvcc_version;
 	/* cudnn_version.h of the toolkit /usr/local/cuda or /usr/include */

@@ -110,6 +110,7 @@ static void loader_json(const struct libraries_inventory *li, struct json *j)
 	json_obj_end(j);
 	json_obj_begin(j, "nvcc");
 	json_str(j, "path", li->nvcc_path);
+	json_str(j, "wrapper", li->nvcc_wrapper);
 	json_str(j, "toolkit", li->nvcc_toolkit);
 	json_str(j, "version", li->nvcc_version);
 	json_obj_end(j);

@@ -511,7 +511,7 @@ static int rule_symlink(struct report *rep, const struct libraries_inventory *li
 			       "cuda-symlink-broken", "/usr/local/cuda points nowhere");
 		finding_evidence(f, "/usr/local/cuda -> %s: does not resolve to a directory",
 				 li->cuda_link_target ? li->cuda_link_target : "?");
-		if (li->nvcc_toolkit)
+		if (li->nvcc_toolkit && li->nvcc_version)
 			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", li->nvcc_toolkit);
 		else if (li->ntoolkits)
 			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", li->toolkits[0].realpath);
@@ -520,18 +520,27 @@ static int rule_symlink(struct report *rep, const struct libraries_inventory *li
 				    "install the toolkit it should point to");
 		return 1;
 	}
-	if (li->cuda_link_resolved && li->nvcc_toolkit &&
+	/*
+	 * A mismatch is claimed only against a toolkit whose version is known:
+	 * an nvcc outside any toolkit (a wrapper we could not follow, a
+	 * distribution's /usr/bin/nvcc) says nothing about /usr/local/cuda.
+	 */
+	if (li->cuda_link_resolved && li->nvcc_toolkit && li->nvcc_version &&
 	    strcmp(li->cuda_link_resolved, li->nvcc_toolkit) != 0 &&
 	    same_release(li->cuda_link_version, li->nvcc_version) != 1) {
 		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-symlink", STATUS_WARN,
 			       "cuda-symlink-broken",
 			       "/usr/local/cuda is CUDA %s but the nvcc on PATH is CUDA %s",
 			       li->cuda_link_version ? li->cuda_link_version : "(unknown)",
-			       li->nvcc_version ? li->nvcc_version : "(unknown)");
+			       li->nvcc_version);
 		finding_evidence(f, "/usr/local/cuda -> %s (%s)", li->cuda_link_resolved,
 				 li->cuda_link_version ? li->cuda_link_version : "version unknown");
-		finding_evidence(f, "PATH: %s is in %s (%s)", li->nvcc_path, li->nvcc_toolkit,
-				 li->nvcc_version ? li->nvcc_version : "version unknown");
+		if (li->nvcc_wrapper)
+			finding_evidence(f, "PATH: %s is a script that runs the nvcc of %s (%s)",
+					 li->nvcc_path, li->nvcc_toolkit, li->nvcc_version);
+		else
+			finding_evidence(f, "PATH: %s is in %s (%s)", li->nvcc_path,
+					 li->nvcc_toolkit, li->nvcc_version);
 		finding_fix(f, "sudo ln -sfn %s /usr/local/cuda  (or put /usr/local/cuda/bin first "
 			    "on PATH)", li->nvcc_toolkit);
 		return 1;

@@ -311,6 +311,44 @@ class Symlink(GDTestCase):
         self.assertIn("12.4.1", f["title"])
         self.assertIn("13.0.2", f["title"])
 
+    # CI's machine: /usr/local/bin/nvcc is '#!/bin/sh\nexec /usr/local/cuda-13.0/bin/nvcc "$@"'
+    # and comes first on PATH.  It is the same toolkit: no warning.
+    def test_wrapper_script_to_the_same_toolkit(self):
+        r = fl.healthy_libs_root()
+        r.write("usr/local/bin/nvcc", '#!/bin/sh\nexec /usr/local/cuda-13.0/bin/nvcc "$@"\n',
+                mode=0o755)
+        env = clean_env(PATH="/usr/local/bin:/usr/bin:/bin")
+        doc = check(r, "--no-load", env=env)
+        assert_no_cause(self, doc, "cuda-symlink-broken")
+        nvcc = doc["inventory"]["libraries_loader"]["nvcc"]
+        self.assertEqual(nvcc["wrapper"], "/usr/local/bin/nvcc")
+        self.assertEqual(nvcc["toolkit"], "/usr/local/cuda-13.0")
+        self.assertEqual(nvcc["version"], "13.0.2")
+
+    def test_wrapper_script_to_another_toolkit(self):
+        r = fl.healthy_libs_root()
+        fl.add_toolkit(r, mm="12.4", full="12.4.1", cudart="12.4.127", cublas="12.4.5.8",
+                       link=False)
+        r.write("usr/local/bin/nvcc", "#!/bin/bash\n# pinned\nexec '/usr/local/cuda-12.4/bin/nvcc' \"$@\"\n",
+                mode=0o755)
+        env = clean_env(PATH="/usr/local/bin:/usr/bin:/bin")
+        doc = check(r, "--no-load", env=env)
+        f = assert_cause(self, doc, "cuda-symlink-broken")
+        self.assertIn("12.4.1", f["title"])
+        self.assertTrue(any("script that runs the nvcc of /usr/local/cuda-12.4" in e
+                            for e in f["evidence"]), f["evidence"])
+        self.assertIn("ln -sfn /usr/local/cuda-12.4 /usr/local/cuda", f["fix"])
+
+    # A script whose target needs the shell to expand it names no toolkit;
+    # claiming a mismatch (and proposing 'ln -sfn /usr/local ...') would be wrong.
+    def test_script_we_cannot_follow_is_not_a_mismatch(self):
+        r = fl.healthy_libs_root()
+        r.write("usr/local/bin/nvcc", '#!/bin/sh\nexec "$CUDA_HOME/bin/nvcc" "$@"\n', mode=0o755)
+        env = clean_env(PATH="/usr/local/bin:/usr/bin:/bin")
+        doc = check(r, "--no-load", env=env)
+        assert_no_cause(self, doc, "cuda-symlink-broken")
+        self.assertIsNone(doc["inventory"]["libraries_loader"]["nvcc"]["version"])
+
 
 class Nccl(GDTestCase):
     def test_headers_without_library(self):
