@@ -17,10 +17,14 @@
  * cuda.pathfinder.load_nvidia_dynamic_lib() for cublas, cusolver, cusparse,
  * curand, nccl ... before importing the module that needs them; pathfinder
  * looks in site-packages nvidia/cu13/lib then nvidia/<component>/lib, then
- * $CONDA_PREFIX, then the system loader.  Those libraries are loaded on first
- * use, so a missing one breaks only that part (warn, not broken).  Not
+ * $CONDA_PREFIX/{lib64,lib}, then the system loader (a ctypes dlopen by
+ * soname: no requester RUNPATH), then $CUDA_PATH or else $CUDA_HOME
+ * {lib64,lib} (cuda-pathfinder 1.9.1 search_steps.py EARLY_FIND_STEPS,
+ * load_with_system_search, LATE_FIND_STEPS).  Those libraries are loaded on
+ * first use, so a missing one breaks only that part (warn, not broken).  Not
  * modelled: pathfinder's search of every sys.path site directory (only this
- * one) and its CUDA_PATH/CUDA_HOME fallbacks.
+ * one), the per-library roots (CUDNN_PATH, NCCL_HOME) and its "already
+ * loaded by someone else" shortcut, which depends on import order.
  */
 #include "probes/fw_internal.h"
 
@@ -157,6 +161,61 @@ void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 	fw_predict(fw, 0);
 }
 
+/* prefix/lib64/soname or prefix/lib/soname, the layout pathfinder tries. */
+static char *fw_pathfinder_under(struct fw_site *s, const char *prefix, const char *soname)
+{
+	static const char *const rel[] = { "lib64", "lib" };
+
+	if (!prefix || prefix[0] != '/')
+		return NULL;
+	for (size_t i = 0; i < 2; i++) {
+		char *p = xasprintf("%s/%s/%s", prefix, rel[i], soname);
+
+		if (fs_exists(s->root, p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* cuda-pathfinder's load_nvidia_dynamic_lib(), step by step (see the top). */
+static void fw_pathfinder_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
+			      const char *role)
+{
+	char *hit = fw_jax_wheel_lib(s, soname);
+	struct fw_lib *l;
+	const char *cuda_path;
+
+	if (hit) {
+		l = fw_lib_at_path(s, fw, soname, role, 0, hit);
+		l->source = "cuda-pathfinder";
+		free(hit);
+		return;
+	}
+	hit = fw_pathfinder_under(s, getenv("CONDA_PREFIX"), soname);
+	if (hit) {
+		l = fw_lib_at_path(s, fw, soname, role, 0, hit);
+		l->source = "cuda-pathfinder:CONDA_PREFIX";
+		free(hit);
+		return;
+	}
+	l = fw_resolve_lib(s, fw, soname, role, 0, 1, NULL, 0);
+	if (l->path)
+		return;
+	/* CUDA_PATH wins when both are set, even when CUDA_HOME would have it */
+	cuda_path = getenv("CUDA_PATH");
+	if (cuda_path && *cuda_path) {
+		hit = fw_pathfinder_under(s, cuda_path, soname);
+		if (hit)
+			fw_lib_set_path(s, fw, l, hit, "cuda-pathfinder:CUDA_PATH");
+	} else {
+		hit = fw_pathfinder_under(s, getenv("CUDA_HOME"), soname);
+		if (hit)
+			fw_lib_set_path(s, fw, l, hit, "cuda-pathfinder:CUDA_HOME");
+	}
+	free(hit);
+}
+
 /* cupy-cuda12x -> 12, cupy-cuda117 -> 11, cupy-cuda102 -> 10. */
 static int fw_cupy_major(const char *norm)
 {
@@ -250,11 +309,8 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 			const char *so = kb_soname(s->kb, fw->cuda_major, pf_libs[i]);
 
 			if (so)
-				fw_jax_lib(s, fw, so, pf_libs[i], 0);
+				fw_pathfinder_lib(s, fw, so, pf_libs[i]);
 		}
-		for (size_t i = 0; i < fw->nlibs; i++)
-			if (fw->libs[i].source && !strcmp(fw->libs[i].source, "preload"))
-				fw->libs[i].source = "cuda-pathfinder";
 		if (!fw->why)
 			fw->why = xstrdup("the CUDA runtime is linked into CuPy's runtime module; cuda-pathfinder loads the other CUDA libraries from the nvidia wheels first");
 		free(pathfinder);

@@ -328,19 +328,29 @@ struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char
 	return l;
 }
 
+void fw_lib_set_path(struct fw_site *s, const struct fw_entry *fw, struct fw_lib *l,
+		     const char *path, const char *source)
+{
+	struct buf rp = BUF_INIT;
+
+	free(l->path);
+	free(l->realpath);
+	l->path = xstrdup(path);
+	l->realpath = NULL;
+	if (fs_resolve(s->root, path, &rp, NULL) == 0)
+		l->realpath = xstrdup(rp.s);
+	buf_release(&rp);
+	l->source = source;
+	fw_lib_fill(s, l, l->realpath);
+	fw_check_deps(s, fw, l, NULL, 0);
+}
+
 struct fw_lib *fw_lib_at_path(struct fw_site *s, struct fw_entry *fw, const char *soname,
 			      const char *role, int required, const char *path)
 {
 	struct fw_lib *l = fw_lib_new(fw, soname, role, required, 1, NULL);
-	struct buf rp = BUF_INIT;
 
-	l->path = xstrdup(path);
-	if (fs_resolve(s->root, path, &rp, NULL) == 0)
-		l->realpath = xstrdup(rp.s);
-	buf_release(&rp);
-	l->source = "preload";
-	fw_lib_fill(s, l, l->realpath);
-	fw_check_deps(s, fw, l, NULL, 0);
+	fw_lib_set_path(s, fw, l, path, "preload");
 	return l;
 }
 

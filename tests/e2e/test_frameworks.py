@@ -7,6 +7,7 @@ import unittest
 
 import fixtures
 import fixtures_fw as fw
+import fixtures_libs
 from gdtest import GDTestCase, Root, assert_cause, assert_no_cause, check, clean_env, finding
 
 SITE = "opt/venv/lib/python3.11/site-packages"
@@ -350,6 +351,49 @@ class JaxCupy(GDTestCase):
         # a library pathfinder cannot find only breaks the part of CuPy that needs it
         f = finding(doc, fid="frameworks.opt_venv.cupy.libcusolver.so.12")
         self.assertEqual(f["status"], "warn", json.dumps(f, indent=1))
+
+    def test_cupy14_pathfinder_search_order(self):
+        """cuda-pathfinder 1.9.1: wheels, then $CONDA_PREFIX/{lib64,lib}, then the system
+        loader, then $CUDA_PATH (over $CUDA_HOME) {lib64,lib}, as its search_steps.py says."""
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_dist(r, site, "cupy-cuda13x", "14.2.0", requires=["cuda-pathfinder==1.*,>=1.3.4"])
+        r.shared_lib(f"{site}/cupy_backends/cuda/api/runtime.cpython-311-x86_64-linux-gnu.so")
+        # cublas: in the wheel and in conda -> the wheel
+        fw.add_nvidia_wheel(r, site, "nvidia-cublas", "13.1.0.3", "cu13",
+                            ["libcublasLt.so.13", "libcublas.so.13"])
+        r.shared_lib("opt/conda/lib/libcublas.so.13", soname="libcublas.so.13")
+        # cusolver: in conda and in the loader's cache -> conda
+        r.shared_lib("opt/conda/lib/libcusolver.so.12", soname="libcusolver.so.12")
+        r.shared_lib("usr/lib/x86_64-linux-gnu/libcusolver.so.12", soname="libcusolver.so.12")
+        # cusparse: in the loader's default dirs and under CUDA_PATH -> the loader
+        r.shared_lib("usr/lib/x86_64-linux-gnu/libcusparse.so.12", soname="libcusparse.so.12")
+        r.shared_lib("opt/cuda-a/lib64/libcusparse.so.12", soname="libcusparse.so.12")
+        # curand: only under CUDA_PATH (lib) and CUDA_HOME (lib64) -> CUDA_PATH
+        r.shared_lib("opt/cuda-a/lib/libcurand.so.10", soname="libcurand.so.10")
+        r.shared_lib("opt/cuda-b/lib64/libcurand.so.10", soname="libcurand.so.10")
+        # nvrtc: only under CUDA_HOME, which CUDA_PATH hides -> not found
+        r.shared_lib("opt/cuda-b/lib64/libnvrtc.so.13", soname="libnvrtc.so.13")
+        fixtures_libs.register_dir(r, "usr/lib/x86_64-linux-gnu")
+        doc = check(r, env=env(CONDA_PREFIX="/opt/conda", CUDA_PATH="/opt/cuda-a",
+                               CUDA_HOME="/opt/cuda-b"))
+        (c,) = fws(doc, "cupy")
+        got = {l["soname"]: (l["path"], l["source"]) for l in c["libraries"]}
+        self.assertEqual(got["libcublas.so.13"],
+                         (f"/{SITE}/nvidia/cu13/lib/libcublas.so.13", "cuda-pathfinder"))
+        self.assertEqual(got["libcusolver.so.12"],
+                         ("/opt/conda/lib/libcusolver.so.12", "cuda-pathfinder:CONDA_PREFIX"))
+        self.assertEqual(got["libcusparse.so.12"],
+                         ("/usr/lib/x86_64-linux-gnu/libcusparse.so.12", "ld.so.cache"))
+        self.assertEqual(got["libcurand.so.10"],
+                         ("/opt/cuda-a/lib/libcurand.so.10", "cuda-pathfinder:CUDA_PATH"))
+        self.assertIsNone(got["libnvrtc.so.13"][0], json.dumps(c["libraries"], indent=1))
+        # with CUDA_PATH unset, CUDA_HOME is used
+        doc = check(r, env=env(CONDA_PREFIX="/opt/conda", CUDA_HOME="/opt/cuda-b"))
+        (c,) = fws(doc, "cupy")
+        got = {l["soname"]: (l["path"], l["source"]) for l in c["libraries"]}
+        self.assertEqual(got["libnvrtc.so.13"],
+                         ("/opt/cuda-b/lib64/libnvrtc.so.13", "cuda-pathfinder:CUDA_HOME"))
 
 
 class Environments(GDTestCase):
