@@ -170,8 +170,10 @@ int kb_arch_runs(const char *const *archs, size_t n, int cc_major, int cc_minor,
 		 struct kb_verdict *v)
 {
 	char list[256] = "", ptxname[32] = "";
-	size_t used = 0;
-	int parsed = 0, ptx_ok = 0;
+	size_t used = 0, best_len = 0;
+	int parsed = 0, ptx_ok = 0, best_minor = -1;
+	const char *best = NULL;
+	char best_kind = 0;
 
 	if (cc_major < 0)
 		return verdict(v, -1, NULL, "the compute capability is not known");
@@ -187,13 +189,15 @@ int kb_arch_runs(const char *const *archs, size_t n, int cc_major, int cc_minor,
 				if (used + len + 2 < sizeof(list))
 					used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%.*s",
 								 used ? "," : "", (int)len, s);
+				/* the runtime picks the newest SASS that fits, so name that one */
 				if (a.sass && (a.kind == 'a' ? cc_major == a.major && cc_minor == a.minor
-					       : cc_major == a.major && cc_minor >= a.minor))
-					return verdict(v, 1, NULL,
-						       "%.*s SASS runs on compute capability %d.%d%s",
-						       (int)len, s, cc_major, cc_minor,
-						       a.kind == 'a' ? " (arch-specific: that CC only)"
-						       : " (same major, equal or newer minor)");
+					       : cc_major == a.major && cc_minor >= a.minor) &&
+				    (!best || a.minor > best_minor)) {
+					best = s;
+					best_len = len;
+					best_minor = a.minor;
+					best_kind = a.kind;
+				}
 				if (a.ptx && !ptx_ok &&
 				    (a.kind == 'a' ? cc_major == a.major && cc_minor == a.minor
 				     : a.kind == 'f' ? cc_major == a.major && cc_minor >= a.minor
@@ -210,6 +214,11 @@ int kb_arch_runs(const char *const *archs, size_t n, int cc_major, int cc_minor,
 	}
 	if (!parsed)
 		return verdict(v, -1, NULL, "no architecture list to judge");
+	if (best)
+		return verdict(v, 1, NULL, "%.*s SASS runs on compute capability %d.%d%s",
+			       (int)best_len, best, cc_major, cc_minor,
+			       best_kind == 'a' ? " (arch-specific: that CC only)"
+			       : " (same major, equal or newer minor)");
 	if (ptx_ok)
 		return verdict(v, 1, NULL,
 			       "no SASS for %d.%d in [%s]; its PTX %s JIT-compiles for it (needs a driver at "

@@ -75,6 +75,16 @@ static void test_arch_runs(void)
 	CHECK_INT(runs("garbage", 8, 0), -1);
 	CHECK_INT(runs("sm_86", -1, -1), -1);
 	CHECK_INT(kb_arch_runs(NULL, 0, 8, 0, &v), -1);
+	/* the runtime loads the newest SASS that fits: 8.6 on an 8.9 GPU, not 8.0 */
+	{
+		const char *t215[] = { "7.5;8.0;8.6;9.0;10.0;12.0" };
+
+		CHECK_INT(kb_arch_runs(t215, 1, 8, 9, &v), 1);
+		CHECK(strstr(v.why, "8.6 SASS") != NULL);
+		CHECK_INT(kb_arch_runs(t215, 1, 12, 1, &v), 1);
+		CHECK(strstr(v.why, "12.0 SASS") != NULL);
+		CHECK_INT(kb_arch_runs(t215, 1, 7, 0, &v), 0);
+	}
 }
 
 static void test_cudnn_satisfies(void)
