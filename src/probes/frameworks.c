@@ -76,6 +76,7 @@ void fw_entry_release(struct fw_entry *fw)
 		free(l->wheel);
 		free(l->missing_dep);
 		free(l->shadowed);
+		free(l->unreached);
 		free(l->shadowed_version);
 	}
 	free(fw->libs);

@@ -45,6 +45,7 @@ struct fw_lib {
 	char *version;		/* from the real file name or the owning wheel, or NULL */
 	char *wheel;		/* "nvidia-cudnn-cu12 9.1.0.70" when it comes from a wheel */
 	char *missing_dep;	/* a DT_NEEDED of it that cannot be found, or NULL */
+	char *unreached;	/* not found, but this site's nvidia wheel has it here */
 	char *shadowed;		/* the copy the framework meant (its own dir), when another won */
 	char *shadowed_version;
 };

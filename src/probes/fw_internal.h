@@ -39,6 +39,8 @@ struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyen
 struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
 			      const char *role, int required, int dlopened,
 			      const char *const *chain, size_t n);
+/* site/nvidia/<x>/lib/<soname> when an nvidia wheel of this site has it. */
+char *fw_site_wheel_lib(struct fw_site *s, const char *soname);
 /* Point l at a file found by path, not by the loader; source says how. */
 void fw_lib_set_path(struct fw_site *s, const struct fw_entry *fw, struct fw_lib *l,
 		     const char *path, const char *source);

@@ -42,33 +42,10 @@ static const char *const jax_libs[] = {
 	"cudart", "cublas", "cublasLt", "cufft", "cusolver", "cusparse", NULL
 };
 
-/* site/nvidia/<x>/lib/<soname> if a wheel has it. */
-static char *fw_jax_wheel_lib(struct fw_site *s, const char *soname)
-{
-	char *nv = fs_join(s->idx.dir, "nvidia");
-	char **names = NULL;
-	size_t n = 0;
-	char *hit = NULL;
-
-	if (fs_list_dir(s->root, nv, &names, &n, NULL) == 0) {
-		for (size_t i = 0; i < n && !hit; i++) {
-			char *p = xasprintf("%s/%s/lib/%s", nv, names[i], soname);
-
-			if (fs_exists(s->root, p))
-				hit = p;
-			else
-				free(p);
-		}
-		fs_names_free(names, n);
-	}
-	free(nv);
-	return hit;
-}
-
 static void fw_jax_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
 		       const char *role, int required)
 {
-	char *pre = fw_jax_wheel_lib(s, soname);
+	char *pre = fw_site_wheel_lib(s, soname);
 	const char *chain[] = { fw->main_lib };
 
 	if (pre)
@@ -182,7 +159,7 @@ static char *fw_pathfinder_under(struct fw_site *s, const char *prefix, const ch
 static void fw_pathfinder_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
 			      const char *role)
 {
-	char *hit = fw_jax_wheel_lib(s, soname);
+	char *hit = fw_site_wheel_lib(s, soname);
 	struct fw_lib *l;
 	const char *cuda_path;
 

@@ -306,6 +306,28 @@ static struct fw_lib *fw_lib_new(struct fw_entry *fw, const char *soname, const 
 	return l;
 }
 
+char *fw_site_wheel_lib(struct fw_site *s, const char *soname)
+{
+	char *nv = fs_join(s->idx.dir, "nvidia");
+	char **names = NULL;
+	size_t n = 0;
+	char *hit = NULL;
+
+	if (fs_list_dir(s->root, nv, &names, &n, NULL) == 0) {
+		for (size_t i = 0; i < n && !hit; i++) {
+			char *p = xasprintf("%s/%s/lib/%s", nv, names[i], soname);
+
+			if (fs_exists(s->root, p))
+				hit = p;
+			else
+				free(p);
+		}
+		fs_names_free(names, n);
+	}
+	free(nv);
+	return hit;
+}
+
 struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
 			      const char *role, int required, int dlopened,
 			      const char *const *chain, size_t n)
@@ -323,6 +345,13 @@ struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char
 		fw_lib_fill(s, l, r.realpath);
 		if (strcmp(role, "driver") != 0)
 			fw_check_deps(s, fw, l, chain, n);
+	} else if (strcmp(role, "driver") != 0) {
+		/*
+		 * Not found, yet an nvidia wheel in this very site may hold it: the
+		 * requester's RUNPATH lacks that directory (TF 2.21's DsoLoader and
+		 * nvidia/cusolver/lib).  Reinstalling would change nothing.
+		 */
+		l->unreached = fw_site_wheel_lib(s, soname);
 	}
 	ldso_result_release(&r);
 	return l;

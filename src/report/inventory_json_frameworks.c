@@ -28,6 +28,7 @@ static void ij_fw_lib(const struct fw_lib *l, struct json *j)
 	json_str(j, "version", l->version);
 	json_str(j, "wheel", l->wheel);
 	json_str(j, "missing_dependency", l->missing_dep);
+	json_str(j, "unreached", l->unreached);
 	json_str(j, "shadowed", l->shadowed);
 	json_obj_end(j);
 }

@@ -275,6 +275,50 @@ static void rf_acc_note(struct rf_acc *a, enum status st, const char *cause, con
 	}
 }
 
+static char *rf_dirname(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	return slash ? xstrndup(p, slash > p ? (size_t)(slash - p) : 1) : xstrdup(p);
+}
+
+/*
+ * A search path with each entry once, in its first position (the only one
+ * the loader can act on).  TensorFlow 2.21's libtensorflow_framework.so.2
+ * carries a 12 KB DT_RUNPATH of 16 distinct entries repeated over and over.
+ */
+static void rf_pathlist_distinct(const char *list, struct buf *out)
+{
+	size_t total = 0, kept = 0;
+
+	if (!list)
+		return;
+	for (const char *p = list;; p++) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		int seen = 0;
+
+		total++;
+		for (const char *q = out->len ? out->s : NULL; q && !seen;) {
+			const char *qe = strchr(q, ':');
+			size_t qn = qe ? (size_t)(qe - q) : strlen(q);
+
+			seen = qn == n && !strncmp(q, p, n);
+			q = qe ? qe + 1 : NULL;
+		}
+		if (!seen) {
+			if (kept++)
+				buf_addc(out, ':');
+			buf_add(out, p, n);
+		}
+		if (!e)
+			break;
+		p = e;
+	}
+	if (kept < total)
+		buf_printf(out, " (%zu entries, %zu distinct)", total, kept);
+}
+
 static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {
 	const struct fw_lib *cudart = rf_lib(w, "cudart");
@@ -290,6 +334,29 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 			continue;
 		st = l->required ? STATUS_FAIL : STATUS_WARN;
 		id = xasprintf("%s.%s", idbase, l->soname);
+		if (!l->path && l->unreached) {
+			char *dir = rf_dirname(l->unreached);
+
+			f = report_add(r->rep, LAYER_FRAMEWORKS, id, st, "lib-off-search-path",
+				       "%s %s needs %s: it is installed, but the loader's search does not reach it",
+				       rf_pretty(w->name), w->version ? w->version : "", l->soname);
+			free(id);
+			finding_evidence(f, "%s is in this environment's nvidia wheel", l->unreached);
+			finding_evidence(f, "%s: not found by the search from %s (its DT_RUNPATH does not list %s)",
+					 l->soname, l->requester ? l->requester : "the framework", dir);
+			buf_printf(&fix, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", dir);
+			finding_fix(f, "%s", fix.s);
+			free(dir);
+			if (l->required) {
+				char *why = xasprintf("%s is installed but not on the loader's search path",
+						      l->soname);
+
+				rf_acc_note(a, st, "lib-off-search-path", why, fix.s);
+				free(why);
+			}
+			buf_release(&fix);
+			continue;
+		}
 		if (!l->path) {
 			f = report_add(r->rep, LAYER_FRAMEWORKS, id, st, rf_missing_cause(l),
 				       "%s %s needs %s, which the loader cannot find", rf_pretty(w->name),
@@ -330,13 +397,6 @@ static char *rf_release3(const char *v)
 		if (*p == '.' && ++dots == 3)
 			break;
 	return xstrndup(v, (size_t)(p - v));
-}
-
-static char *rf_dirname(const char *p)
-{
-	const char *slash = strrchr(p, '/');
-
-	return slash ? xstrndup(p, slash > p ? (size_t)(slash - p) : 1) : xstrdup(p);
 }
 
 /*
@@ -739,10 +799,16 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 				 w->cudnn_build ? w->cudnn_build : "?");
 	if (w->plugin)
 		finding_evidence(f, "CUDA plugin %s", w->plugin);
-	if (w->main_lib)
+	if (w->main_lib) {
+		struct buf rp = BUF_INIT, rup = BUF_INIT;
+
+		rf_pathlist_distinct(w->main_rpath, &rp);
+		rf_pathlist_distinct(w->main_runpath, &rup);
 		finding_evidence(f, "requester %s%s%s%s%s", w->main_lib, w->main_rpath ? ", DT_RPATH " : "",
-				 w->main_rpath ? w->main_rpath : "", w->main_runpath ? ", DT_RUNPATH " : "",
-				 w->main_runpath ? w->main_runpath : "");
+				 rp.s ? rp.s : "", w->main_runpath ? ", DT_RUNPATH " : "", rup.s ? rup.s : "");
+		buf_release(&rp);
+		buf_release(&rup);
+	}
 	for (size_t i = 0; i < w->nlibs; i++)
 		if (strcmp(w->libs[i].role, "needed") != 0 && strcmp(w->libs[i].role, "cudnn-sub") != 0)
 			rf_lib_evidence(f, &w->libs[i]);

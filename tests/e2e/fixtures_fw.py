@@ -119,14 +119,15 @@ TF_COMPONENTS = ("cublas", "cuda_cupti", "cuda_runtime", "cudnn", "cufft", "cura
 
 
 def add_tensorflow(r, site, version="2.15.0", dist="tensorflow", build_info=TF_BUILD_INFO_215,
-                   and_cuda_pins=()):
-    """The tensorflow package: build_info.py and libtensorflow_framework.so.2 with TF's RUNPATH."""
+                   and_cuda_pins=(), runpath_components=TF_COMPONENTS):
+    """The tensorflow package: build_info.py and libtensorflow_framework.so.2 with TF's RUNPATH
+    (one entry per nvidia/<component>/lib; TF 2.21's real one has no cusolver)."""
     add_dist(r, site, dist, version, requires=[f"{p}; extra == \"and-cuda\"" for p in and_cuda_pins])
     r.write(f"{site}/tensorflow/__init__.py", "")
     if build_info is not None:
         r.write(f"{site}/tensorflow/python/platform/build_info.py", build_info)
-    rp = ":".join([f"$ORIGIN/../nvidia/{c}/lib" for c in TF_COMPONENTS] +
-                  [f"$ORIGIN/../../nvidia/{c}/lib" for c in TF_COMPONENTS])
+    rp = ":".join([f"$ORIGIN/../nvidia/{c}/lib" for c in runpath_components] +
+                  [f"$ORIGIN/../../nvidia/{c}/lib" for c in runpath_components])
     r.shared_lib(f"{site}/tensorflow/libtensorflow_framework.so.2", soname="libtensorflow_framework.so.2",
                  runpath=rp)
 

@@ -100,6 +100,33 @@ class TensorFlow(GDTestCase):
         self.assertEqual(lib(t, "libcusolver.so.11")["missing_dependency"], "libnvJitLink.so.12")
         self.assertEqual(t["prediction"], "cpu")
 
+    def test_installed_but_off_the_search_path(self):
+        """TF 2.21's libtensorflow_framework.so.2 has no nvidia/cusolver/lib in its RUNPATH, so
+        its DsoLoader cannot load libcusolver.so.11 from tensorflow[and-cuda] (shown with the real
+        TF 2.21.0 in tests/integration/test_wheels.py).  Reinstalling is not the fix."""
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_tensorflow(r, site, runpath_components=[c for c in fw.TF_COMPONENTS if c != "cusolver"])
+        fw.add_cuda12_wheels(r, site)
+        doc = check(r, env=env())
+        f = finding(doc, fid="frameworks.opt_venv.tensorflow.libcusolver.so.11")
+        self.assertEqual((f["status"], f["cause"]), ("fail", "lib-off-search-path"), json.dumps(f, indent=1))
+        d = f"/{SITE}/nvidia/cusolver/lib"
+        self.assertEqual(f["fix"], f"export LD_LIBRARY_PATH={d}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}")
+        self.assertTrue(any(f"{d}/libcusolver.so.11 is in this environment" in e for e in f["evidence"]))
+        (t,) = fws(doc, "tensorflow")
+        self.assertEqual(lib(t, "libcusolver.so.11")["unreached"], f"{d}/libcusolver.so.11")
+        self.assertEqual(t["prediction"], "cpu")
+        s = finding(doc, fid="frameworks.opt_venv.tensorflow")
+        self.assertEqual(s["cause"], "lib-off-search-path")
+        assert_no_cause(self, doc, "cuda-runtime-missing")
+        # the fix, applied: the loader now finds it through LD_LIBRARY_PATH
+        doc = check(r, env=env(LD_LIBRARY_PATH=d))
+        (t,) = fws(doc, "tensorflow")
+        self.assertEqual(lib(t, "libcusolver.so.11")["source"], "LD_LIBRARY_PATH")
+        self.assertEqual(t["prediction"], "gpu", json.dumps(t, indent=1))
+        assert_no_cause(self, doc, "lib-off-search-path")
+
     def test_cpu_package_on_a_gpu_machine(self):
         r = fixtures.healthy_root()
         site = fw.add_venv(r)

@@ -264,6 +264,59 @@ class Wheels(unittest.TestCase):
             if l["role"] not in ("driver",) and l["path"]:
                 self.assertIn("/nvidia/", l["path"], l)
 
+    def test_tensorflow_own_dso_loader_agrees(self):
+        """TensorFlow's own loader, not a model of it: after a full `import tensorflow`, call
+        tsl::internal::DsoLoader::TryDlopenCUDALibraries() -- what TF runs before it registers
+        GPUs ("Cannot dlopen some GPU libraries ... Skipping registering GPU devices") -- from
+        libtensorflow_framework.so.2 through ctypes, and compare every library it opened or
+        could not open with gpudoctor's prediction.  No GPU is needed for this part."""
+        d, site = self.need("tf-and-cuda")
+        fwlib = os.path.join(site, "tensorflow", "libtensorflow_framework.so.2")
+        sym = "_ZN3tsl8internal9DsoLoader22TryDlopenCUDALibrariesEv"
+        if sym not in subprocess.run(["nm", "-D", "--defined-only", fwlib], capture_output=True,
+                                     text=True).stdout:
+            self.skipTest(f"{fwlib} does not define {sym} (another TF layout)")
+        code = (
+            "import ctypes, os, sys\n"
+            "import tensorflow\n"
+            "fw = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)\n"
+            "f = getattr(fw, sys.argv[2]); f.restype = None; f.argtypes = [ctypes.c_void_p]\n"
+            "status = (ctypes.c_uint64 * 8)()\n"
+            "f(ctypes.addressof(status))  # absl::Status is returned through a hidden pointer\n"
+            "for l in open('/proc/self/maps'):\n"
+            "    p = l.split()[-1] if len(l.split()) >= 6 else ''\n"
+            "    if '/nvidia/' in p: print('MAPPED', os.path.realpath(p))\n")
+        e = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="0", TF_CPP_MAX_VLOG_LEVEL="2")
+        for k in ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"):
+            e.pop(k, None)
+        p = subprocess.run([os.path.join(d, "bin", "python3"), "-c", code, fwlib, sym],
+                           capture_output=True, text=True, env=e, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        opened, failed = set(), set()
+        for line in p.stderr.splitlines():
+            if "Successfully opened dynamic library " in line:
+                opened.add(line.rsplit(" ", 1)[1].strip())
+            elif "Could not load dynamic library '" in line:
+                failed.add(line.split("'")[1])
+        mapped = {os.path.basename(m): m for m in
+                  (l.split(" ", 1)[1] for l in p.stdout.splitlines() if l.startswith("MAPPED "))}
+        self.assertGreaterEqual(len(opened | failed), 6, p.stderr[-3000:])
+        doc = gpudoctor("--site-packages", site)
+        (tf,) = frameworks(doc, site, "tensorflow")
+        ours = {l["soname"]: l for l in tf["libraries"]}
+        for so in sorted(opened | failed):
+            self.assertIn(so, ours, f"TF's loader asked for {so}; gpudoctor did not model it")
+            l = ours[so]
+            if so in opened:
+                self.assertIsNotNone(l["path"], f"TF opened {so}; gpudoctor says not found")
+                self.assertEqual(real(l["path"]), mapped.get(so), so)
+            else:
+                self.assertIsNone(l["path"], f"TF could not load {so}; gpudoctor says {l['path']}")
+        # and TF 2.21.0 as published: its RUNPATH lacks nvidia/cusolver/lib (found 2026-11-30)
+        if tf["version"] == "2.21.0":
+            self.assertIn("libcusolver.so.11", failed)
+            self.assertTrue(ours["libcusolver.so.11"]["unreached"])
+
     def test_tensorflow_215_on_cuda13(self):
         d, site = self.need("tf215")
         doc = gpudoctor("--site-packages", site)
