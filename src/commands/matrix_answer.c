@@ -36,8 +36,13 @@ static void note(struct matrix_result *r, const char *fmt, ...)
 	if (r->nnotes >= sizeof(r->notes) / sizeof(r->notes[0]))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(r->notes[r->nnotes++], sizeof(r->notes[0]), fmt, ap);
+	vsnprintf(r->notes[r->nnotes], sizeof(r->notes[0]), fmt, ap);
 	va_end(ap);
+	/* the same release can be the answer of two questions in one query */
+	for (size_t i = 0; i < r->nnotes; i++)
+		if (!strcmp(r->notes[i], r->notes[r->nnotes]))
+			return;
+	r->nnotes++;
 }
 
 static void judge(struct matrix_result *r, int ok)
@@ -161,6 +166,26 @@ static void jax_label(const struct kb_jax *j, char *out, size_t n)
 		snprintf(out, n, ">=%s (%s)", j->jax_from, j->plugin);
 }
 
+/*
+ * A release whose libtensorflow_framework.so.2 leaves a wheel's directory
+ * out of its RUNPATH cannot load that library from its own [and-cuda]
+ * wheels: TF skips the GPU.  Read from the wheels (facts.tsv).
+ */
+static void tf_loader_note(const struct kb *kb, const struct kb_tf *t, struct matrix_result *r)
+{
+	char key[64];
+	const char *lib;
+
+	snprintf(key, sizeof(key), "tf.runpath_lacks.%s", t->version);
+	lib = kb_fact(kb, key);
+	if (!lib)
+		return;
+	note(r, "TensorFlow %s: libtensorflow_framework.so.2 has no nvidia/%s/lib in its RUNPATH, so TF's "
+	     "loader cannot open lib%s from its own [and-cuda] wheels and skips the GPU; after installing, "
+	     "run: export LD_LIBRARY_PATH=\"$(python3 -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')"
+	     "/nvidia/%s/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"", t->version, lib, lib, lib);
+}
+
 /* Add the newest TF, PyTorch and JAX that fit x. */
 static void newest_all(const struct kb *kb, const struct env *x, struct matrix_result *r,
 		       const char *prefix)
@@ -172,9 +197,10 @@ static void newest_all(const struct kb *kb, const struct env *x, struct matrix_r
 	const struct kb_jax *j;
 
 	snprintf(what, sizeof(what), "%stensorflow", prefix);
-	if (t)
+	if (t) {
 		item(r, what, t->version, &v, t->install);
-	else
+		tf_loader_note(kb, t, r);
+	} else
 		item(r, what, "none", &(struct kb_verdict){ 0, "no TensorFlow release in the knowledge base fits", NULL }, NULL);
 	snprintf(what, sizeof(what), "%storch", prefix);
 	if ((p = newest_torch(kb, x, NULL, &v))) {
@@ -332,6 +358,7 @@ static int ask_tf(const struct kb *kb, const char *ver, const struct env *x, int
 	}
 	kb_tf_fits(kb, t, x->driver, x->ma, x->mi, x->dc, &v);
 	item(r, "tensorflow", t->version, &v, t->install);
+	tf_loader_note(kb, t, r);
 	if (x->driver || x->ma >= 0)
 		judge(r, v.ok);
 	return 0;

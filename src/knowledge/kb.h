@@ -198,7 +198,8 @@ const struct kb_gpu *kb_gpu_by_name(const struct kb *kb, const char *name);
 
 /* A single fact (facts.tsv), or NULL. */
 const char *kb_fact(const struct kb *kb, const char *key);
-/* URL of a source id, or NULL ("-" in the data is NULL too). */
+/* URL of a source id (or of the first id of a ";" list that resolves), or NULL
+ * ("-" in the data is NULL too). */
 const char *kb_source_url(const struct kb *kb, const char *id);
 
 /* "12.4" / "12.4.1" / "cu124" / "12040" -> 12040; -1 when not a CUDA version. */

@@ -250,12 +250,20 @@ const char *kb_fact(const struct kb *kb, const char *key)
 	return NULL;
 }
 
+/* A row's source cell may list several ids ("tf-source-md;wheel:..."): the first that resolves. */
 const char *kb_source_url(const struct kb *kb, const char *id)
 {
 	const struct kb_table *t = kb ? &kb->tab[KB_SOURCES] : NULL;
 
-	for (size_t i = 0; t && id && i < t->nrows; i++)
-		if (!strcmp(t->rows[i].cell[0], id))
-			return kb_cell(t, i, 1);
+	while (t && id && *id) {
+		size_t n = strcspn(id, ";");
+
+		for (size_t i = 0; i < t->nrows; i++)
+			if (strlen(t->rows[i].cell[0]) == n && !strncmp(t->rows[i].cell[0], id, n))
+				return kb_cell(t, i, 1);
+		id += n;
+		if (*id == ';')
+			id++;
+	}
 	return NULL;
 }

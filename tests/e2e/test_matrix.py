@@ -56,6 +56,22 @@ class TestMatrix(GDTestCase):
         self.assertIn("525.60.13", why)
         self.assertTrue(any("R470 is the last driver branch" in n for n in doc["notes"]))
 
+    def test_tf221_cusolver_runpath_gap_is_noted(self):
+        """Read from the wheels: TF 2.16.2-2.20.0 list nvidia/cusolver/lib in
+        libtensorflow_framework.so.2's RUNPATH, 2.21.0 does not."""
+        rc, doc, _ = matrix("--tf", "2.21")
+        self.assertEqual(rc, 0)
+        (n,) = [n for n in doc["notes"] if "RUNPATH" in n]
+        self.assertIn("nvidia/cusolver/lib", n)
+        self.assertIn("export LD_LIBRARY_PATH=", n)
+        rc, doc, _ = matrix("--tf", "2.20")
+        self.assertFalse([n for n in doc["notes"] if "RUNPATH" in n])
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertEqual(facts["tensorflow archs"], "sm_60,sm_70,sm_80,sm_89,compute_90")
+        # once, even when the newest release answers more than one question
+        rc, doc, _ = matrix("--gpu", "H100", "--driver", "580.65.06")
+        self.assertEqual(len([n for n in doc["notes"] if "RUNPATH" in n]), 1)
+
     def test_tf215_on_450_driver_is_no(self):
         rc, doc, _ = matrix("--tf", "2.15", "--driver", "450.80.02")
         self.assertEqual(rc, 1)

@@ -459,6 +459,10 @@ static void test_sources_resolve(void)
 	CHECK(kb_source_url(kb, "pciids") != NULL);
 	CHECK(t && kb_source_url(kb, t->source) != NULL);
 	CHECK(kb_source_url(kb, "nope") == NULL);
+	/* a list of ids: the first that resolves */
+	CHECK_STR(kb_source_url(kb, "nope;tf-source-md;pciids"), "https://www.tensorflow.org/install/source#gpu");
+	CHECK(kb_source_url(kb, "nope;") == NULL);
+	CHECK(kb_source_url(kb, "") == NULL);
 	for (size_t i = 0; i < kb_table_count(kb); i++) {
 		struct kb_table_info ti;
 

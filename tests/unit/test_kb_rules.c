@@ -193,9 +193,11 @@ static void test_torch_jax_fits(void)
 	CHECK_INT(kb_jax_fits(kb, kb_jax_release(kb, NULL, "cuda13"), "580.95.05", 7, 0, 1, &v), 0);
 	CHECK_INT(kb_jax_fits(kb, kb_jax_release(kb, NULL, "cuda13"), "580.95.05", 9, 0, 1, &v), 1);
 	CHECK_INT(kb_jax_fits(kb, kb_jax_release(kb, NULL, "cuda12"), "535.104.05", 5, 0, 0, &v), 0);
+	/* 2.15's wheel: sm_50..sm_75 SASS and compute_80 PTX */
+	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.15"), NULL, 3, 7, -1, &v), 0);
+	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.15"), NULL, 8, 6, -1, &v), 1);
 	/* unknown arch list: judged by the toolkit's arch support, unknown at best */
-	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.15"), NULL, 3, 7, -1, &v), 0);	/* CUDA 12 dropped sm_37 */
-	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.15"), NULL, 8, 6, -1, &v), -1);
+	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.12"), NULL, 8, 6, -1, &v), -1);
 }
 
 static char tmpdir[64];
