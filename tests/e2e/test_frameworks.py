@@ -30,6 +30,16 @@ def lib(entry, soname):
     raise KeyError(f"{soname} not in {[l['soname'] for l in entry['libraries']]}")
 
 
+def cupy14_root():
+    """cupy-cuda13x 14.2 as on the H200: the CUDA runtime linked into runtime*.so, the other
+    libraries left to cuda-pathfinder (a Requires-Dist)."""
+    r = fixtures.healthy_root()
+    site = fw.add_venv(r)
+    fw.add_dist(r, site, "cupy-cuda13x", "14.2.0", requires=["cuda-pathfinder==1.*,>=1.3.4"])
+    r.shared_lib(f"{site}/cupy_backends/cuda/api/runtime.cpython-311-x86_64-linux-gnu.so")
+    return r, site
+
+
 def fw_findings(doc):
     return [f for f in doc["findings"] if f["layer"] == "frameworks"]
 
@@ -361,10 +371,7 @@ class JaxCupy(GDTestCase):
     def test_cupy14_static_runtime_and_pathfinder(self):
         """cupy-cuda13x 14.2 (H200): the runtime is static in runtime*.so, cuda-pathfinder
         loads libcublas.so.13 etc. from site-packages/nvidia/cu13/lib first."""
-        r = fixtures.healthy_root()
-        site = fw.add_venv(r)
-        fw.add_dist(r, site, "cupy-cuda13x", "14.2.0", requires=["cuda-pathfinder==1.*,>=1.3.4"])
-        r.shared_lib(f"{site}/cupy_backends/cuda/api/runtime.cpython-311-x86_64-linux-gnu.so")
+        r, site = cupy14_root()
         fw.add_nvidia_wheel(r, site, "nvidia-cublas", "13.1.0.3", "cu13",
                             ["libcublasLt.so.13", "libcublas.so.13"])
         doc = check(r, env=env())
@@ -382,10 +389,7 @@ class JaxCupy(GDTestCase):
     def test_cupy14_pathfinder_search_order(self):
         """cuda-pathfinder 1.9.1: wheels, then $CONDA_PREFIX/{lib64,lib}, then the system
         loader, then $CUDA_PATH (over $CUDA_HOME) {lib64,lib}, as its search_steps.py says."""
-        r = fixtures.healthy_root()
-        site = fw.add_venv(r)
-        fw.add_dist(r, site, "cupy-cuda13x", "14.2.0", requires=["cuda-pathfinder==1.*,>=1.3.4"])
-        r.shared_lib(f"{site}/cupy_backends/cuda/api/runtime.cpython-311-x86_64-linux-gnu.so")
+        r, site = cupy14_root()
         # cublas: in the wheel and in conda -> the wheel
         fw.add_nvidia_wheel(r, site, "nvidia-cublas", "13.1.0.3", "cu13",
                             ["libcublasLt.so.13", "libcublas.so.13"])
