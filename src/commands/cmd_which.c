@@ -28,7 +28,8 @@ static void usage(FILE *f)
 	      "  --secure      emulate a set-uid program (LD_LIBRARY_PATH ignored)\n"
 	      "  -v            also show the directories searched and the bytes read per library\n"
 	      "  --json        machine-readable output\n\n"
-	      "LD_LIBRARY_PATH is taken from the environment.  Exit status: 0 found,\n"
+	      "LD_LIBRARY_PATH and LD_PRELOAD are taken from the environment, and\n"
+	      "/etc/ld.so.preload from the machine.  Exit status: 0 found,\n"
 	      "1 not found (or the loader would fail on the file it finds), 2 usage error.\n", f);
 }
 
@@ -73,6 +74,20 @@ static void json_loader(struct json *j, const struct ldso *l)
 	json_str(j, "ld_library_path", l->env.ld_library_path);
 	json_str_array(j, "default_dirs", l->default_dirs, l->ndefault_dirs);
 	json_str_array(j, "hwcaps", l->hwcaps, l->nhwcaps);
+	json_arr_begin(j, "preloads");
+	for (size_t i = 0; i < l->npreloads; i++) {
+		const struct ldso_preload *p = &l->preloads[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "name", p->name);
+		json_str(j, "via", p->via);
+		json_str(j, "path", p->path);
+		json_str(j, "realpath", p->realpath);
+		json_str(j, "soname", p->soname);
+		json_str(j, "error", p->error);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	if (l->glibc_major >= 0) {
 		char v[32];
 
@@ -95,6 +110,8 @@ static void text_result(const struct ldso_result *r, const char *name, int inden
 			printf(" (-> %s)", r->realpath);
 		if (r->source == LDSO_ALREADY_LOADED)
 			printf("  [already loaded]\n");
+		else if (r->source == LDSO_PRELOAD)
+			printf("  [preloaded by %s]\n", r->from ? r->from : "LD_PRELOAD");
 		else if (r->from)
 			printf("  [%s of %s]\n", ldso_source_name(r->source), r->from);
 		else
@@ -113,6 +130,20 @@ static void text_result(const struct ldso_result *r, const char *name, int inden
 			       r->dirs[i].from ? r->dirs[i].from : "");
 		if (r->path && r->source != LDSO_ALREADY_LOADED)
 			printf("%*s  read %zu bytes of the file\n", indent, "", r->bytes_read);
+	}
+}
+
+/* What ld.so loads before anything else, and what it refuses with a message. */
+static void text_preloads(const struct ldso *l)
+{
+	for (size_t i = 0; i < l->npreloads; i++) {
+		const struct ldso_preload *p = &l->preloads[i];
+
+		if (p->path)
+			printf("preloaded by %s: %s => %s\n", p->via, p->name, p->path);
+		else
+			printf("ld.so prints: ERROR: ld.so: object '%s' from %s cannot be preloaded (%s): ignored.\n",
+			       p->name, p->via, p->error ? p->error : "?");
 	}
 }
 
@@ -154,6 +185,7 @@ static int which_all(struct ldso *l, const char *from, const struct gd_ctx *ctx)
 		fputs(j.out.s, stdout);
 		json_release(&j);
 	} else {
+		text_preloads(l);
 		printf("%s", from);
 		if (t.nodes[0].res.soname)
 			printf(" (soname %s)", t.nodes[0].res.soname);
@@ -204,6 +236,7 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 	}
 	env.root = ctx->root;
 	env.ld_library_path = getenv("LD_LIBRARY_PATH");
+	env.preload = getenv("LD_PRELOAD");
 	env.secure = secure;
 	env.legacy_hwcaps = LDSO_LEGACY_AUTO;
 	if (ldso_init(&l, &env, &e) < 0) {
@@ -230,6 +263,7 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 			fputs(j.out.s, stdout);
 			json_release(&j);
 		} else {
+			text_preloads(&l);
 			text_result(&r, soname, 0, ctx->verbose);
 			if (!r.path && l.cache_error)
 				printf("note: no usable ld.so.cache: %s\n", l.cache_error);

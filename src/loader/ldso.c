@@ -29,6 +29,7 @@ const char *ldso_source_name(enum ldso_source s)
 	case LDSO_CACHE: return "ld.so.cache";
 	case LDSO_DEFAULT_DIR: return "default directory";
 	case LDSO_ALREADY_LOADED: return "already loaded";
+	case LDSO_PRELOAD: return "preloaded";
 	}
 	return "unknown";
 }
@@ -305,6 +306,20 @@ int ldso_resolve(struct ldso *l, const char *soname, const char *const *chain, s
 	(void)e;
 	ldso_result_release(r);
 	r->source = LDSO_NONE;
+	/* 0. _dl_map_object first asks the objects already loaded (_dl_name_match_p). */
+	for (size_t i = 0; i < l->npreloads; i++) {
+		const struct ldso_preload *p = &l->preloads[i];
+
+		if (p->path && (!strcmp(soname, p->name) || !strcmp(soname, p->path) ||
+				(p->soname && !strcmp(soname, p->soname)))) {
+			r->path = xstrdup(p->path);
+			r->source = LDSO_PRELOAD;
+			r->from = xstrdup(p->via);
+			r->soname = xstrdup_or_null(p->soname);
+			add_cand(r, p->path, LDSO_PRELOAD, p->via, NULL);
+			goto done;
+		}
+	}
 	if (strchr(soname, '/')) {
 		char *p = req ? ldso_expand(l, soname, req->origin) : xstrdup(soname);
 

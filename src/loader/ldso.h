@@ -3,6 +3,8 @@
  *
  * Emulates glibc's search (elf/dl-load.c _dl_map_object) for a soname
  * requested by a given object:
+ *   0. an object preloaded (LD_PRELOAD, /etc/ld.so.preload) that answers
+ *      to the name is used;
  *   1. a name with a '/' is used as a path;
  *   2. DT_RPATH of the requester, then of its loaders up to the executable,
  *      but only when the requester has no DT_RUNPATH;
@@ -42,6 +44,7 @@ enum ldso_source {
 	LDSO_CACHE,		/* /etc/ld.so.cache */
 	LDSO_DEFAULT_DIR,
 	LDSO_ALREADY_LOADED,	/* a loaded object already has this soname */
+	LDSO_PRELOAD,		/* LD_PRELOAD or /etc/ld.so.preload loaded it before anything else */
 };
 
 enum { LDSO_LEGACY_AUTO = 0, LDSO_LEGACY_ON = 1, LDSO_LEGACY_OFF = 2 };
@@ -60,6 +63,23 @@ struct ldso_env {
 					 * $PLATFORM subdirs), LDSO_LEGACY_ON, LDSO_LEGACY_OFF */
 	const char *cwd;		/* for relative RPATH entries; default getcwd() when root is "/" */
 	const char *conf_path;		/* default "/etc/ld.so.conf" */
+	const char *preload;		/* LD_PRELOAD in force, or NULL (ignored when secure) */
+	const char *preload_file;	/* default "/etc/ld.so.preload" */
+};
+
+/*
+ * An object ld.so loads before the program's own dependencies: LD_PRELOAD
+ * first, then /etc/ld.so.preload (elf/rtld.c).  A later request for a name
+ * it answers to -- the name it was preloaded by, its path, or its
+ * DT_SONAME -- gets this object, whatever the search would have found.
+ */
+struct ldso_preload {
+	char *name;			/* as written: "libfoo.so.1" or "/opt/x/libfoo.so" */
+	const char *via;		/* "LD_PRELOAD" or "/etc/ld.so.preload" */
+	char *path;			/* machine path loaded, NULL when it cannot be preloaded */
+	char *realpath;
+	char *soname;			/* its DT_SONAME, or NULL */
+	char *error;			/* why it cannot be preloaded (ld.so prints it and goes on) */
 };
 
 struct ldso {
@@ -81,6 +101,8 @@ struct ldso {
 	int glibc_major, glibc_minor;	/* of the root's libc.so.6, -1 unknown */
 	int machine;			/* e_machine the loader accepts (EM_X86_64 / EM_AARCH64) */
 	int cache_flags;		/* ld.so.cache flags the loader accepts (0x0303 / 0x0a03) */
+	struct ldso_preload *preloads;	/* in load order */
+	size_t npreloads;
 	char *cwd_buf;			/* private: getcwd() when env.cwd was NULL */
 	void *objs;			/* private: RPATH/RUNPATH of requesters already read */
 	size_t nobjs, objs_cap;
@@ -138,6 +160,13 @@ const char *ldso_source_name(enum ldso_source s);
  * unusable.  NULL when the element must be dropped.
  */
 char *ldso_expand(const struct ldso *l, const char *elem, const char *origin);
+/*
+ * The entries of a preload list, as elf/rtld.c splits them: LD_PRELOAD on
+ * ' ' and ':'; /etc/ld.so.preload (file != 0) on whitespace and ':', with
+ * '#' starting a comment to the end of the line.  text[0..len) need not be
+ * NUL-terminated; a NUL ends it.  Free with fs_names_free.
+ */
+char **ldso_preload_split(const char *text, size_t len, int file, size_t *n);
 /* $ORIGIN of an object loaded under path: its directory (not the realpath; see docs/loader.md). */
 char *ldso_origin(const char *path, const char *cwd);
 

@@ -332,6 +332,7 @@ int ldso_init(struct ldso *l, const struct ldso_env *env, struct err *e)
 		l->cache_error = xstrdup(ce.msg);
 	}
 	check_stale(l, cache_path);
+	ldso_preloads_load(l);
 	(void)e;
 	return 0;
 }
@@ -346,6 +347,14 @@ void ldso_release(struct ldso *l)
 	fs_names_free(l->capstrs, l->ncapstrs);
 	fs_names_free(l->hwcaps, l->nhwcaps);
 	ldso_objs_free(l);
+	for (size_t i = 0; i < l->npreloads; i++) {
+		free(l->preloads[i].name);
+		free(l->preloads[i].path);
+		free(l->preloads[i].realpath);
+		free(l->preloads[i].soname);
+		free(l->preloads[i].error);
+	}
+	free(l->preloads);
 	free(l->cwd_buf);
 	memset(l, 0, sizeof(*l));
 }

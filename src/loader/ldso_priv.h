@@ -17,5 +17,7 @@ struct ldso_obj {
 
 const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path);
 void ldso_objs_free(struct ldso *l);
+/* LD_PRELOAD, then /etc/ld.so.preload, into l->preloads (ldso_preload.c). */
+void ldso_preloads_load(struct ldso *l);
 
 #endif

@@ -238,7 +238,8 @@ void probe_driver(const struct gd_ctx *ctx, struct inventory *inv)
 {
 	struct driver_inventory *d = &inv->driver;
 	const char *llp = getenv("LD_LIBRARY_PATH");
-	struct ldso_env env = { .root = ctx->root, .ld_library_path = llp };
+	struct ldso_env env = { .root = ctx->root, .ld_library_path = llp,
+				.preload = getenv("LD_PRELOAD") };
 	struct err e = ERR_INIT;
 	struct ldso l;
 	int have_ldso;

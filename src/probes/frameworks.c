@@ -151,6 +151,7 @@ void probe_frameworks(const struct gd_ctx *ctx, struct inventory *inv)
 	memset(&lenv, 0, sizeof(lenv));
 	lenv.root = ctx->root;
 	lenv.ld_library_path = getenv("LD_LIBRARY_PATH");
+	lenv.preload = getenv("LD_PRELOAD");
 	lenv.legacy_hwcaps = -1;
 	memset(&l, 0, sizeof(l));
 	have_ldso = ldso_init(&l, &lenv, &e) == 0;

@@ -48,6 +48,7 @@ const char *libscan_source_str(int s)
 	case LDSO_CACHE: return "cache";
 	case LDSO_DEFAULT_DIR: return "default";
 	case LDSO_ALREADY_LOADED: return "already-loaded";
+	case LDSO_PRELOAD: return "preload";
 	}
 	return NULL;
 }
@@ -60,6 +61,7 @@ static struct ldso *loader_new(const struct gd_ctx *ctx, const char *llp, struct
 	memset(&env, 0, sizeof(env));
 	env.root = ctx->root;
 	env.ld_library_path = llp;
+	env.preload = libscan_getenv("LD_PRELOAD");
 	if (ldso_init(l, &env, e) < 0) {
 		free(l);
 		return NULL;
@@ -91,6 +93,19 @@ void libscan_loader_init(const struct gd_ctx *ctx, struct libraries_inventory *l
 	if (ld->main->cache_error)
 		li->cache_error = xstrdup(ld->main->cache_error);
 	li->cache_stale = ld->main->cache_stale;
+	if (ld->main->npreloads) {
+		li->preloads = xcalloc(ld->main->npreloads, sizeof(*li->preloads));
+		li->npreloads = ld->main->npreloads;
+		for (size_t i = 0; i < li->npreloads; i++) {
+			const struct ldso_preload *p = &ld->main->preloads[i];
+
+			li->preloads[i].name = xstrdup(p->name);
+			li->preloads[i].via = xstrdup(p->via);
+			li->preloads[i].path = xstrdup_or_null(p->path);
+			li->preloads[i].soname = xstrdup_or_null(p->soname);
+			li->preloads[i].error = xstrdup_or_null(p->error);
+		}
+	}
 	if (ld->main->cache_stale_reason)
 		li->cache_stale_reason = xstrdup(ld->main->cache_stale_reason);
 	if (llp) {

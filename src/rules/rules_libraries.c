@@ -24,6 +24,7 @@
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/version.h"
+#include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "loader/elf.h"
 #include "probes/inventory.h"
@@ -747,6 +748,38 @@ static int rule_ldcache(struct report *rep, const struct libraries_inventory *li
 	return 0;
 }
 
+/*
+ * A preload that cannot be loaded: ld.so says so on stderr in every process
+ * and goes on.  One that loads answers for its soname in every program
+ * (the resolved libraries show it as "preload"); that is noted, not judged.
+ */
+static int rule_preloads(struct report *rep, const struct libraries_inventory *li)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < li->npreloads; i++) {
+		const struct lib_preload *p = &li->preloads[i];
+		struct finding *f;
+		char *id;
+
+		if (p->path)
+			continue;
+		id = xasprintf("libraries.preload.%zu", i);
+		f = report_add(rep, LAYER_LIBRARIES, id, STATUS_WARN, "preload-broken",
+			       "%s names %s, which ld.so cannot load: every program prints an error and goes on",
+			       p->via, p->name);
+		free(id);
+		finding_evidence(f, "ERROR: ld.so: object '%s' from %s cannot be preloaded (%s): ignored.",
+				 p->name, p->via, p->error ? p->error : "?");
+		if (!strcmp(p->via, "LD_PRELOAD"))
+			finding_fix(f, "unset LD_PRELOAD  (or remove '%s' from it)", p->name);
+		else
+			finding_fix(f, "sudo sed -i 's|%s||' %s", p->name, p->via);
+		n++;
+	}
+	return n;
+}
+
 void rules_libraries(const struct rules_in *in, struct report *rep)
 {
 	const struct libraries_inventory *li = &in->inv->libs;
@@ -765,6 +798,7 @@ void rules_libraries(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "%s", li->ldso_error);
 	}
 	problems += rule_ldcache(rep, li);
+	problems += rule_preloads(rep, li);
 	problems += rule_corrupt(rep, li);
 	problems += rule_unreadable(in, rep, li);
 	problems += rule_deps(rep, li);

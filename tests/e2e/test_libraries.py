@@ -350,6 +350,29 @@ class Symlink(GDTestCase):
         self.assertIsNone(doc["inventory"]["libraries_loader"]["nvcc"]["version"])
 
 
+class Preload(GDTestCase):
+    def test_etc_ld_so_preload_entry_missing(self):
+        r = fl.healthy_libs_root()
+        r.write("etc/ld.so.preload", "/usr/lib/libgone.so\n")
+        doc = check(r, "--no-load")
+        f = assert_cause(self, doc, "preload-broken")
+        self.assertIn("/etc/ld.so.preload names /usr/lib/libgone.so", f["title"])
+        self.assertIn("cannot be preloaded (cannot open shared object file): ignored.", f["evidence"][0])
+        self.assertIn("/etc/ld.so.preload", f["fix"])
+
+    def test_preloaded_cuda_runtime_wins_everywhere(self):
+        r = fl.healthy_libs_root()
+        fl._lib(r, "opt/pin", "libcudart.so", "libcudart.so.13", "13.0.48")
+        r.write("etc/ld.so.preload", "# pinned runtime\n/opt/pin/libcudart.so.13\n")
+        doc = check(r, "--no-load")
+        assert_no_cause(self, doc, "preload-broken")
+        loader = doc["inventory"]["libraries_loader"]
+        self.assertEqual([(p["name"], p["soname"]) for p in loader["preloads"]],
+                         [("/opt/pin/libcudart.so.13", "libcudart.so.13")])
+        (res,) = [x for x in loader["resolved"] if x["soname"] == "libcudart.so.13"]
+        self.assertEqual((res["path"], res["source"]), ("/opt/pin/libcudart.so.13", "preload"))
+
+
 class Nccl(GDTestCase):
     def test_headers_without_library(self):
         r = fl.healthy_libs_root()

@@ -257,6 +257,35 @@ class FixtureVariations(GDTestCase):
         self.assertIsNone(first_found(doc)["libz.so.1"]["path"])
         self.check_variant(top, {"LD_LIBRARY_PATH": "/usr/lib/x86_64-linux-gnu"})
 
+    def test_ld_preload_answers_before_any_search(self):
+        """An object in LD_PRELOAD is loaded first; a NEEDED name it answers to (its
+        soname) is that object, though RUNPATH points elsewhere.  ldd lists a path
+        preload as a bare path line and no "libgddep.so.1 =>" line at all."""
+        self.lib("pl/a/libgddep.so.1", "libgddep.so.1")
+        pre = self.lib("pl/pre/libgddep.so.1", "libgddep.so.1")
+        self.lib("pl/b/libgdpre2.so.1", "libgdpre2.so.1")
+        top = self.lib("pl/top/libtop.so", "libtop.so", needed=["libgddep.so.1", "libgdpre2.so.1"],
+                       runpath=self.r.p("pl/a") + ":" + self.r.p("pl/b"))
+        for preload in (pre, f"{pre} libgdpre2.so.1", f"libgdnowhere.so.3:{pre}"):
+            with self.subTest(LD_PRELOAD=preload):
+                env = clean_env(LD_PRELOAD=preload, LD_LIBRARY_PATH=self.r.p("pl/b"))
+                p = subprocess.run(["ldd", top], capture_output=True, text=True, env=env, timeout=60)
+                bare = [l.strip().split(" (0x")[0] for l in p.stdout.splitlines() if "=>" not in l]
+                self.assertIn(pre, bare, p.stdout)
+                self.assertNotIn("libgddep.so.1 =>", p.stdout)
+                doc = which_all(top, env)
+                got = first_found(doc)
+                self.assertEqual((got["libgddep.so.1"]["path"], got["libgddep.so.1"]["source"]),
+                                 (pre, "preloaded"))
+                self.assertEqual(got["libgddep.so.1"]["from"], "LD_PRELOAD")
+                want, _ = ldd(top, env)
+                self.assertEqual(got["libgdpre2.so.1"]["path"], want["libgdpre2.so.1"])
+                pl = doc["loader"]["preloads"]
+                if "libgdnowhere" in preload:
+                    self.assertEqual((pl[0]["name"], pl[0]["path"]), ("libgdnowhere.so.3", None))
+                    self.assertIn("cannot be preloaded", p.stderr)
+                    self.assertTrue(pl[0]["error"])
+
     def test_not_found_anywhere(self):
         top = self.lib("nf/top/libtop.so", "libtop.so", needed=["libgdnowhere.so.7"])
         doc = self.check_variant(top)

@@ -55,6 +55,37 @@ class WhichCli(GDTestCase):
         self.assertIn("/opt/gd/libgdone.so.1  [LD_LIBRARY_PATH]", out)
         self.assertIn("read ", out)
 
+    def test_etc_ld_so_preload_in_root(self):
+        """/etc/ld.so.preload of the root (not of this machine): whitespace and ':' separate
+        entries, '#' starts a comment, a missing entry is ignored with ld.so's message."""
+        r = Root()
+        r.mkdir("lib/x86_64-linux-gnu")
+        r.shared_lib("opt/gd/libgdone.so.1", soname="libgdone.so.1")
+        r.shared_lib("opt/shim/libshim.so", soname="libgdone.so.1")
+        r.shared_lib("app/lib/libapp.so", soname="libapp.so", needed=["libgdone.so.1"],
+                     runpath="/opt/gd")
+        r.write("etc/ld.so.preload", "# a shim that intercepts libgdone\n"
+                "/opt/gone/libgone.so:/opt/shim/libshim.so   # trailing comment\n")
+        rc, out, _ = run(["--json", "which", "libgdone.so.1", "--from", "/app/lib/libapp.so"],
+                         root=r.path, env=clean_env())
+        self.assertEqual(rc, 0, out)
+        d = json.loads(out)
+        self.assertEqual((d["path"], d["source"], d["from"]),
+                         ("/opt/shim/libshim.so", "preloaded", "/etc/ld.so.preload"))
+        pl = d["loader"]["preloads"]
+        self.assertEqual([p["name"] for p in pl], ["/opt/gone/libgone.so", "/opt/shim/libshim.so"])
+        self.assertIsNone(pl[0]["path"])
+        self.assertEqual(pl[1]["soname"], "libgdone.so.1")
+        rc, out, _ = run(["which", "libgdone.so.1", "--from", "/app/lib/libapp.so"], root=r.path,
+                         env=clean_env())
+        self.assertIn("[preloaded by /etc/ld.so.preload]", out)
+        self.assertIn("object '/opt/gone/libgone.so' from /etc/ld.so.preload cannot be preloaded", out)
+        # the LD_PRELOAD of the environment comes first
+        rc, out, _ = run(["--json", "which", "libgdone.so.1"], root=r.path,
+                         env=clean_env(LD_PRELOAD="/opt/gd/libgdone.so.1"))
+        d = json.loads(out)
+        self.assertEqual((d["path"], d["from"]), ("/opt/gd/libgdone.so.1", "LD_PRELOAD"))
+
     def test_all_text_and_json(self):
         rc, out, _ = run(["which", "--from", "/app/lib/libapp.so", "--all"], root=self.r.path, env=clean_env())
         self.assertEqual(rc, 1)

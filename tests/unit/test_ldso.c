@@ -5,6 +5,8 @@
  */
 #include "loader/ldso.h"
 #include "loader/ldso_tree.h"
+#include "core/buf.h"
+#include "core/fs.h"
 #include "core/xalloc.h"
 #include "tap.h"
 
@@ -289,6 +291,45 @@ static void test_path_with_slash(void)
 	ldso_release(&l);
 }
 
+static char *joined(const char *text, int file)
+{
+	size_t n;
+	char **v = ldso_preload_split(text, strlen(text), file, &n);
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&b, "%s[%s]", i ? " " : "", v[i]);
+	fs_names_free(v, n);
+	return buf_detach(&b);
+}
+
+static void test_preload_split(void)
+{
+	char *s;
+
+	/* LD_PRELOAD: ' ' and ':' only; a tab is part of a name there */
+	CHECK_STR((s = joined("  /a/libx.so:libY.so.1 ::\tz ", 0)), "[/a/libx.so] [libY.so.1] [\tz]");
+	free(s);
+	/* /etc/ld.so.preload: whitespace, ':' and comments */
+	CHECK_STR((s = joined("# pinned\n/opt/a.so\t/opt/b.so # tail\nlibc.so#x:libd.so\n", 1)),
+		  "[/opt/a.so] [/opt/b.so] [libc.so]");
+	free(s);
+	CHECK_STR((s = joined("", 1)), "");
+	free(s);
+	CHECK_STR((s = joined("#only a comment", 1)), "");
+	free(s);
+	{
+		size_t n = 9;
+		char **v = ldso_preload_split(NULL, 0, 0, &n);
+
+		CHECK(v == NULL && n == 0);
+		/* length bounds the text, as when it comes from a file */
+		v = ldso_preload_split("libab.so", 4, 0, &n);
+		CHECK(n == 1 && !strcmp(v[0], "liba"));
+		fs_names_free(v, n);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(root))
@@ -303,6 +344,7 @@ int main(void)
 	RUN(test_stale_and_missing_cache);
 	RUN(test_expand);
 	RUN(test_path_with_slash);
+	RUN(test_preload_split);
 	sh("rm -rf %s%s", root, "");
 	return tap_done();
 }
