@@ -9,6 +9,7 @@
 #include "loader/ldcache.h"
 #include "loader/ldso.h"
 #include "loader/ldso_tree.h"
+#include "report/json_preloads.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -74,20 +75,7 @@ static void json_loader(struct json *j, const struct ldso *l)
 	json_str(j, "ld_library_path", l->env.ld_library_path);
 	json_str_array(j, "default_dirs", l->default_dirs, l->ndefault_dirs);
 	json_str_array(j, "hwcaps", l->hwcaps, l->nhwcaps);
-	json_arr_begin(j, "preloads");
-	for (size_t i = 0; i < l->npreloads; i++) {
-		const struct ldso_preload *p = &l->preloads[i];
-
-		json_obj_begin(j, NULL);
-		json_str(j, "name", p->name);
-		json_str(j, "via", p->via);
-		json_str(j, "path", p->path);
-		json_str(j, "realpath", p->realpath);
-		json_str(j, "soname", p->soname);
-		json_str(j, "error", p->error);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
+	json_preloads(j, "preloads", l->preloads, l->npreloads);
 	if (l->glibc_major >= 0) {
 		char v[32];
 

@@ -160,6 +160,10 @@ const char *ldso_source_name(enum ldso_source s);
  * unusable.  NULL when the element must be dropped.
  */
 char *ldso_expand(const struct ldso *l, const char *elem, const char *origin);
+/* A deep copy of l's preloads (for an inventory that outlives l), and its release. */
+struct ldso_preload *ldso_preloads_copy(const struct ldso *l, size_t *n);
+void ldso_preloads_free(struct ldso_preload *p, size_t n);
+
 /*
  * The entries of a preload list, as elf/rtld.c splits them: LD_PRELOAD on
  * ' ' and ':'; /etc/ld.so.preload (file != 0) on whitespace and ':', with

@@ -347,14 +347,7 @@ void ldso_release(struct ldso *l)
 	fs_names_free(l->capstrs, l->ncapstrs);
 	fs_names_free(l->hwcaps, l->nhwcaps);
 	ldso_objs_free(l);
-	for (size_t i = 0; i < l->npreloads; i++) {
-		free(l->preloads[i].name);
-		free(l->preloads[i].path);
-		free(l->preloads[i].realpath);
-		free(l->preloads[i].soname);
-		free(l->preloads[i].error);
-	}
-	free(l->preloads);
+	ldso_preloads_free(l->preloads, l->npreloads);
 	free(l->cwd_buf);
 	memset(l, 0, sizeof(*l));
 }

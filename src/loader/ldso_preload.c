@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "core/xalloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 char **ldso_preload_split(const char *text, size_t len, int file, size_t *n)
@@ -87,4 +88,34 @@ void ldso_preloads_load(struct ldso *l)
 	if (fs_read_file(l->env.root, file, 1 << 20, &b, NULL) == 0)
 		preload_text(l, b.s, b.len, 1, file);
 	buf_release(&b);
+}
+
+struct ldso_preload *ldso_preloads_copy(const struct ldso *l, size_t *n)
+{
+	struct ldso_preload *v = l->npreloads ? xcalloc(l->npreloads, sizeof(*v)) : NULL;
+
+	*n = l->npreloads;
+	for (size_t i = 0; i < l->npreloads; i++) {
+		const struct ldso_preload *p = &l->preloads[i];
+
+		v[i].name = xstrdup(p->name);
+		v[i].via = p->via;	/* a string constant or l->env's preload_file */
+		v[i].path = xstrdup_or_null(p->path);
+		v[i].realpath = xstrdup_or_null(p->realpath);
+		v[i].soname = xstrdup_or_null(p->soname);
+		v[i].error = xstrdup_or_null(p->error);
+	}
+	return v;
+}
+
+void ldso_preloads_free(struct ldso_preload *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].name);
+		free(p[i].path);
+		free(p[i].realpath);
+		free(p[i].soname);
+		free(p[i].error);
+	}
+	free(p);
 }

@@ -91,14 +91,7 @@ void libraries_inventory_release(struct libraries_inventory *p)
 	free(p->cuda_link_target);
 	free(p->cuda_link_resolved);
 	free(p->cuda_link_version);
-	for (size_t i = 0; i < p->npreloads; i++) {
-		free(p->preloads[i].name);
-		free(p->preloads[i].via);
-		free(p->preloads[i].path);
-		free(p->preloads[i].soname);
-		free(p->preloads[i].error);
-	}
-	free(p->preloads);
+	ldso_preloads_free(p->preloads, p->npreloads);
 	free(p->nvcc_path);
 	free(p->nvcc_wrapper);
 	free(p->nvcc_toolkit);

@@ -27,6 +27,8 @@
 #ifndef GD_PROBE_LIBRARIES_H
 #define GD_PROBE_LIBRARIES_H
 
+#include "loader/ldso.h"
+
 #include <stddef.h>
 
 struct gd_ctx;
@@ -110,15 +112,6 @@ struct lib_live {
 	double seconds;
 };
 
-/* An object ld.so loads before every program's own libraries. */
-struct lib_preload {
-	char *name;		/* as written in LD_PRELOAD or /etc/ld.so.preload */
-	char *via;		/* "LD_PRELOAD" or "/etc/ld.so.preload" */
-	char *path;		/* NULL: ld.so prints an error and ignores it */
-	char *soname;
-	char *error;
-};
-
 struct libraries_inventory {
 	int probed;		/* the static probe ran */
 	double seconds;		/* static probe wall time */
@@ -150,7 +143,7 @@ struct libraries_inventory {
 	char *cache_error;	/* ld.so.cache missing/unreadable */
 	int cache_stale;
 	char *cache_stale_reason;	/* why the cache is stale, from the loader emulation */
-	struct lib_preload *preloads;	/* LD_PRELOAD then /etc/ld.so.preload, in load order */
+	struct ldso_preload *preloads;	/* LD_PRELOAD then /etc/ld.so.preload, in load order */
 	size_t npreloads;
 	char **notes;		/* what was skipped or bounded, for verbose output */
 	size_t nnotes, notes_cap;

@@ -93,19 +93,7 @@ void libscan_loader_init(const struct gd_ctx *ctx, struct libraries_inventory *l
 	if (ld->main->cache_error)
 		li->cache_error = xstrdup(ld->main->cache_error);
 	li->cache_stale = ld->main->cache_stale;
-	if (ld->main->npreloads) {
-		li->preloads = xcalloc(ld->main->npreloads, sizeof(*li->preloads));
-		li->npreloads = ld->main->npreloads;
-		for (size_t i = 0; i < li->npreloads; i++) {
-			const struct ldso_preload *p = &ld->main->preloads[i];
-
-			li->preloads[i].name = xstrdup(p->name);
-			li->preloads[i].via = xstrdup(p->via);
-			li->preloads[i].path = xstrdup_or_null(p->path);
-			li->preloads[i].soname = xstrdup_or_null(p->soname);
-			li->preloads[i].error = xstrdup_or_null(p->error);
-		}
-	}
+	li->preloads = ldso_preloads_copy(ld->main, &li->npreloads);
 	if (ld->main->cache_stale_reason)
 		li->cache_stale_reason = xstrdup(ld->main->cache_stale_reason);
 	if (llp) {

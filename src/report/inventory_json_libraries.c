@@ -9,6 +9,7 @@
  * sub-libraries each shim would load, /usr/local/cuda and nvcc, and the
  * live answers.  Unknown facts are null.
  */
+#include "report/json_preloads.h"
 #include "report/inventory_json.h"
 #include "core/json.h"
 #include "probes/inventory.h"
@@ -60,17 +61,7 @@ static void loader_json(const struct libraries_inventory *li, struct json *j)
 	json_str(j, "cache_error", li->cache_error);
 	json_bool(j, "cache_stale", li->cache_stale);
 	json_str(j, "cache_stale_reason", li->cache_stale_reason);
-	json_arr_begin(j, "preloads");
-	for (size_t i = 0; i < li->npreloads; i++) {
-		json_obj_begin(j, NULL);
-		json_str(j, "name", li->preloads[i].name);
-		json_str(j, "via", li->preloads[i].via);
-		json_str(j, "path", li->preloads[i].path);
-		json_str(j, "soname", li->preloads[i].soname);
-		json_str(j, "error", li->preloads[i].error);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
+	json_preloads(j, "preloads", li->preloads, li->npreloads);
 	json_num(j, "seconds", li->probed ? li->seconds : NAN);
 	json_arr_begin(j, "resolved");
 	for (size_t i = 0; i < li->nresolved; i++) {

@@ -758,7 +758,7 @@ static int rule_preloads(struct report *rep, const struct libraries_inventory *l
 	int n = 0;
 
 	for (size_t i = 0; i < li->npreloads; i++) {
-		const struct lib_preload *p = &li->preloads[i];
+		const struct ldso_preload *p = &li->preloads[i];
 		struct finding *f;
 		char *id;
 
