@@ -196,13 +196,11 @@ static void probe_cuda_link(const struct gd_ctx *ctx, struct libraries_inventory
 /*
  * Follow shell wrappers ("exec /usr/local/cuda-X/bin/nvcc \"$@\"") from the
  * resolved file real to the nvcc they run, reading them as text.  Hops are
- * bounded so that two scripts naming each other cannot loop.  Returns 1
- * when real now names a wrapper's target (and *wrapper the first script).
+ * bounded so that two scripts naming each other cannot loop.  *wrapper is
+ * set to the first script when real was one.
  */
-static int follow_nvcc_wrappers(const struct gd_ctx *ctx, struct buf *real, char **wrapper)
+static void follow_nvcc_wrappers(const struct gd_ctx *ctx, struct buf *real, char **wrapper)
 {
-	int followed = 0;
-
 	for (int hop = 0; hop < 4; hop++) {
 		struct buf head = BUF_INIT, target = BUF_INIT, next = BUF_INIT;
 		struct stat st;
@@ -217,7 +215,6 @@ static int follow_nvcc_wrappers(const struct gd_ctx *ctx, struct buf *real, char
 				*wrapper = xstrdup(real->s);
 			buf_reset(real);
 			buf_puts(real, next.s);
-			followed = 1;
 		}
 		buf_release(&head);
 		buf_release(&target);
@@ -225,7 +222,6 @@ static int follow_nvcc_wrappers(const struct gd_ctx *ctx, struct buf *real, char
 		if (!ok)
 			break;
 	}
-	return followed;
 }
 
 /* The first nvcc on PATH, inside root; never executed. */

@@ -55,20 +55,31 @@ static void cudnn_decode(size_t v, char *out, size_t n)
 		snprintf(out, n, "%zu.%zu.%zu", v / 1000, (v % 1000) / 100, v % 100);
 }
 
-static int do_cudart(void *h)
+/* The int (*)(int *) version calls (cudart, NCCL): emit where it loaded from and the raw value. */
+static int int_version_call(void *h, const char *name, int *v)
 {
-	int_ptr_fn f = (int_ptr_fn)sym(h, "cudaRuntimeGetVersion");
-	int v = -1, rc;
+	int_ptr_fn f = (int_ptr_fn)sym(h, name);
+	int rc;
 
 	if (!f)
 		return -1;
 	emit_loaded((void *)f);
-	rc = f(&v);
+	*v = -1;
+	rc = f(v);
 	if (rc != 0) {
-		kv_emit("error", "cudaRuntimeGetVersion returned %d", rc);
+		kv_emit("error", "%s returned %d", name, rc);
 		return -1;
 	}
-	kv_emit("raw", "%d", v);
+	kv_emit("raw", "%d", *v);
+	return 0;
+}
+
+static int do_cudart(void *h)
+{
+	int v;
+
+	if (int_version_call(h, "cudaRuntimeGetVersion", &v) < 0)
+		return -1;
 	kv_emit("version", "%d.%d", v / 1000, (v % 1000) / 10);
 	return 0;
 }
@@ -99,18 +110,10 @@ static int do_cudnn(void *h)
 
 static int do_nccl(void *h)
 {
-	int_ptr_fn f = (int_ptr_fn)sym(h, "ncclGetVersion");
-	int v = -1, rc;
+	int v;
 
-	if (!f)
+	if (int_version_call(h, "ncclGetVersion", &v) < 0)
 		return -1;
-	emit_loaded((void *)f);
-	rc = f(&v);
-	if (rc != 0) {
-		kv_emit("error", "ncclGetVersion returned %d", rc);
-		return -1;
-	}
-	kv_emit("raw", "%d", v);
 	if (v >= 10000)
 		kv_emit("version", "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
 	else
