@@ -212,9 +212,17 @@ static enum try_outcome try_dir(struct ldso *l, const char *dir, const char *nam
 	add_dir(r, dir, src, from);
 	for (size_t c = 0; c < l->ncapstrs; c++) {
 		char *sub = l->capstrs[c][0] ? fs_join(dir, l->capstrs[c]) : xstrdup(dir);
-		char *p = fs_join(sub, name);
-		enum try_outcome t = try_file(l, p, src, from, r);
+		char *p;
+		enum try_outcome t;
 
+		if (ldso_dir_absent(l, sub)) {
+			free(sub);
+			continue;
+		}
+		p = fs_join(sub, name);
+		t = try_file(l, p, src, from, r);
+		if (t == TRY_ABSENT)
+			ldso_dir_note_miss(l, sub);
 		free(sub);
 		free(p);
 		if (t == TRY_OK || t == TRY_FATAL)

@@ -106,6 +106,7 @@ struct ldso {
 	char *cwd_buf;			/* private: getcwd() when env.cwd was NULL */
 	void *objs;			/* private: RPATH/RUNPATH of requesters already read */
 	size_t nobjs, objs_cap;
+	void *dirstat;			/* private: directories known absent (ldso_dirstat.c) */
 };
 
 struct ldso_candidate {

@@ -19,5 +19,13 @@ const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path);
 void ldso_objs_free(struct ldso *l);
 /* LD_PRELOAD, then /etc/ld.so.preload, into l->preloads (ldso_preload.c). */
 void ldso_preloads_load(struct ldso *l);
+/*
+ * Directories known not to exist (ldso_dirstat.c), as ld.so's per-directory
+ * status: after a miss in DIR, ldso_dir_note_miss() stats it once; a search
+ * skips DIR while ldso_dir_absent() says so.  Freed by ldso_release().
+ */
+int ldso_dir_absent(const struct ldso *l, const char *dir);
+void ldso_dir_note_miss(struct ldso *l, const char *dir);
+void ldso_dirstat_free(struct ldso *l);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "loader/ldso.h"
 #include "loader/ldso_tree.h"
+#include "loader/ldso_priv.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -330,6 +331,32 @@ static void test_preload_split(void)
 	}
 }
 
+/*
+ * As ld.so's per-directory status: a capability subdirectory that does not
+ * exist is stat()ed once and then skipped; one that exists is still searched.
+ */
+static void test_absent_dirs_remembered(void)
+{
+	struct ldso l;
+	struct ldso_result r = LDSO_RESULT_INIT;
+
+	init(&l, "/opt/b:/opt/a", 0);
+	CHECK_INT(ldso_resolve(&l, "libgdnone.so.1", NULL, 0, &r, NULL), 0);
+	CHECK(r.path == NULL);
+	CHECK_INT(ldso_dir_absent(&l, "/opt/b/glibc-hwcaps/x86-64-v2"), 1);
+	CHECK_INT(ldso_dir_absent(&l, "/opt/a/glibc-hwcaps/x86-64-v2"), 0);
+	CHECK_INT(ldso_dir_absent(&l, "/opt/b"), 0);
+	ldso_result_release(&r);
+	/* the remembered miss does not hide a file in an existing directory */
+	CHECK_INT(ldso_resolve(&l, "libgdx.so.1", NULL, 0, &r, NULL), 0);
+	CHECK_STR(r.path, "/opt/a/glibc-hwcaps/x86-64-v2/libgdx.so.1");
+	ldso_result_release(&r);
+	CHECK_INT(ldso_resolve(&l, "libgdy.so.2", NULL, 0, &r, NULL), 0);
+	CHECK_STR(r.path, "/opt/b/libgdy.so.2");
+	ldso_result_release(&r);
+	ldso_release(&l);
+}
+
 int main(void)
 {
 	if (!mkdtemp(root))
@@ -345,6 +372,7 @@ int main(void)
 	RUN(test_expand);
 	RUN(test_path_with_slash);
 	RUN(test_preload_split);
+	RUN(test_absent_dirs_remembered);
 	sh("rm -rf %s%s", root, "");
 	return tap_done();
 }

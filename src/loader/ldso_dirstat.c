@@ -1,0 +1,118 @@
+/*
+ * ldso_dirstat.c - which search directories exist, remembered per ldso, as
+ * ld.so remembers it per process.
+ *
+ * glibc's open_path (elf/dl-load.c) keeps a status per directory and
+ * capability subdirectory: after the first failed open it stats the
+ * directory, and a directory that does not exist is never tried again.  The
+ * emulation does the same, which is also what keeps a check of a machine
+ * with many libraries and many hwcaps subdirectories fast: without it every
+ * soname costs one failed open per (directory x subdirectory) pair.
+ */
+#include "loader/ldso_priv.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/xalloc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct strset {
+	char **slot;		/* open addressing; NULL empty */
+	size_t cap, n;		/* cap a power of two */
+};
+
+/* Both answers are kept: a directory is stat()ed at most once per ldso. */
+struct dirstat {
+	struct strset absent, present;
+};
+
+static uint64_t dirstat_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static char **strset_find(const struct strset *d, const char *dir)
+{
+	size_t i = (size_t)dirstat_hash(dir) & (d->cap - 1);
+
+	while (d->slot[i] && strcmp(d->slot[i], dir) != 0)
+		i = (i + 1) & (d->cap - 1);
+	return &d->slot[i];
+}
+
+static int strset_has(const struct strset *d, const char *dir)
+{
+	return d->n && *strset_find(d, dir) != NULL;
+}
+
+static void strset_add(struct strset *d, const char *dir)
+{
+	char **s;
+
+	if ((d->n + 1) * 2 > d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		struct strset g = { xcalloc(cap, sizeof(char *)), cap, d->n };
+
+		for (size_t i = 0; i < d->cap; i++)
+			if (d->slot[i])
+				*strset_find(&g, d->slot[i]) = d->slot[i];
+		free(d->slot);
+		*d = g;
+	}
+	s = strset_find(d, dir);
+	if (!*s) {
+		*s = xstrdup(dir);
+		d->n++;
+	}
+}
+
+static void strset_free(struct strset *d)
+{
+	for (size_t i = 0; i < d->cap; i++)
+		free(d->slot[i]);
+	free(d->slot);
+}
+
+int ldso_dir_absent(const struct ldso *l, const char *dir)
+{
+	const struct dirstat *d = l->dirstat;
+
+	return d && strset_has(&d->absent, dir);
+}
+
+void ldso_dir_note_miss(struct ldso *l, const char *dir)
+{
+	struct dirstat *d = l->dirstat;
+	struct buf host = BUF_INIT;
+	struct stat st;
+
+	if (!d)
+		d = l->dirstat = xcalloc(1, sizeof(*d));
+	if (strset_has(&d->absent, dir) || strset_has(&d->present, dir))
+		return;
+	fs_path(l->env.root, dir, &host);
+	if (stat(host.s, &st) != 0 || !S_ISDIR(st.st_mode))
+		strset_add(&d->absent, dir);
+	else
+		strset_add(&d->present, dir);
+	buf_release(&host);
+}
+
+void ldso_dirstat_free(struct ldso *l)
+{
+	struct dirstat *d = l->dirstat;
+
+	if (!d)
+		return;
+	strset_free(&d->absent);
+	strset_free(&d->present);
+	free(d);
+	l->dirstat = NULL;
+}
