@@ -131,6 +131,22 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 			probe_cuda_live_start(ctx, inv);
 		if (!in.live && s->id == LAYER_CUDA)
 			probe_cuda_live_cancel(inv);
+		/*
+		 * The libraries' version children (a cold libcudnn load is about
+		 * 100 ms) run while the CUDA child makes its contexts, not after:
+		 * released first, then the scan joined, then they start.  Used by
+		 * the libraries layer's live probe, killed unused if it is blocked.
+		 */
+		if (in.live && s->id == LAYER_CUDA) {
+			probe_cuda_live_release(ctx, inv);
+			if (threaded) {
+				pthread_join(thread, NULL);
+				threaded = 0;
+			}
+			probe_libraries_live_start(ctx, inv);
+		}
+		if (!in.live && s->id == LAYER_LIBRARIES)
+			probe_libraries_live_cancel(inv);
 		if (in.live)
 			s->probe_live(ctx, inv);
 		s->judge(&in, rep);
@@ -141,8 +157,9 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 		}
 		rep->layer_ms[l] += (child_now() - t) * 1000.0;
 	}
-	/* Never leave a started CUDA child running (a no-op when it was finished). */
+	/* Never leave a started child running (a no-op when it was finished). */
 	probe_cuda_live_cancel(inv);
+	probe_libraries_live_cancel(inv);
 	report_finish(rep);
 	rep->total_ms = (child_now() - t_all) * 1000.0;
 	return 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ int child_start_argv(const char *const *argv, char *const *envp, double timeout,
 
 	memset(c, 0, sizeof(*c));
 	c->pid = -1;
+	child_reap_detached();
 	if (pipe2(outp, O_CLOEXEC) < 0)
 		return err_set_errno(e, "pipe");
 	if (pipe2(errp, O_CLOEXEC) < 0) {
@@ -190,6 +192,111 @@ void child_finish(struct child *c, struct child_result *r)
 		usleep(1000);
 	}
 	child_conclude(c, r, timed_out, status);
+}
+
+/* Children left to finish their teardown alone: reaped without waiting. */
+static pthread_mutex_t detached_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t detached[64];
+static size_t ndetached;
+
+void child_reap_detached(void)
+{
+	pthread_mutex_lock(&detached_lock);
+	for (size_t i = 0; i < ndetached;) {
+		pid_t w = waitpid(detached[i], NULL, WNOHANG);
+
+		if (w == detached[i] || (w < 0 && errno == ECHILD))
+			detached[i] = detached[--ndetached];
+		else
+			i++;
+	}
+	pthread_mutex_unlock(&detached_lock);
+}
+
+static int child_detach(pid_t pid)
+{
+	int ok = 0;
+
+	child_reap_detached();
+	pthread_mutex_lock(&detached_lock);
+	if (ndetached < sizeof(detached) / sizeof(detached[0])) {
+		detached[ndetached++] = pid;
+		ok = 1;
+	}
+	pthread_mutex_unlock(&detached_lock);
+	return ok;
+}
+
+/* The answer is complete: stdout ends with the "end" line (core/kv.h). */
+static int child_answered(const struct buf *out)
+{
+	return (out->len == 4 && !memcmp(out->s, "end\n", 4)) ||
+	       (out->len > 4 && !memcmp(out->s + out->len - 5, "\nend\n", 5));
+}
+
+void child_finish_at_end(struct child *c, struct child_result *r)
+{
+	int status = 0, out_open = 1, err_open = 1;
+	pid_t w;
+
+	while (out_open && !child_answered(&c->out)) {
+		struct pollfd pfd[2];
+		double left = c->deadline - child_now();
+		int nfd = 0, rc;
+
+		if (left <= 0)
+			break;
+		pfd[nfd++] = (struct pollfd){ .fd = c->outfd, .events = POLLIN };
+		if (err_open)
+			pfd[nfd++] = (struct pollfd){ .fd = c->errfd, .events = POLLIN };
+		rc = poll(pfd, (nfds_t)nfd, (int)(left * 1000) + 1);
+		if (rc < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < nfd && rc > 0; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (pfd[i].fd == c->outfd)
+				out_open = child_drain(c->outfd, &c->out);
+			else
+				err_open = child_drain(c->errfd, &c->err);
+		}
+	}
+	if (!child_answered(&c->out)) {
+		/* No answer: the usual way, with its deadline and its verdicts. */
+		child_finish(c, r);
+		return;
+	}
+	/* What stderr already holds is evidence; nothing more is waited for. */
+	while (err_open) {
+		struct pollfd p = { .fd = c->errfd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			break;
+		err_open = child_drain(c->errfd, &c->err);
+	}
+	w = waitpid(c->pid, &status, WNOHANG);
+	if (w == c->pid) {
+		child_conclude(c, r, 0, status);
+		return;
+	}
+	if (!child_detach(c->pid)) {
+		child_finish(c, r);
+		return;
+	}
+	/* child_conclude without the kill: the group is still tearing down. */
+	close(c->outfd);
+	close(c->errfd);
+	r->seconds = child_now() - c->start;
+	buf_release(&r->out);
+	buf_release(&r->err);
+	r->out = c->out;
+	r->err = c->err;
+	memset(&c->out, 0, sizeof(c->out));
+	memset(&c->err, 0, sizeof(c->err));
+	kvlist_release(&r->kv);
+	kvlist_parse(&r->kv, r->out.s, r->out.len);
+	r->outcome = r->kv.complete ? CHILD_OK : CHILD_INCOMPLETE;
+	c->pid = -1;
 }
 
 void child_cancel(struct child *c, struct child_result *r)

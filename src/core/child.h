@@ -73,6 +73,18 @@ int child_start_probe(const struct gd_ctx *ctx, const char *name,
 void child_finish(struct child *c, struct child_result *r);
 void child_cancel(struct child *c, struct child_result *r);
 
+/*
+ * child_finish that returns as soon as the child has written its "end" line:
+ * a child whose teardown is slow (the CUDA child releasing its contexts)
+ * is not waited for once its answer is known.  A child still running then
+ * is left to exit on its own and reaped later by child_reap_detached() (or
+ * by init once gpudoctor exits); its pipes are closed.  The outcome is that
+ * of the answer: CHILD_OK when "end" came, else as child_finish.
+ */
+void child_finish_at_end(struct child *c, struct child_result *r);
+/* Reap, without waiting, the children child_finish_at_end() left running. */
+void child_reap_detached(void);
+
 /* Run any argv (argv[0] a path) under the same rules. */
 int child_run_argv(const char *const *argv, char *const *envp, double timeout,
 		   struct child_result *r, struct err *e);

@@ -155,6 +155,7 @@ static void cuda_cancel(struct cuda_inventory *p)
 	p->pending = NULL;
 	free(p->pending_lib);
 	p->pending_lib = NULL;
+	p->pending_released = 0;
 }
 
 void cuda_inventory_release(struct cuda_inventory *p)
@@ -170,7 +171,7 @@ static void cuda_conclude(struct cuda_inventory *p, struct child *c, const char 
 	struct child_result r = CHILD_RESULT_INIT;
 	struct buf desc = BUF_INIT;
 
-	child_finish(c, &r);
+	child_finish_at_end(c, &r);
 	p->seconds = r.seconds;
 	if (r.outcome == CHILD_OK) {
 		cuda_parse(&r.kv, p);
@@ -228,6 +229,18 @@ void probe_cuda_live_start(const struct gd_ctx *ctx, struct inventory *inv)
 	p->pending_lib = buf_detach(&host);
 }
 
+void probe_cuda_live_release(const struct gd_ctx *ctx, struct inventory *inv)
+{
+	struct cuda_inventory *p = &inv->cuda;
+
+	if (!p->pending || p->pending_released)
+		return;
+	p->pending_released = 1;
+	/* Its time runs from now: the wait for the driver layer is not its own. */
+	p->pending->deadline = child_now() + cuda_timeout(ctx);
+	kill(p->pending->pid, CUDA_RELEASE_SIGNAL);
+}
+
 void probe_cuda_live_cancel(struct inventory *inv)
 {
 	cuda_cancel(&inv->cuda);
@@ -243,14 +256,15 @@ void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv)
 	const char *args[2];
 
 	if (p->pending) {
-		struct child *pc = p->pending;
-		char *plib = p->pending_lib;
+		struct child *pc;
+		char *plib;
 
+		probe_cuda_live_release(ctx, inv);
+		pc = p->pending;
+		plib = p->pending_lib;
 		p->pending = NULL;
 		p->pending_lib = NULL;
-		/* Its time runs from now: the wait for the driver layer is not its own. */
-		pc->deadline = child_now() + cuda_timeout(ctx);
-		kill(pc->pid, CUDA_RELEASE_SIGNAL);
+		p->pending_released = 0;
 		cuda_conclude(p, pc, plib);
 		free(pc);
 		free(plib);

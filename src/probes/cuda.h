@@ -12,7 +12,8 @@
  * and runs cuInit, then waits for SIGUSR1 before it creates any context, so
  * that NVML never sees gpudoctor's own context in the memory it reports.
  * probe_cuda_live() releases and finishes it; probe_cuda_live_cancel() kills
- * it unused when the cuda layer is blocked.
+ * it unused when the cuda layer is blocked.  The answer is taken at the
+ * child's "end" line: its contexts are released after that, unwaited.
  *
  *	probe_cuda_live_start(ctx, inv);	// before probe_driver_live()
  *	probe_driver_live(ctx, inv);
@@ -43,7 +44,8 @@ struct cuda_device {
 	int fail_result;		/* its CUresult, -1 when none */
 	char *mismatch;			/* first wrong element, when the result was wrong */
 	double context_ms, module_ms, kernel_ms;	/* NAN unknown */
-	double release_ms;		/* frees, unload, primary context release; NAN unknown */
+	double release_ms;		/* NAN: the child releases its contexts after it has
+					 * answered, and nobody waits for that (child.h) */
 };
 
 enum cuda_outcome {
@@ -73,6 +75,7 @@ struct cuda_inventory {
 	double seconds;			/* the child's wall time, -1 unknown */
 	struct child *pending;		/* started by probe_cuda_live_start, not yet finished */
 	char *pending_lib;		/* the file the pending child loads */
+	int pending_released;		/* probe_cuda_live_release() has let it go on */
 };
 
 void cuda_inventory_init(struct cuda_inventory *p);
@@ -84,6 +87,12 @@ void probe_cuda(const struct gd_ctx *ctx, struct inventory *inv);
 void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv);
 /* Start the child early (held before its first context); needs probe_driver's facts. */
 void probe_cuda_live_start(const struct gd_ctx *ctx, struct inventory *inv);
+/*
+ * Let a started (held) child go on now, before probe_cuda_live() waits for
+ * it, so that work started in between (the libraries' version children)
+ * overlaps its contexts.  A no-op when none is pending.
+ */
+void probe_cuda_live_release(const struct gd_ctx *ctx, struct inventory *inv);
 /* Kill a started child without using its results; a no-op when none is pending. */
 void probe_cuda_live_cancel(struct inventory *inv);
 

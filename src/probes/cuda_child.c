@@ -9,7 +9,10 @@
  * "end"; cuda.c turns them into the inventory.  A failing call is printed as
  * "dev.N.fail.call" / "dev.N.fail.result" and ends that device's work.
  * With --hold it waits, after cuInit and the device facts and before the
- * first context, until the parent releases it (cuda.h).
+ * first context, until the parent releases it (cuda.h).  Devices run in
+ * parallel, one thread each; "end" is written before the contexts are
+ * released, and the parent does not wait for that release
+ * (child_finish_at_end in core/child.h).
  *
  * The primary context is used (not cuCtxCreate, whose newest form takes
  * parameters since CUDA 13) because it is what the runtime and the
@@ -25,13 +28,16 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -128,96 +134,127 @@ static int cuda_fail(int dev, const char *call, CUresult rc)
 
 #define MS(t0) ((child_now() - (t0)) * 1000.0)
 
-/* Context, module, buffers, launch, check: every phase timed. */
-static int cuda_run_kernel(int dev, CUdevice d)
+/* One device's run: what it holds until the answer is out (cuda_teardown). */
+struct cuda_run {
+	int dev;
+	CUdevice d;
+	int ok;			/* its facts were read */
+	int retained;
+	CUcontext ctx;
+	CUmodule mod;
+	CUdeviceptr din, dout;
+	int ret;
+};
+
+/* Context, module, buffers, launch, check: every phase timed.  Frees nothing. */
+static int cuda_run_kernel(struct cuda_run *run)
 {
-	static uint32_t in[KERNEL_N], out[KERNEL_N];
+	static __thread uint32_t in[KERNEL_N], out[KERNEL_N];
 	const size_t bytes = sizeof(in);
-	CUcontext ctx = NULL;
-	CUmodule mod = NULL;
+	const int dev = run->dev;
 	CUfunction fn = NULL;
-	CUdeviceptr din = 0, dout = 0;
 	uint32_t a = KERNEL_A, b = KERNEL_B, n = KERNEL_N;
 	void *params[5];
-	double t0, t_release = 0;
+	double t0;
 	size_t bad = 0;
 	CUresult rc;
-	int ret = -1;
 
 	ptx_axpb_fill(in, KERNEL_N);
 	memset(out, 0, sizeof(out));
 	t0 = child_now();
-	if ((rc = cu.ctx_retain(&ctx, d)) != 0)
+	if ((rc = cu.ctx_retain(&run->ctx, run->d)) != 0)
 		return cuda_fail(dev, "cuDevicePrimaryCtxRetain", rc);
-	if ((rc = cu.ctx_set(ctx)) != 0) {
-		cuda_fail(dev, "cuCtxSetCurrent", rc);
-		goto release;
-	}
+	run->retained = 1;
+	if ((rc = cu.ctx_set(run->ctx)) != 0)
+		return cuda_fail(dev, "cuCtxSetCurrent", rc);
 	/* The first real work forces the lazily created context into being. */
-	if ((rc = cu.mem_alloc(&din, bytes)) != 0) {
-		cuda_fail(dev, "cuMemAlloc_v2", rc);
-		goto release;
-	}
+	if ((rc = cu.mem_alloc(&run->din, bytes)) != 0)
+		return cuda_fail(dev, "cuMemAlloc_v2", rc);
 	cuda_emit("dev", dev, "context_ms", "%.3f", MS(t0));
 	t0 = child_now();
-	if ((rc = cu.mod_load(&mod, ptx_kernel_axpb)) != 0) {
-		cuda_fail(dev, "cuModuleLoadData", rc);
-		goto free_in;
-	}
-	if ((rc = cu.mod_func(&fn, mod, PTX_KERNEL_AXPB_ENTRY)) != 0) {
-		cuda_fail(dev, "cuModuleGetFunction", rc);
-		goto unload;
-	}
+	if ((rc = cu.mod_load(&run->mod, ptx_kernel_axpb)) != 0)
+		return cuda_fail(dev, "cuModuleLoadData", rc);
+	if ((rc = cu.mod_func(&fn, run->mod, PTX_KERNEL_AXPB_ENTRY)) != 0)
+		return cuda_fail(dev, "cuModuleGetFunction", rc);
 	cuda_emit("dev", dev, "module_ms", "%.3f", MS(t0));
-	if ((rc = cu.mem_alloc(&dout, bytes)) != 0) {
-		cuda_fail(dev, "cuMemAlloc_v2", rc);
-		goto unload;
-	}
+	if ((rc = cu.mem_alloc(&run->dout, bytes)) != 0)
+		return cuda_fail(dev, "cuMemAlloc_v2", rc);
 	t0 = child_now();
-	if ((rc = cu.htod(din, in, bytes)) != 0) {
-		cuda_fail(dev, "cuMemcpyHtoD_v2", rc);
-		goto free_out;
-	}
-	params[0] = &dout;
-	params[1] = &din;
+	if ((rc = cu.htod(run->din, in, bytes)) != 0)
+		return cuda_fail(dev, "cuMemcpyHtoD_v2", rc);
+	params[0] = &run->dout;
+	params[1] = &run->din;
 	params[2] = &a;
 	params[3] = &b;
 	params[4] = &n;
 	if ((rc = cu.launch(fn, KERNEL_N / KERNEL_BLOCK, 1, 1, KERNEL_BLOCK, 1, 1, 0, NULL,
-			    params, NULL)) != 0) {
-		cuda_fail(dev, "cuLaunchKernel", rc);
-		goto free_out;
-	}
-	if ((rc = cu.ctx_sync()) != 0) {
-		cuda_fail(dev, "cuCtxSynchronize", rc);
-		goto free_out;
-	}
-	if ((rc = cu.dtoh(out, dout, bytes)) != 0) {
-		cuda_fail(dev, "cuMemcpyDtoH_v2", rc);
-		goto free_out;
-	}
+			    params, NULL)) != 0)
+		return cuda_fail(dev, "cuLaunchKernel", rc);
+	if ((rc = cu.ctx_sync()) != 0)
+		return cuda_fail(dev, "cuCtxSynchronize", rc);
+	if ((rc = cu.dtoh(out, run->dout, bytes)) != 0)
+		return cuda_fail(dev, "cuMemcpyDtoH_v2", rc);
 	cuda_emit("dev", dev, "kernel_ms", "%.3f", MS(t0));
 	if (ptx_axpb_verify(in, out, KERNEL_N, a, b, &bad) == 0) {
 		cuda_emit("dev", dev, "kernel_ok", "1");
-		ret = 0;
-	} else {
-		cuda_emit("dev", dev, "kernel_ok", "0");
-		cuda_emit("dev", dev, "mismatch", "element %zu of %u: got 0x%08x, expected 0x%08x",
-			  bad, KERNEL_N, out[bad], ptx_axpb_expect(in[bad], a, b));
+		return 0;
 	}
-	/* Teardown is timed too: it is part of the child's wall time. */
-	t_release = child_now();
-free_out:
-	cu.mem_free(dout);
-unload:
-	cu.mod_unload(mod);
-free_in:
-	cu.mem_free(din);
-release:
-	cu.ctx_release(d);
-	if (t_release > 0)
-		cuda_emit("dev", dev, "release_ms", "%.3f", MS(t_release));
-	return ret;
+	cuda_emit("dev", dev, "kernel_ok", "0");
+	cuda_emit("dev", dev, "mismatch", "element %zu of %u: got 0x%08x, expected 0x%08x",
+		  bad, KERNEL_N, out[bad], ptx_axpb_expect(in[bad], a, b));
+	return -1;
+}
+
+static void *cuda_run_thread(void *arg)
+{
+	struct cuda_run *run = arg;
+
+	run->ret = cuda_run_kernel(run);
+	return NULL;
+}
+
+/*
+ * After the "end" line: nobody waits for this any more (the parent stops
+ * reading at "end"), so it no longer delays the check.  Whatever a device
+ * holds is freed in its context, then the primary context is released.
+ */
+static void cuda_teardown(struct cuda_run *run)
+{
+	if (!run->retained)
+		return;
+	if (cu.ctx_set(run->ctx) == 0) {
+		if (run->dout)
+			cu.mem_free(run->dout);
+		if (run->mod)
+			cu.mod_unload(run->mod);
+		if (run->din)
+			cu.mem_free(run->din);
+	}
+	cu.ctx_release(run->d);
+}
+
+/*
+ * Every device at once, one thread each: contexts are created in parallel,
+ * so a machine with N GPUs costs cuInit plus its slowest context, not the
+ * sum.  One device (or a thread that cannot start) runs on this thread.
+ */
+static void cuda_run_all(struct cuda_run *runs, int count)
+{
+	pthread_t th[64];
+	int started[64];
+
+	for (int i = 0; i < count; i++) {
+		started[i] = 0;
+		if (!runs[i].ok)
+			continue;
+		if (count > 1 && pthread_create(&th[i], NULL, cuda_run_thread, &runs[i]) == 0)
+			started[i] = 1;
+		else
+			cuda_run_thread(&runs[i]);
+	}
+	for (int i = 0; i < count; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
 }
 
 /* The device's facts (no context needed); -1 when it cannot even be named. */
@@ -290,8 +327,8 @@ int probe_main_cuda(int argc, char **argv)
 	double t0;
 	void *h;
 	CUresult rc;
-	CUdevice devs[64];
-	int v, count = 0, hold, ok[64];
+	static struct cuda_run runs[64];
+	int v, count = 0, hold;
 
 	if (argc < 2 || (argc > 2 && strcmp(argv[2], "--hold") != 0)) {
 		fputs("usage: gpudoctor __probe cuda LIBRARY [--hold]\n", stderr);
@@ -337,13 +374,22 @@ int probe_main_cuda(int argc, char **argv)
 	if (count > 64)
 		count = 64;
 	/* Every device's facts first: they need no context, so no hold. */
-	for (int i = 0; i < count; i++)
-		ok[i] = cuda_device_facts(i, &devs[i]) == 0;
+	for (int i = 0; i < count; i++) {
+		runs[i].dev = i;
+		runs[i].ok = cuda_device_facts(i, &runs[i].d) == 0;
+	}
 	if (hold)
 		cuda_hold();
-	for (int i = 0; i < count; i++)
-		if (ok[i])
-			cuda_run_kernel(i, devs[i]);
+	cuda_run_all(runs, count);
 	kv_end();
+	/*
+	 * The answer is out: the parent may exit before the teardown below is
+	 * done, so this process must not die with it (PR_SET_PDEATHSIG from
+	 * core/child.c), and it must still end on its own if a release hangs.
+	 */
+	prctl(PR_SET_PDEATHSIG, 0);
+	alarm(30);
+	for (int i = 0; i < count; i++)
+		cuda_teardown(&runs[i]);
 	return 0;
 }

@@ -47,8 +47,12 @@ static void copy_release(struct lib_copy *c)
 	free_strv(c->missing_deps, c->nmissing_deps);
 }
 
+static void live_cancel(struct libraries_inventory *li);
+
 void libraries_inventory_release(struct libraries_inventory *p)
 {
+	/* Children nobody finished must not outlive the inventory. */
+	live_cancel(p);
 	for (size_t i = 0; i < p->n; i++)
 		copy_release(&p->copies[i]);
 	free(p->copies);
@@ -332,29 +336,29 @@ static const char *live_kind(const char *family)
 	return NULL;
 }
 
-static void live_one(const struct gd_ctx *ctx, struct libraries_inventory *li,
-		     const struct lib_copy *c, const char *kind)
+/* A new live[] entry for copy c; its child is started by the caller. */
+static struct lib_live *live_add(struct libraries_inventory *li, const struct lib_copy *c,
+				 const char *kind)
 {
-	struct child_result r = CHILD_RESULT_INIT;
-	struct err e = ERR_INIT;
-	struct buf host = BUF_INIT, why = BUF_INIT;
 	struct lib_live *l;
-	const char *args[3];
 
-	/* the real file: a link in a fixture root must not reach the host */
-	fs_path(ctx->root, c->realpath, &host);
-	args[0] = host.s;
-	args[1] = kind;
-	args[2] = NULL;
 	XGROW(li->live, li->nlive, li->live_cap);
 	l = &li->live[li->nlive++];
 	memset(l, 0, sizeof(*l));
 	l->path = xstrdup(c->path);
 	l->kind = kind;
 	l->static_version = xstrdup_or_null(c->version);
-	if (child_run_probe(ctx, "libversion", args, NULL, &r, &e) < 0) {
-		l->error = xstrdup(e.msg);
-	} else if (r.outcome != CHILD_OK) {
+	return l;
+}
+
+/* What a finished child said, into l. */
+static void live_conclude(struct lib_live *l, struct child *c)
+{
+	struct child_result r = CHILD_RESULT_INIT;
+	struct buf why = BUF_INIT;
+
+	child_finish(c, &r);
+	if (r.outcome != CHILD_OK) {
 		child_outcome_describe(&r, &why);
 		l->error = xasprintf("the libversion child %s%s%s", why.s,
 				     r.err.len ? ": " : "", r.err.len ? r.err.s : "");
@@ -373,22 +377,75 @@ static void live_one(const struct gd_ctx *ctx, struct libraries_inventory *li,
 	}
 	l->seconds = r.seconds;
 	child_result_release(&r);
-	buf_release(&host);
 	buf_release(&why);
+}
+
+void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv)
+{
+	struct libraries_inventory *li = &inv->libs;
+	size_t n = 0;
+
+	if (!li->probed || ctx->no_load || li->live_ran || li->pending)
+		return;
+	li->live_ran = 1;
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+
+		n += live_kind(c->family) && c->winner && c->elf_problem == 0 && c->readable != 0;
+	}
+	li->pending = xcalloc(n ? n : 1, sizeof(*li->pending));
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+		const char *kind = live_kind(c->family);
+		struct buf host = BUF_INIT;
+		struct err e = ERR_INIT;
+		struct lib_live *l;
+		const char *args[3];
+
+		if (!kind || !c->winner || c->elf_problem != 0 || c->readable == 0)
+			continue;
+		l = live_add(li, c, kind);
+		/* the real file: a link in a fixture root must not reach the host */
+		fs_path(ctx->root, c->realpath, &host);
+		args[0] = host.s;
+		args[1] = kind;
+		args[2] = NULL;
+		if (child_start_probe(ctx, "libversion", args, NULL, &li->pending[li->nlive - 1],
+				      &e) < 0) {
+			li->pending[li->nlive - 1].pid = -1;
+			l->error = xstrdup(e.msg);
+		}
+		buf_release(&host);
+	}
+}
+
+static void live_cancel(struct libraries_inventory *li)
+{
+	for (size_t i = 0; li->pending && i < li->nlive; i++) {
+		struct child_result r = CHILD_RESULT_INIT;
+
+		if (li->pending[i].pid > 0)
+			child_cancel(&li->pending[i], &r);
+		child_result_release(&r);
+	}
+	free(li->pending);
+	li->pending = NULL;
+}
+
+void probe_libraries_live_cancel(struct inventory *inv)
+{
+	live_cancel(&inv->libs);
 }
 
 void probe_libraries_live(const struct gd_ctx *ctx, struct inventory *inv)
 {
 	struct libraries_inventory *li = &inv->libs;
 
-	if (!li->probed || ctx->no_load)
-		return;
-	li->live_ran = 1;
-	for (size_t i = 0; i < li->n; i++) {
-		const struct lib_copy *c = &li->copies[i];
-		const char *kind = live_kind(c->family);
-
-		if (kind && c->winner && c->elf_problem == 0 && c->readable != 0)
-			live_one(ctx, li, c, kind);
-	}
+	if (!li->pending)
+		probe_libraries_live_start(ctx, inv);
+	for (size_t i = 0; li->pending && i < li->nlive; i++)
+		if (li->pending[i].pid > 0)
+			live_conclude(&li->live[i], &li->pending[i]);
+	free(li->pending);
+	li->pending = NULL;
 }

@@ -20,7 +20,8 @@
  *      sub-libraries the winning shim would load (libscan_resolve.c).
  * probe_libraries_live() runs "gpudoctor __probe libversion PATH KIND" for
  * the winners of libcudart / libcudnn / libnccl / libcublas and records the
- * library's own answer (libversion_child.c is the child side).
+ * library's own answer (libversion_child.c is the child side).  The children
+ * run in parallel, and can be started early (probe_libraries_live_start).
  *
  * Unknown facts are NULL / -1.  Rules (rules_libraries.c) judge.
  */
@@ -28,6 +29,8 @@
 #define GD_PROBE_LIBRARIES_H
 
 #include "loader/ldso.h"
+
+struct child;
 
 #include <stddef.h>
 
@@ -151,6 +154,7 @@ struct libraries_inventory {
 	struct lib_live *live;
 	size_t nlive, live_cap;
 	int live_ran;
+	struct child *pending;	/* started by probe_libraries_live_start, one per live[] */
 };
 
 void libraries_inventory_init(struct libraries_inventory *p);
@@ -160,6 +164,14 @@ void libraries_inventory_release(struct libraries_inventory *p);
 void probe_libraries(const struct gd_ctx *ctx, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_libraries_live(const struct gd_ctx *ctx, struct inventory *inv);
+/*
+ * The version children all at once, started early (beside the CUDA child:
+ * they are off the critical path) and finished by probe_libraries_live();
+ * probe_libraries_live_cancel() kills them unused when the layer is blocked.
+ * Needs probe_libraries' facts.
+ */
+void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv);
+void probe_libraries_live_cancel(struct inventory *inv);
 
 /* Helpers for other layers (frameworks): look copies up. */
 /* The copy whose real path is realpath, or NULL. */

@@ -43,7 +43,11 @@ def _parts(v, n=3):
 def cudart_source(version):
     """What the real libcudart answers: cudaRuntimeGetVersion = 1000*major + 10*minor."""
     ma, mi = _parts(version, 2)
-    return f"int cudaRuntimeGetVersion(int *v) {{ *v = {ma * 1000 + mi * 10}; return 0; }}\n"
+    # FAKE_LIBVERSION_MS: the call takes that long (a cold load of a big library).
+    return ("#include <stdlib.h>\n#include <unistd.h>\n"
+            "int cudaRuntimeGetVersion(int *v) { const char *ms = getenv(\"FAKE_LIBVERSION_MS\"); "
+            "if (ms) usleep((unsigned)atoi(ms) * 1000u); "
+            f"*v = {ma * 1000 + mi * 10}; return 0; }}\n")
 
 
 def cublas_source(version):

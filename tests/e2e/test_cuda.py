@@ -32,8 +32,10 @@ class TestCuda(GDTestCase):
         self.assertEqual(d["bus_id"], "00000000:18:00.0")
         for k in ("init", "context", "kernel"):
             self.assertIsNotNone(c["timings_ms"][k], k)
-        for k in ("context", "module", "kernel", "release"):
+        for k in ("context", "module", "kernel"):
             self.assertIsNotNone(d["timings_ms"][k], k)
+        # The release comes after the answer, and nobody waits for it.
+        self.assertIsNone(d["timings_ms"]["release"])
         self.assertEqual(finding(doc, fid="cuda.device.0")["status"], "ok")
 
     def test_wrong_result_is_caught(self):
@@ -122,6 +124,28 @@ class TestOverlap(GDTestCase):
         self.assertGreaterEqual(both, 690, t)
         self.assertLess(both, 1200, t)
         self.assertIs(doc["inventory"]["cuda"]["kernel_ok"], True)
+
+    def test_release_not_waited_for(self):
+        # The contexts are released after the child has answered: a slow
+        # release (72 ms on the H200, 1500 ms here) is not on the check's path.
+        t0 = time.monotonic()
+        doc = check(fixtures.healthy_root(), expect_rc=0,
+                    env=clean_env(FAKE_CUDA_RELEASE_MS="1500"))
+        self.assertLess(time.monotonic() - t0, 1.4)
+        self.assertIs(doc["inventory"]["cuda"]["kernel_ok"], True)
+        self.assertLess(doc["timings_ms"]["cuda"], 1000, doc["timings_ms"])
+
+    def test_contexts_made_in_parallel(self):
+        # Four devices whose contexts take 500 ms each: one after the other
+        # 2000 ms, side by side about 500.
+        doc = check(fixtures.healthy_root(), expect_rc=0,
+                    env=clean_env(FAKE_CUDA_DEVICES="4", FAKE_CUDA_CTX_MS="500"))
+        c = doc["inventory"]["cuda"]
+        self.assertEqual(c["device_count"], 4)
+        self.assertIs(c["kernel_ok"], True)
+        self.assertEqual([d["kernel_ok"] for d in c["devices"]], [True] * 4)
+        self.assertGreaterEqual(doc["timings_ms"]["cuda"], 490, doc["timings_ms"])
+        self.assertLess(doc["timings_ms"]["cuda"], 1500, doc["timings_ms"])
 
     def test_context_waits_for_nvml(self):
         log = os.path.join(fixtures.Root().path, "events.log")

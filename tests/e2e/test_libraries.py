@@ -56,6 +56,16 @@ class Healthy(GDTestCase):
             self.assertRegex(s["path"], r"^/usr/local/cuda(-13.0)?/lib64/libcudnn_", s)
             self.assertEqual(s["version"], "9.19.0")
 
+    def test_live_versions_overlap_the_cuda_child(self):
+        # The version children start while the CUDA child makes its context:
+        # a 700 ms context and a 700 ms cudart call take about 700 ms, not 1400.
+        doc = check(self.root, env=clean_env(FAKE_CUDA_CTX_MS="700", FAKE_LIBVERSION_MS="700"))
+        live = {l["kind"]: l for l in doc["inventory"]["libraries_loader"]["live"]}
+        self.assertEqual(live["cudart"]["version"], "13.0", live)
+        t = doc["timings_ms"]
+        self.assertGreaterEqual(t["cuda"], 690, t)
+        self.assertLess(t["cuda"] + t["libraries"], 1250, t)
+
     def test_live_confirms_versions(self):
         live = {l["kind"]: l for l in self.doc["inventory"]["libraries_loader"]["live"]}
         if not live:

@@ -17,6 +17,10 @@
  *                      can see the CUDA probe overlap the NVML probe
  *   FAKE_CUDA_CTX_LOG  a file: cuDevicePrimaryCtxRetain appends "ctx DEV\n" to it,
  *                      so that tests can see when (and whether) a context was made
+ *   FAKE_CUDA_CTX_MS   cuDevicePrimaryCtxRetain sleeps this long (default 0), so
+ *                      that tests can see the devices' contexts made in parallel
+ *   FAKE_CUDA_RELEASE_MS  cuDevicePrimaryCtxRelease sleeps this long (default 0),
+ *                      so that tests can see that nobody waits for the release
  * -DFAKE_DEFAULT_MODE='"init-error:34"' builds a toolkit-stub look-alike.
  */
 #include <signal.h>
@@ -71,6 +75,14 @@ __attribute__((constructor)) static void fake_cuda_load(void)
 {
 	if (!strcmp(mode(), "crash-on-load"))
 		raise(SIGSEGV);
+}
+
+static void fake_sleep(const char *var)
+{
+	const char *ms = getenv(var);
+
+	if (ms && atoi(ms) > 0)
+		usleep((useconds_t)atoi(ms) * 1000);
 }
 
 CUresult cuInit(unsigned int flags)
@@ -148,6 +160,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 			fclose(f);
 		}
 	}
+	fake_sleep("FAKE_CUDA_CTX_MS");
 	if (mode_error("ctx-error"))
 		return mode_error("ctx-error");
 	ctxs[d].dev = d;
@@ -155,8 +168,8 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 	return 0;
 }
 
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { (void)d; return 0; }
-CUresult cuDevicePrimaryCtxRelease(CUdevice d) { (void)d; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { (void)d; fake_sleep("FAKE_CUDA_RELEASE_MS"); return 0; }
+CUresult cuDevicePrimaryCtxRelease(CUdevice d) { (void)d; fake_sleep("FAKE_CUDA_RELEASE_MS"); return 0; }
 CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return 0; }
 CUresult cuCtxSynchronize(void) { return 0; }
 

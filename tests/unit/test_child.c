@@ -111,10 +111,35 @@ static void test_child_cancel(void)
 	child_result_release(&r);
 }
 
+/* An answered child is not waited for: its teardown (here a sleep) runs on alone. */
+static void test_finish_at_end_does_not_wait(void)
+{
+	const char *a[] = { "/bin/sh", "-c", "echo who=a; echo end; exec sleep 2", NULL };
+	const char *b[] = { "/bin/sh", "-c", "echo who=b; exit 3", NULL };
+	struct child c;
+	struct child_result r = CHILD_RESULT_INIT;
+	double t0 = child_now();
+
+	CHECK_INT(child_start_argv(a, NULL, 10, &c, NULL), 0);
+	child_finish_at_end(&c, &r);
+	CHECK(child_now() - t0 < 1.0);
+	CHECK_INT(r.outcome, CHILD_OK);
+	CHECK_STR(kv_get(&r.kv, "who"), "a");
+	child_result_release(&r);
+	/* without "end" it is the usual finish: the exit status counts */
+	CHECK_INT(child_start_argv(b, NULL, 10, &c, NULL), 0);
+	child_finish_at_end(&c, &r);
+	CHECK_INT(r.outcome, CHILD_EXIT_ERROR);
+	CHECK_INT(r.exit_code, 3);
+	child_result_release(&r);
+	child_reap_detached();
+}
+
 int main(void)
 {
 	RUN(test_children_run_at_the_same_time);
 	RUN(test_child_cancel);
+	RUN(test_finish_at_end_does_not_wait);
 	RUN(test_child_ok);
 	RUN(test_child_crash);
 	RUN(test_child_hang_is_killed);
