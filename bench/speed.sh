@@ -46,7 +46,7 @@ measure "check --no-load, fixture root (goal <= 20 ms)" "$GD" --root "$tmp/root"
 measure "check --no-load --json, fixture root" "$GD" --root "$tmp/root" --json check --no-load
 measure "check --no-load, this machine" "$GD" check --no-load
 if [ -e /dev/nvidiactl ]; then
-	cc -O2 -o "$tmp/cuda_floor" bench/cuda_floor.c -ldl
+	cc -O2 -pthread -o "$tmp/cuda_floor" bench/cuda_floor.c -ldl
 	measure "floor: cuInit + context creation alone" "$tmp/cuda_floor"
 	measure "check (full: NVML + cuInit + context + PTX kernel)" "$GD" check
 	N=3 measure "nvidia-smi -q" nvidia-smi -q
