@@ -15,6 +15,7 @@
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
+#include "probes/probe_in.h"
 #include "report/render.h"
 #include "report/report.h"
 #include "rules/rules.h"
@@ -27,7 +28,7 @@
 
 struct layer_step {
 	enum layer_id id;
-	void (*probe)(const struct gd_ctx *ctx, struct inventory *inv);
+	void (*probe)(const struct probe_in *in, struct inventory *inv);
 	void (*probe_live)(const struct gd_ctx *ctx, struct inventory *inv);
 	void (*judge)(const struct rules_in *in, struct report *rep);
 };
@@ -59,9 +60,13 @@ static void check_usage(FILE *f)
 	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
 }
 
-/* Run the pipeline into rep/inv; shared with tests and later commands. */
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-	      struct report *rep);
+/*
+ * Run the pipeline into rep/inv; shared with tests and later commands.  The
+ * inputs (pin: context, knowledge base, environment, loader, Python
+ * environments) are built once by the caller, who may run it again with
+ * the same pin; inv borrows from pin.
+ */
+int check_run(const struct probe_in *pin, struct inventory *inv, struct report *rep);
 
 /*
  * The libraries and frameworks layers' static facts (walking toolkits,
@@ -71,7 +76,7 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
  * touch disjoint parts of the inventory (libs, fw, pyenvs vs the rest).
  */
 struct upper_scan {
-	const struct gd_ctx *ctx;
+	const struct probe_in *in;
 	struct inventory *inv;
 	struct report *rep;
 };
@@ -83,16 +88,17 @@ static void *upper_scan_run(void *arg)
 	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT; l++) {
 		double t = child_now();
 
-		steps[l].probe(u->ctx, u->inv);
+		steps[l].probe(u->in, u->inv);
 		u->rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
 	return NULL;
 }
 
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-	      struct report *rep)
+int check_run(const struct probe_in *pin, struct inventory *inv, struct report *rep)
 {
-	struct upper_scan scan = { ctx, inv, rep };
+	const struct gd_ctx *ctx = pin->ctx;
+	const struct kb *kb = pin->kb;
+	struct upper_scan scan = { pin, inv, rep };
 	double t_all = child_now(), t;
 	int blocked_by = -1, threaded;
 	pthread_t thread;
@@ -102,9 +108,10 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 	 * here; the upper layers' on a thread that is joined before any rule
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
+	inv->pyenvs = pin->pyenvs;	/* a view: pin owns the list */
 	for (int l = 0; l < LAYER_LIBRARIES; l++) {
 		t = child_now();
-		steps[l].probe(ctx, inv);
+		steps[l].probe(pin, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
 	threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
@@ -177,6 +184,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	struct gd_ctx cctx = *ctx;
 	const char **pys = xcalloc((size_t)argc + 1, sizeof(*pys));
 	const char **sites = xcalloc((size_t)argc + 1, sizeof(*sites));
+	struct probe_in pin;
 	struct inventory inv;
 	struct report rep;
 	struct buf out = BUF_INIT;
@@ -223,9 +231,10 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		ret = 2;
 		goto out_opts;
 	}
+	probe_in_init(&pin, ctx, kb);
 	inventory_init(&inv);
 	report_init(&rep);
-	check_run(ctx, kb, &inv, &rep);
+	check_run(&pin, &inv, &rep);
 	if (ctx->json)
 		render_json(ctx, kb, &rep, &inv, &out);
 	else
@@ -235,6 +244,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	buf_release(&out);
 	report_release(&rep);
 	inventory_release(&inv);
+	probe_in_release(&pin);
 	kb_close(kb);
 out_opts:
 	free(pys);

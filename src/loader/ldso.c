@@ -39,9 +39,14 @@ const char *ldso_source_name(enum ldso_source s)
 const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path)
 {
 	/* An array of pointers: what callers hold stays valid when it grows. */
-	struct ldso_obj **objs = l->objs, *o;
+	struct ldso_obj **objs, *o;
 	struct buf host = BUF_INIT;
 	struct elf_file ef;
+
+	/* A derived loader (ldso_init_from) shares its base's memo. */
+	if (l->base)
+		l = l->base;
+	objs = l->objs;
 
 	for (size_t i = 0; i < l->nobjs; i++)
 		if (!strcmp(objs[i]->path, path))

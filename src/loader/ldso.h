@@ -107,6 +107,7 @@ struct ldso {
 	void *objs;			/* private: RPATH/RUNPATH of requesters already read */
 	size_t nobjs, objs_cap;
 	void *dirstat;			/* private: directories known absent (ldso_dirstat.c) */
+	struct ldso *base;		/* private: set by ldso_init_from; shares its state */
 };
 
 struct ldso_candidate {
@@ -142,6 +143,15 @@ struct ldso_result {
 
 int ldso_init(struct ldso *l, const struct ldso_env *env, struct err *e);
 void ldso_release(struct ldso *l);
+/*
+ * The same loader with another LD_LIBRARY_PATH (NULL: unset), without
+ * reading anything again: l shares base's cache, directories, preloads and
+ * the memo of requesters and absent directories, so it is cheap enough to
+ * make one per question.  base must outlive l, and the two are used from one
+ * thread at a time.  ldso_release(l) frees only what l owns.  The string
+ * ld_library_path is kept by pointer.
+ */
+void ldso_init_from(struct ldso *l, struct ldso *base, const char *ld_library_path);
 
 /*
  * Resolve soname as requested by chain[0], whose loaders are chain[1..n-1]

@@ -82,14 +82,18 @@ static void strset_free(struct strset *d)
 
 int ldso_dir_absent(const struct ldso *l, const char *dir)
 {
-	const struct dirstat *d = l->dirstat;
+	const struct dirstat *d = (l->base ? l->base : l)->dirstat;
 
 	return d && strset_has(&d->absent, dir);
 }
 
 void ldso_dir_note_miss(struct ldso *l, const char *dir)
 {
-	struct dirstat *d = l->dirstat;
+	struct dirstat *d;
+
+	if (l->base)
+		l = l->base;	/* shared with the loaders derived from it */
+	d = l->dirstat;
 	struct buf host = BUF_INIT;
 	struct stat st;
 

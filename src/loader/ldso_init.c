@@ -337,8 +337,22 @@ int ldso_init(struct ldso *l, const struct ldso_env *env, struct err *e)
 	return 0;
 }
 
+void ldso_init_from(struct ldso *l, struct ldso *base, const char *ld_library_path)
+{
+	while (base->base)
+		base = base->base;
+	*l = *base;
+	l->env.ld_library_path = ld_library_path;
+	l->base = base;
+}
+
 void ldso_release(struct ldso *l)
 {
+	if (l->base) {
+		/* everything is base's */
+		memset(l, 0, sizeof(*l));
+		return;
+	}
 	ldcache_free(l->cache);
 	free(l->cache_error);
 	free(l->cache_stale_reason);

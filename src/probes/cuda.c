@@ -48,9 +48,9 @@ static void cuda_inventory_clear(struct cuda_inventory *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void probe_cuda(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_cuda(const struct probe_in *in, struct inventory *inv)
 {
-	(void)ctx;
+	(void)in;
 	inv->cuda.probed = 1;
 }
 

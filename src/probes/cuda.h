@@ -30,6 +30,7 @@
 struct child;
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 struct kvlist;
 
 struct cuda_device {
@@ -81,8 +82,8 @@ struct cuda_inventory {
 void cuda_inventory_init(struct cuda_inventory *p);
 void cuda_inventory_release(struct cuda_inventory *p);
 
-/* Static facts: reads files only, never loads or executes anything. */
-void probe_cuda(const struct gd_ctx *ctx, struct inventory *inv);
+/* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
+void probe_cuda(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv);
 /* Start the child early (held before its first context); needs probe_driver's facts. */

@@ -3,6 +3,7 @@
  */
 #include "probes/devices.h"
 #include "probes/inventory.h"
+#include "probes/probe_in.h"
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -151,8 +152,9 @@ static struct dev_node *devices_add(struct devices_inventory *dv, char *path, in
 	return d;
 }
 
-void probe_devices(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_devices(const struct probe_in *in, struct inventory *inv)
 {
+	const struct gd_ctx *ctx = in->ctx;
 	struct devices_inventory *dv = &inv->devices;
 	const struct hw_inventory *hw = &inv->hw;
 	struct buf tmp = BUF_INIT;

@@ -19,6 +19,7 @@
 
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 struct stat;
 
 struct dev_node {
@@ -46,8 +47,8 @@ struct devices_inventory {
 void devices_inventory_init(struct devices_inventory *p);
 void devices_inventory_release(struct devices_inventory *p);
 
-/* Static facts: reads files only, never loads or executes anything. */
-void probe_devices(const struct gd_ctx *ctx, struct inventory *inv);
+/* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
+void probe_devices(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_devices_live(const struct gd_ctx *ctx, struct inventory *inv);
 

@@ -9,6 +9,7 @@
 #include "probes/driver.h"
 #include "probes/cuda_env.h"
 #include "probes/inventory.h"
+#include "probes/probe_in.h"
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -234,26 +235,19 @@ static void driver_module_version(const struct gd_ctx *ctx, const struct kernel_
 	buf_release(&b);
 }
 
-void probe_driver(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_driver(const struct probe_in *in, struct inventory *inv)
 {
+	const struct gd_ctx *ctx = in->ctx;
 	struct driver_inventory *d = &inv->driver;
-	const char *llp = getenv("LD_LIBRARY_PATH");
-	struct ldso_env env = { .root = ctx->root, .ld_library_path = llp,
-				.preload = getenv("LD_PRELOAD") };
-	struct err e = ERR_INIT;
-	struct ldso l;
-	int have_ldso;
+	const char *llp = in->env.ld_library_path;
 
 	if (d->probed)
 		return;
 	d->probed = 1;
 	d->ld_library_path = xstrdup_or_null(llp);
-	memset(&l, 0, sizeof(l));
-	have_ldso = ldso_init(&l, &env, &e) == 0;
-	driver_resolve(ctx, &l, have_ldso, &d->nvml, d, 0);
-	driver_resolve(ctx, &l, have_ldso, &d->cuda, d, 1);
-	if (have_ldso)
-		ldso_release(&l);
+	/* The shared loader itself: this runs before the scan thread starts. */
+	driver_resolve(ctx, in->loader, in->loader != NULL, &d->nvml, d, 0);
+	driver_resolve(ctx, in->loader, in->loader != NULL, &d->cuda, d, 1);
 	driver_scan_ld_path(ctx, d, llp);
 	driver_module_version(ctx, &inv->kernel, d);
 	cuda_env_scan(d);

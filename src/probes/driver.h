@@ -21,6 +21,7 @@
 
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 
 /* One driver library (libcuda.so.1, libnvidia-ml.so.1) as the loader would find it. */
 struct driver_lib {
@@ -122,8 +123,8 @@ struct driver_inventory {
 void driver_inventory_init(struct driver_inventory *p);
 void driver_inventory_release(struct driver_inventory *p);
 
-/* Static facts: reads files only, never loads or executes anything. */
-void probe_driver(const struct gd_ctx *ctx, struct inventory *inv);
+/* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
+void probe_driver(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_driver_live(const struct gd_ctx *ctx, struct inventory *inv);
 

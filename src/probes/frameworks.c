@@ -9,6 +9,7 @@
 #include "probes/frameworks.h"
 #include "probes/fw_internal.h"
 #include "probes/inventory.h"
+#include "probes/probe_in.h"
 
 #include "core/buf.h"
 #include "core/child.h"
@@ -130,33 +131,25 @@ static void fw_site_release(struct fw_site *s)
 	fw_strv_free(s->owners, s->nowners);
 }
 
-void probe_frameworks(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_frameworks(const struct probe_in *in, struct inventory *inv)
 {
-	const struct pyenv_list *envs;
+	const struct gd_ctx *ctx = in->ctx;
+	const struct pyenv_list *envs = &in->pyenvs;
 	double t0 = child_now();
-	struct kb *kb = NULL;
+	const struct kb *kb = in->kb;
 	struct ldso l;
-	struct ldso_env lenv;
-	int have_ldso;
+	int have_ldso = in->loader != NULL;
 	char **seen = NULL;
 	size_t nseen = 0, seen_cap = 0;
-	struct err e = ERR_INIT;
 
 	inv->fw.probed = 1;
-	envs = inventory_pyenvs(ctx, inv);
-	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		inv->fw.error = xasprintf("knowledge base: %s", e.msg);
-		kb = NULL;
-	}
-	memset(&lenv, 0, sizeof(lenv));
-	lenv.root = ctx->root;
-	lenv.ld_library_path = getenv("LD_LIBRARY_PATH");
-	lenv.preload = getenv("LD_PRELOAD");
-	lenv.legacy_hwcaps = -1;
-	memset(&l, 0, sizeof(l));
-	have_ldso = ldso_init(&l, &lenv, &e) == 0;
-	if (!have_ldso && !inv->fw.error)
-		inv->fw.error = xasprintf("loader emulation: %s", e.msg);
+	if (!kb)
+		inv->fw.error = xstrdup("knowledge base: not available");
+	/* Its own copy of the shared loader: the frameworks scan runs on the scan thread. */
+	if (have_ldso)
+		ldso_init_from(&l, in->loader, in->env.ld_library_path);
+	else if (!inv->fw.error)
+		inv->fw.error = xasprintf("loader emulation: %s", in->loader_error);
 
 	inv->fw.nenvs = envs->n;
 	for (size_t i = 0; i < envs->n; i++) {
@@ -184,6 +177,7 @@ void probe_frameworks(const struct gd_ctx *ctx, struct inventory *inv)
 			s.root = ctx->root;
 			s.ldso = have_ldso ? &l : NULL;
 			s.kb = kb;
+			s.env = &in->env;
 			inv->fw.nsites++;
 			if (distinfo_index_site(ctx->root, pe->site_dirs[k], &s.idx, NULL) == 0) {
 				fw_probe_tensorflow(&s, &inv->fw, envs, i);
@@ -197,6 +191,5 @@ void probe_frameworks(const struct gd_ctx *ctx, struct inventory *inv)
 	fw_strv_free(seen, nseen);
 	if (have_ldso)
 		ldso_release(&l);
-	kb_close(kb);
 	inv->fw.seconds = child_now() - t0;
 }

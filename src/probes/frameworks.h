@@ -30,6 +30,7 @@
 
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 
 /* One library a framework loads, and where the loader finds it. */
 struct fw_lib {
@@ -130,8 +131,8 @@ struct frameworks_inventory {
 void frameworks_inventory_init(struct frameworks_inventory *p);
 void frameworks_inventory_release(struct frameworks_inventory *p);
 
-/* Static facts: reads files only, never loads or executes anything. */
-void probe_frameworks(const struct gd_ctx *ctx, struct inventory *inv);
+/* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
+void probe_frameworks(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_frameworks_live(const struct gd_ctx *ctx, struct inventory *inv);
 

@@ -13,6 +13,7 @@
 struct err;
 struct gd_ctx;
 struct kb;
+struct probe_env;
 struct ldso;
 
 /* One site directory being examined. */
@@ -21,6 +22,7 @@ struct fw_site {
 	const char *root;
 	struct ldso *ldso;		/* NULL when the loader emulation could not start */
 	const struct kb *kb;
+	const struct probe_env *env;	/* CONDA_PREFIX, CUDA_PATH, CUDA_HOME (probe_in.h) */
 	struct distinfo_site idx;
 	/* RECORDs of the nvidia-* wheels, read on first need */
 	int records_read;

@@ -27,6 +27,7 @@
  * loaded by someone else" shortcut, which depends on import order.
  */
 #include "probes/fw_internal.h"
+#include "probes/probe_in.h"
 
 #include "core/buf.h"
 #include "core/fs.h"
@@ -169,7 +170,7 @@ static void fw_pathfinder_lib(struct fw_site *s, struct fw_entry *fw, const char
 		free(hit);
 		return;
 	}
-	hit = fw_pathfinder_under(s, getenv("CONDA_PREFIX"), soname);
+	hit = fw_pathfinder_under(s, s->env->conda_prefix, soname);
 	if (hit) {
 		l = fw_lib_at_path(s, fw, soname, role, 0, hit);
 		l->source = "cuda-pathfinder:CONDA_PREFIX";
@@ -180,13 +181,13 @@ static void fw_pathfinder_lib(struct fw_site *s, struct fw_entry *fw, const char
 	if (l->path)
 		return;
 	/* CUDA_PATH wins when both are set, even when CUDA_HOME would have it */
-	cuda_path = getenv("CUDA_PATH");
+	cuda_path = s->env->cuda_path;
 	if (cuda_path && *cuda_path) {
 		hit = fw_pathfinder_under(s, cuda_path, soname);
 		if (hit)
 			fw_lib_set_path(s, fw, l, hit, "cuda-pathfinder:CUDA_PATH");
 	} else {
-		hit = fw_pathfinder_under(s, getenv("CUDA_HOME"), soname);
+		hit = fw_pathfinder_under(s, s->env->cuda_home, soname);
 		if (hit)
 			fw_lib_set_path(s, fw, l, hit, "cuda-pathfinder:CUDA_HOME");
 	}

@@ -7,6 +7,7 @@
  */
 #include "probes/hardware.h"
 #include "probes/inventory.h"
+#include "probes/probe_in.h"
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -189,8 +190,9 @@ static void hw_fill(const char *root, const char *bdf, long vendor, long class_c
 	f->numa_node = hw_attr_int(root, bdf, "numa_node", tmp);
 }
 
-void probe_hardware(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_hardware(const struct probe_in *in, struct inventory *inv)
 {
+	const struct gd_ctx *ctx = in->ctx;
 	struct hw_inventory *hw = &inv->hw;
 	struct buf tmp = BUF_INIT;
 	struct err e = ERR_INIT;

@@ -20,6 +20,7 @@
 
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 
 #define PCI_VENDOR_NVIDIA 0x10de
 
@@ -50,8 +51,8 @@ struct hw_inventory {
 void hw_inventory_init(struct hw_inventory *p);
 void hw_inventory_release(struct hw_inventory *p);
 
-/* Static facts: reads files only, never loads or executes anything. */
-void probe_hardware(const struct gd_ctx *ctx, struct inventory *inv);
+/* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
+void probe_hardware(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_hardware_live(const struct gd_ctx *ctx, struct inventory *inv);
 

@@ -27,20 +27,5 @@ void inventory_release(struct inventory *inv)
 	cuda_inventory_release(&inv->cuda);
 	libraries_inventory_release(&inv->libs);
 	frameworks_inventory_release(&inv->fw);
-	pyenv_list_release(&inv->pyenvs);
-	free(inv->pyenvs_error);
-	inv->pyenvs_error = NULL;
-	inv->pyenvs_done = 0;
-}
-
-const struct pyenv_list *inventory_pyenvs(const struct gd_ctx *ctx, struct inventory *inv)
-{
-	struct err e = ERR_INIT;
-
-	if (!inv->pyenvs_done) {
-		inv->pyenvs_done = 1;
-		if (pyenv_discover(ctx, &inv->pyenvs, &e) < 0)
-			inv->pyenvs_error = xstrdup(e.msg);
-	}
-	return &inv->pyenvs;
+	memset(&inv->pyenvs, 0, sizeof(inv->pyenvs));	/* a view: the probe_in owns it */
 }

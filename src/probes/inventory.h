@@ -18,8 +18,6 @@
 #include "probes/frameworks.h"
 #include "python/pyenv.h"
 
-struct gd_ctx;
-
 struct inventory {
 	struct hw_inventory hw;
 	struct kernel_inventory kernel;
@@ -28,16 +26,14 @@ struct inventory {
 	struct cuda_inventory cuda;
 	struct libraries_inventory libs;
 	struct frameworks_inventory fw;
-	/* Shared by the libraries and frameworks probes: found once, on first use. */
+	/*
+	 * The Python environments looked at: a view of the probe_in's list
+	 * (probe_in.h), which owns them; never freed through the inventory.
+	 */
 	struct pyenv_list pyenvs;
-	int pyenvs_done;
-	char *pyenvs_error;
 };
 
 void inventory_init(struct inventory *inv);
 void inventory_release(struct inventory *inv);
-
-/* The machine's Python environments (discovered on the first call). */
-const struct pyenv_list *inventory_pyenvs(const struct gd_ctx *ctx, struct inventory *inv);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include "probes/kernel.h"
 #include "probes/inventory.h"
+#include "probes/probe_in.h"
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -426,8 +427,9 @@ static void kernel_read_nvidia_modprobe(const struct gd_ctx *ctx, struct kernel_
 	}
 }
 
-void probe_kernel(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_kernel(const struct probe_in *in, struct inventory *inv)
 {
+	const struct gd_ctx *ctx = in->ctx;
 	struct kernel_inventory *k = &inv->kernel;
 	struct buf tmp = BUF_INIT;
 

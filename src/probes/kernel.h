@@ -21,6 +21,7 @@
 
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 
 enum kmod_id {
 	KMOD_NVIDIA,
@@ -66,8 +67,8 @@ struct kernel_inventory {
 void kernel_inventory_init(struct kernel_inventory *p);
 void kernel_inventory_release(struct kernel_inventory *p);
 
-/* Static facts: reads files only, never loads or executes anything. */
-void probe_kernel(const struct gd_ctx *ctx, struct inventory *inv);
+/* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
+void probe_kernel(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_kernel_live(const struct gd_ctx *ctx, struct inventory *inv);
 

@@ -4,6 +4,7 @@
  */
 #include "probes/libraries.h"
 #include "probes/inventory.h"
+#include "probes/probe_in.h"
 #include "probes/libscan.h"
 #include "probes/script_exec.h"
 
@@ -229,9 +230,9 @@ static void follow_nvcc_wrappers(const struct gd_ctx *ctx, struct buf *real, cha
 }
 
 /* The first nvcc on PATH, inside root; never executed. */
-static void probe_nvcc(const struct gd_ctx *ctx, struct libraries_inventory *li)
+static void probe_nvcc(const struct gd_ctx *ctx, const char *path,
+		       struct libraries_inventory *li)
 {
-	const char *path = libscan_getenv("PATH");
 	char *copy, *save = NULL;
 
 	if (!path)
@@ -301,22 +302,23 @@ static void probe_cudnn_header(const struct gd_ctx *ctx, struct libraries_invent
 		li->nccl_header = xstrdup("/usr/include/nccl.h");
 }
 
-void probe_libraries(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_libraries(const struct probe_in *in, struct inventory *inv)
 {
+	const struct gd_ctx *ctx = in->ctx;
 	struct libraries_inventory *li = &inv->libs;
 	struct libscan_dirs ds;
 	struct libscan_loader ld;
 	double t0 = child_now();
 
 	memset(&ds, 0, sizeof(ds));
-	li->ld_library_path = xstrdup_or_null(libscan_getenv("LD_LIBRARY_PATH"));
-	libscan_dirs_collect(ctx, inv, &ds);
-	libscan_loader_init(ctx, li, &ld);
+	li->ld_library_path = xstrdup_or_null(in->env.ld_library_path);
+	libscan_dirs_collect(in, inv, &ds);
+	libscan_loader_init(in, li, &ld);
 	libscan_loader_dirs(ctx, &ld, &ds);
 	for (size_t i = 0; i < ds.n; i++)
 		libscan_files_scan(ctx, li, &ds.d[i]);
 	probe_cuda_link(ctx, li);
-	probe_nvcc(ctx, li);
+	probe_nvcc(ctx, in->env.path, li);
 	probe_cudnn_header(ctx, li);
 	libscan_resolve(ctx, li, &ld);
 	libscan_loader_release(&ld);

@@ -36,6 +36,7 @@ struct child;
 
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 
 /* One file (one real path) holding a library of interest. */
 struct lib_copy {
@@ -160,8 +161,8 @@ struct libraries_inventory {
 void libraries_inventory_init(struct libraries_inventory *p);
 void libraries_inventory_release(struct libraries_inventory *p);
 
-/* Static facts: reads files only, never loads or executes anything. */
-void probe_libraries(const struct gd_ctx *ctx, struct inventory *inv);
+/* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
+void probe_libraries(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_libraries_live(const struct gd_ctx *ctx, struct inventory *inv);
 /*

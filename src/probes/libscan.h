@@ -23,6 +23,7 @@
 
 struct gd_ctx;
 struct inventory;
+struct probe_in;
 
 /* --- families (libscan_family.c) --- */
 
@@ -63,7 +64,7 @@ struct libscan_dirs {
 	size_t n, cap;
 };
 
-void libscan_dirs_collect(const struct gd_ctx *ctx, struct inventory *inv,
+void libscan_dirs_collect(const struct probe_in *in, struct inventory *inv,
 			  struct libscan_dirs *out);
 /* Add one directory (deduplicated by resolved path); returns its index or -1. */
 long libscan_dirs_add(const struct gd_ctx *ctx, struct libscan_dirs *ds, const char *path,
@@ -77,8 +78,6 @@ int libscan_list(const struct gd_ctx *ctx, const char *abs, char ***names, size_
 		 struct err *e);
 int libscan_read(const struct gd_ctx *ctx, const char *abs, size_t max, struct buf *out);
 int libscan_exists(const struct gd_ctx *ctx, const char *abs);
-/* Environment variable as the machine sees it (our own environment). */
-const char *libscan_getenv(const char *name);
 
 /* --- files (libscan_files.c) --- */
 
@@ -113,13 +112,15 @@ struct ldso;
 
 /* Two loader emulations: with the LD_LIBRARY_PATH in force, and without. */
 struct libscan_loader {
-	struct ldso *main;	/* NULL when ldso_init failed */
+	struct ldso *base;	/* the probe_in's loader, borrowed; NULL when it failed */
+	const char *llp;	/* LD_LIBRARY_PATH in force (probe_in's env), NULL unset */
+	struct ldso *main;	/* derived from base with llp; NULL when base is */
 	struct ldso *nollp;
 	char **llp_dirs;	/* LD_LIBRARY_PATH split */
 	size_t nllp;
 };
 
-void libscan_loader_init(const struct gd_ctx *ctx, struct libraries_inventory *li,
+void libscan_loader_init(const struct probe_in *in, struct libraries_inventory *li,
 			 struct libscan_loader *ld);
 void libscan_loader_release(struct libscan_loader *ld);
 /* Directories ld.so.cache (or ld.so.conf without a cache) names for copies of interest. */

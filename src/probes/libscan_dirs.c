@@ -16,6 +16,7 @@
  * Nothing is walked recursively: every place is a fixed pattern.
  */
 #include "probes/libscan.h"
+#include "probes/probe_in.h"
 
 #include "core/ctx.h"
 #include "core/fs.h"
@@ -31,12 +32,6 @@ static const char *const system_dirs[] = {
 	"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
 	NULL
 };
-
-const char *libscan_getenv(const char *name)
-{
-	/* The machine's environment is ours: gpudoctor runs in it. */
-	return getenv(name);
-}
 
 int libscan_list(const struct gd_ctx *ctx, const char *abs, char ***names, size_t *n,
 		 struct err *e)
@@ -203,10 +198,9 @@ static void collect_toolkits(const struct gd_ctx *ctx, struct inventory *inv,
 	buf_release(&active);
 }
 
-static void collect_wheels(const struct gd_ctx *ctx, struct inventory *inv,
+static void collect_wheels(const struct gd_ctx *ctx, const struct pyenv_list *envs,
 			   struct libscan_dirs *ds)
 {
-	const struct pyenv_list *envs = inventory_pyenvs(ctx, inv);
 
 	for (size_t i = 0; i < envs->n; i++) {
 		const struct pyenv *pe = &envs->envs[i];
@@ -236,11 +230,9 @@ static void collect_wheels(const struct gd_ctx *ctx, struct inventory *inv,
 	}
 }
 
-static void collect_conda(const struct gd_ctx *ctx, struct inventory *inv,
-			  struct libscan_dirs *ds)
+static void collect_conda(const struct gd_ctx *ctx, const struct pyenv_list *envs,
+			  const char *cp, struct libscan_dirs *ds)
 {
-	const struct pyenv_list *envs = inventory_pyenvs(ctx, inv);
-	const char *cp = libscan_getenv("CONDA_PREFIX");
 
 	if (cp && cp[0] == '/') {
 		char *lib = fs_join(cp, "lib");
@@ -314,9 +306,8 @@ static void collect_system(const struct gd_ctx *ctx, struct libscan_dirs *ds)
 		libscan_dirs_add(ctx, ds, system_dirs[i], "system", "system");
 }
 
-static void collect_llp(const struct gd_ctx *ctx, struct libscan_dirs *ds)
+static void collect_llp(const struct gd_ctx *ctx, const char *llp, struct libscan_dirs *ds)
 {
-	const char *llp = libscan_getenv("LD_LIBRARY_PATH");
 	char *copy, *save = NULL;
 
 	if (!llp)
@@ -327,13 +318,15 @@ static void collect_llp(const struct gd_ctx *ctx, struct libscan_dirs *ds)
 	free(copy);
 }
 
-void libscan_dirs_collect(const struct gd_ctx *ctx, struct inventory *inv,
+void libscan_dirs_collect(const struct probe_in *in, struct inventory *inv,
 			  struct libscan_dirs *out)
 {
+	const struct gd_ctx *ctx = in->ctx;
+
 	collect_toolkits(ctx, inv, out);
-	collect_wheels(ctx, inv, out);
-	collect_conda(ctx, inv, out);
+	collect_wheels(ctx, &in->pyenvs, out);
+	collect_conda(ctx, &in->pyenvs, in->env.conda_prefix, out);
 	collect_opt(ctx, out);
 	collect_system(ctx, out);
-	collect_llp(ctx, out);
+	collect_llp(ctx, in->env.ld_library_path, out);
 }

@@ -25,6 +25,7 @@
  *                  LD_LIBRARY_PATH gets mixed into a wheel's cuDNN.
  */
 #include "probes/libscan.h"
+#include "probes/probe_in.h"
 
 #include "core/ctx.h"
 #include "core/fs.h"
@@ -53,19 +54,12 @@ const char *libscan_source_str(int s)
 	return NULL;
 }
 
-static struct ldso *loader_new(const struct gd_ctx *ctx, const char *llp, struct err *e)
+/* The shared loader with another LD_LIBRARY_PATH (ldso_init_from: nothing re-read). */
+static struct ldso *loader_new(struct ldso *base, const char *llp)
 {
 	struct ldso *l = xcalloc(1, sizeof(*l));
-	struct ldso_env env;
 
-	memset(&env, 0, sizeof(env));
-	env.root = ctx->root;
-	env.ld_library_path = llp;
-	env.preload = libscan_getenv("LD_PRELOAD");
-	if (ldso_init(l, &env, e) < 0) {
-		free(l);
-		return NULL;
-	}
+	ldso_init_from(l, base, llp);
 	return l;
 }
 
@@ -77,19 +71,21 @@ static void loader_free(struct ldso *l)
 	}
 }
 
-void libscan_loader_init(const struct gd_ctx *ctx, struct libraries_inventory *li,
+void libscan_loader_init(const struct probe_in *in, struct libraries_inventory *li,
 			 struct libscan_loader *ld)
 {
-	struct err e = ERR_INIT;
-	const char *llp = libscan_getenv("LD_LIBRARY_PATH");
+	const struct gd_ctx *ctx = in->ctx;
+	const char *llp = in->env.ld_library_path;
 
 	memset(ld, 0, sizeof(*ld));
-	ld->main = loader_new(ctx, llp, &e);
-	if (!ld->main) {
-		li->ldso_error = xstrdup(e.msg);
+	ld->llp = llp;
+	if (!in->loader) {
+		li->ldso_error = xstrdup(in->loader_error ? in->loader_error : "no loader");
 		return;
 	}
-	ld->nollp = loader_new(ctx, NULL, &e);
+	ld->base = in->loader;
+	ld->main = loader_new(ld->base, llp);
+	ld->nollp = loader_new(ld->base, NULL);
 	if (ld->main->cache_error)
 		li->cache_error = xstrdup(ld->main->cache_error);
 	li->cache_stale = ld->main->cache_stale;
@@ -306,10 +302,9 @@ static int dep_found(struct ldso *l, const char *so, const char *requester)
 	return found;
 }
 
-static void check_deps(const struct gd_ctx *ctx, struct libraries_inventory *li,
-		       struct libscan_loader *ld)
+static void check_deps(struct libraries_inventory *li, struct libscan_loader *ld)
 {
-	const char *llp = libscan_getenv("LD_LIBRARY_PATH");
+	const char *llp = ld->llp;
 	/* copies come grouped by directory: one extra ldso per directory */
 	struct ldso *own = NULL;
 	char *own_dir = NULL;
@@ -329,7 +324,7 @@ static void check_deps(const struct gd_ctx *ctx, struct libraries_inventory *li,
 				own_dir = xstrdup(c->dir);
 				own_llp = llp && llp[0] ? xasprintf("%s:%s", c->dir, llp) :
 					  xstrdup(c->dir);
-				own = loader_new(ctx, own_llp, NULL);
+				own = loader_new(ld->base, own_llp);
 			}
 			if (own)
 				l = own;
@@ -413,6 +408,6 @@ void libscan_resolve(const struct gd_ctx *ctx, struct libraries_inventory *li,
 		return;
 	resolve_sonames(li, ld);
 	mark_winners(ctx, li, ld);
-	check_deps(ctx, li, ld);
+	check_deps(li, ld);
 	cudnn_subs(li, ld);
 }
