@@ -15,6 +15,7 @@ for t in "$@"; do
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "$(basename "$t"): exited $rc"; fi
 	if [ "$f" -ne 0 ]; then cat "$log"; fi
 	p=$((p - s))
+	grep '^ok .*# SKIP' "$log" | sed "s|^|unit $(basename "$t"): |"
 	echo "unit $(basename "$t"): $p passed, $f failed, $s skipped"
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 done

@@ -210,6 +210,52 @@ static enum try_outcome try_file(struct ldso *l, const char *path, enum ldso_sou
 	return out;
 }
 
+/*
+ * try_file through the memo: a file is opened and its headers read once per
+ * loader; later questions replay what it gave into their own result.
+ */
+static enum try_outcome try_file_memo(struct ldso *l, const char *path, enum ldso_source src,
+				      const char *from, struct ldso_result *r)
+{
+	const struct ldso_file_memo *m = ldso_file_memo_get(l, path);
+	struct ldso_file_memo put;
+	enum try_outcome out;
+
+	if (m) {
+		out = (enum try_outcome)m->outcome;
+		if (out == TRY_ABSENT)
+			return out;
+		add_cand(r, path, src, from, out == TRY_SKIP ? m->why : NULL);
+		if (out == TRY_SKIP)
+			return out;
+		free(r->path);
+		r->path = xstrdup(path);
+		r->source = src;
+		free(r->from);
+		r->from = xstrdup_or_null(from);
+		r->bytes_read = m->bytes_read;
+		free(r->soname);
+		r->soname = xstrdup_or_null(m->soname);
+		if (m->load_error) {
+			free(r->load_error);
+			r->load_error = xstrdup(m->load_error);
+		}
+		return out;
+	}
+	out = try_file(l, path, src, from, r);
+	memset(&put, 0, sizeof(put));
+	put.outcome = out;
+	if (out == TRY_SKIP && r->ncands)
+		put.why = r->cands[r->ncands - 1].rejected;
+	if (out == TRY_OK || out == TRY_FATAL) {
+		put.soname = r->soname;
+		put.load_error = out == TRY_FATAL ? r->load_error : NULL;
+		put.bytes_read = r->bytes_read;
+	}
+	ldso_file_memo_put(l, path, &put);
+	return out;
+}
+
 /* One directory with every capability subdir in front of it (open_path). */
 static enum try_outcome try_dir(struct ldso *l, const char *dir, const char *name,
 				enum ldso_source src, const char *from, struct ldso_result *r)
@@ -225,7 +271,7 @@ static enum try_outcome try_dir(struct ldso *l, const char *dir, const char *nam
 			continue;
 		}
 		p = fs_join(sub, name);
-		t = try_file(l, p, src, from, r);
+		t = try_file_memo(l, p, src, from, r);
 		if (t == TRY_ABSENT)
 			ldso_dir_note_miss(l, sub);
 		free(sub);
@@ -343,7 +389,7 @@ int ldso_resolve(struct ldso *l, const char *soname, const char *const *chain, s
 				free(p);
 				p = abs;
 			}
-			if (try_file(l, p, LDSO_PATH, NULL, r) == TRY_ABSENT)
+			if (try_file_memo(l, p, LDSO_PATH, NULL, r) == TRY_ABSENT)
 				add_cand(r, p, LDSO_PATH, NULL, "no such file");
 			free(p);
 		}
@@ -375,7 +421,7 @@ int ldso_resolve(struct ldso *l, const char *soname, const char *const *chain, s
 			add_cand(r, hit->value, LDSO_CACHE, NULL,
 				 "in a default directory, and the requester has DF_1_NODEFLIB");
 		else if (hit)
-			t = try_file(l, hit->value, LDSO_CACHE, NULL, r);
+			t = try_file_memo(l, hit->value, LDSO_CACHE, NULL, r);
 	}
 	/* 6. The trusted default directories, unless DF_1_NODEFLIB. */
 	if (t == TRY_ABSENT || t == TRY_SKIP) {

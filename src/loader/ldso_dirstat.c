@@ -8,6 +8,9 @@
  * emulation does the same, which is also what keeps a check of a machine
  * with many libraries and many hwcaps subdirectories fast: without it every
  * soname costs one failed open per (directory x subdirectory) pair.
+ * The same holds for files: what open_verify made of a file (absent, skipped
+ * and why, or accepted with its soname) is read once per ldso, not once per
+ * question that reaches it (libgcc_s.so.1 was read 62 times per check).
  */
 #include "loader/ldso_priv.h"
 #include "core/buf.h"
@@ -21,12 +24,16 @@
 
 struct strset {
 	char **slot;		/* open addressing; NULL empty */
+	void **val;		/* beside each key, owned (free()d with it) */
 	size_t cap, n;		/* cap a power of two */
 };
 
-/* Both answers are kept: a directory is stat()ed at most once per ldso. */
+/*
+ * Both answers are kept: a directory is stat()ed at most once per ldso.
+ * files: what open_verify said of each file already tried (ldso_file_memo).
+ */
 struct dirstat {
-	struct strset absent, present;
+	struct strset absent, present, files;
 };
 
 static uint64_t dirstat_hash(const char *s)
@@ -52,18 +59,24 @@ static int strset_has(const struct strset *d, const char *dir)
 	return d->n && *strset_find(d, dir) != NULL;
 }
 
-static void strset_add(struct strset *d, const char *dir)
+static void **strset_add(struct strset *d, const char *dir)
 {
 	char **s;
 
 	if ((d->n + 1) * 2 > d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 64;
-		struct strset g = { xcalloc(cap, sizeof(char *)), cap, d->n };
+		struct strset g = { xcalloc(cap, sizeof(char *)), xcalloc(cap, sizeof(void *)), cap,
+				    d->n };
 
 		for (size_t i = 0; i < d->cap; i++)
-			if (d->slot[i])
-				*strset_find(&g, d->slot[i]) = d->slot[i];
+			if (d->slot[i]) {
+				char **k = strset_find(&g, d->slot[i]);
+
+				*k = d->slot[i];
+				g.val[k - g.slot] = d->val[i];
+			}
 		free(d->slot);
+		free(d->val);
 		*d = g;
 	}
 	s = strset_find(d, dir);
@@ -71,13 +84,18 @@ static void strset_add(struct strset *d, const char *dir)
 		*s = xstrdup(dir);
 		d->n++;
 	}
+	return &d->val[s - d->slot];
 }
 
-static void strset_free(struct strset *d)
+static void strset_free(struct strset *d, void (*free_val)(void *))
 {
-	for (size_t i = 0; i < d->cap; i++)
+	for (size_t i = 0; i < d->cap; i++) {
 		free(d->slot[i]);
+		if (d->val[i])
+			free_val(d->val[i]);
+	}
 	free(d->slot);
+	free(d->val);
 }
 
 int ldso_dir_absent(const struct ldso *l, const char *dir)
@@ -105,8 +123,52 @@ void ldso_dir_note_miss(struct ldso *l, const char *dir)
 	if (stat(host.s, &st) != 0 || !S_ISDIR(st.st_mode))
 		strset_add(&d->absent, dir);
 	else
-		strset_add(&d->present, dir);
+		strset_add(&d->present, dir);	/* values stay NULL */
 	buf_release(&host);
+}
+
+static void ldso_file_memo_free(void *v)
+{
+	struct ldso_file_memo *m = v;
+
+	free(m->why);
+	free(m->soname);
+	free(m->load_error);
+	free(m);
+}
+
+const struct ldso_file_memo *ldso_file_memo_get(const struct ldso *l, const char *path)
+{
+	const struct dirstat *d = (l->base ? l->base : l)->dirstat;
+	char **k;
+
+	if (!d || !d->files.n)
+		return NULL;
+	k = strset_find(&d->files, path);
+	return *k ? d->files.val[k - d->files.slot] : NULL;
+}
+
+void ldso_file_memo_put(struct ldso *l, const char *path, const struct ldso_file_memo *m)
+{
+	struct dirstat *d;
+	struct ldso_file_memo *c;
+	void **v;
+
+	if (l->base)
+		l = l->base;
+	if (!l->dirstat)
+		l->dirstat = xcalloc(1, sizeof(struct dirstat));
+	d = l->dirstat;
+	v = strset_add(&d->files, path);
+	if (*v)
+		return;
+	c = xcalloc(1, sizeof(*c));
+	c->outcome = m->outcome;
+	c->why = xstrdup_or_null(m->why);
+	c->soname = xstrdup_or_null(m->soname);
+	c->load_error = xstrdup_or_null(m->load_error);
+	c->bytes_read = m->bytes_read;
+	*v = c;
 }
 
 void ldso_dirstat_free(struct ldso *l)
@@ -115,8 +177,9 @@ void ldso_dirstat_free(struct ldso *l)
 
 	if (!d)
 		return;
-	strset_free(&d->absent);
-	strset_free(&d->present);
+	strset_free(&d->absent, free);
+	strset_free(&d->present, free);
+	strset_free(&d->files, ldso_file_memo_free);
 	free(d);
 	l->dirstat = NULL;
 }

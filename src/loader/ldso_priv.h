@@ -28,4 +28,16 @@ int ldso_dir_absent(const struct ldso *l, const char *dir);
 void ldso_dir_note_miss(struct ldso *l, const char *dir);
 void ldso_dirstat_free(struct ldso *l);
 
+/* What trying one file gave (ldso.c's try_file), remembered per ldso. */
+struct ldso_file_memo {
+	int outcome;		/* ldso.c's enum try_outcome */
+	char *why;		/* a skipped file's reason, else NULL */
+	char *soname;		/* an accepted file's DT_SONAME, or NULL */
+	char *load_error;	/* a file ld.so would fail on: why */
+	size_t bytes_read;
+};
+
+const struct ldso_file_memo *ldso_file_memo_get(const struct ldso *l, const char *path);
+void ldso_file_memo_put(struct ldso *l, const char *path, const struct ldso_file_memo *m);
+
 #endif

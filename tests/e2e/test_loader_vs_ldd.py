@@ -113,18 +113,25 @@ class LoaderAgreesWithLdd(GDTestCase):
     @unittest.skipUnless(os.path.isdir(CUDA_LIB), "no /usr/local/cuda/lib64")
     def test_cuda_with_ld_library_path(self):
         env = clean_env(LD_LIBRARY_PATH="/usr/lib/x86_64-linux-gnu::/nonexistent;" + CUDA_LIB + "/")
+        compared = 0
         for p in ("libcublas.so", "libcudnn.so.9", "libcusolver.so.12", "libnccl.so.2"):
             full = os.path.join(CUDA_LIB, p)
             if os.path.exists(full):
                 with self.subTest(lib=full):
                     self.compare(full, env)
+                compared += 1
+        # A comparison of nothing proves nothing.
+        if not compared:
+            self.skipTest(f"none of the compared libraries is in {CUDA_LIB}")
 
     @unittest.skipUnless(os.path.isdir(CUDA_LIB), "no /usr/local/cuda/lib64")
     def test_speed_big_tree(self):
+        timed = 0
         for name in ("libcudnn_engines_precompiled.so.9", "libcublasLt.so.13", "libcudnn.so.9"):
             p = os.path.join(CUDA_LIB, name)
             if not os.path.exists(p):
                 continue
+            timed += 1
             t0 = time.monotonic()
             doc = which_all(p, clean_env())
             wall = time.monotonic() - t0
@@ -134,6 +141,8 @@ class LoaderAgreesWithLdd(GDTestCase):
             # The bound is 10 ms; allow slack for this shared 2-core machine.
             self.assertLess(doc["seconds"], 0.05)
             self.assertLess(doc["libraries"][0]["bytes_read"], 1 << 20)
+        if not timed:
+            self.skipTest(f"none of the timed libraries is in {CUDA_LIB}")
 
 
 class FixtureVariations(GDTestCase):

@@ -74,7 +74,10 @@ class RealCuda(unittest.TestCase):
         cls.doc_plain = gd_check(cls.env_plain)
 
     def present(self):
-        return [s for s in SONAMES if os.path.exists(os.path.join(CUDA_LIB, s))]
+        sos = [s for s in SONAMES if os.path.exists(os.path.join(CUDA_LIB, s))]
+        # A comparison of nothing proves nothing.
+        self.assertTrue(sos, f"none of {SONAMES} is in {CUDA_LIB}")
+        return sos
 
     def test_winners_match_real_loader_with_llp(self):
         sos = self.present()
@@ -107,7 +110,10 @@ class RealCuda(unittest.TestCase):
             if m and "x86-64" in m.group(2) and m.group(1) not in first:
                 first[m.group(1)] = m.group(3)
         w = winners(self.doc_plain)
-        for so in self.present():
+        compared = [so for so in self.present() if so in first]
+        if not compared:
+            self.skipTest(f"ld.so.cache lists none of the libraries in {CUDA_LIB}")
+        for so in compared:
             if so in first:
                 with self.subTest(soname=so):
                     self.assertEqual(os.path.realpath(w[so]["realpath"]),
@@ -170,6 +176,7 @@ class RealCuda(unittest.TestCase):
         self.assertEqual(kv["version"], ".".join(st.split(".")[:3]))
 
     def test_nothing_read_whole(self):
+        self.assertTrue(self.doc_plain["inventory"]["libraries"], "no library was found to judge")
         for c in self.doc_plain["inventory"]["libraries"]:
             with self.subTest(path=c["path"]):
                 self.assertLess(c["bytes_read"], 64 * 1024)

@@ -223,10 +223,8 @@ static void test_real_cuda_library(void)
 	const char *p = "/usr/local/cuda/lib64/libcublasLt.so.13";
 	struct elf_file ef;
 
-	if (access(p, R_OK) != 0) {
-		printf("# skip: %s absent\n", p);
-		return;
-	}
+	if (access(p, R_OK) != 0)
+		SKIP("%s absent (the CUDA 13 toolkit is not installed)", p);
 	CHECK_INT(elf_open(p, &ef, NULL), 0);
 	CHECK_STR(ef.soname, "libcublasLt.so.13");
 	CHECK_INT(elf_has_symbol(&ef, "cublasLtCreate"), 1);

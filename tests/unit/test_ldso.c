@@ -106,7 +106,7 @@ static void test_cache_hit_prefers_hwcaps_entry(void)
 	struct ldso_result r = LDSO_RESULT_INIT;
 
 	if (!have_ldconfig)
-		return;
+		SKIP("no working /sbin/ldconfig -r to write the fixture's cache");
 	init(&l, NULL, 0);
 	CHECK(l.cache != NULL);
 	CHECK_INT(ldso_resolve(&l, "libgdx.so.1", NULL, 0, &r, NULL), 0);
@@ -357,6 +357,47 @@ static void test_absent_dirs_remembered(void)
 	ldso_release(&l);
 }
 
+/*
+ * Each file is read once per loader: a second question replays the first
+ * answer (the file is moved away in between to prove it is not re-read),
+ * and a loader derived with ldso_init_from shares that memo.
+ */
+static void test_files_read_once(void)
+{
+	struct ldso l, d;
+	struct ldso_result r1 = LDSO_RESULT_INIT, r2 = LDSO_RESULT_INIT, r3 = LDSO_RESULT_INIT;
+	char *from, *to;
+
+	if (!have_ldconfig)
+		SKIP("no working /sbin/ldconfig -r to write the fixture's cache");
+	from = xasprintf("%s/opt/b/libgdy.so.2", root);
+	to = xasprintf("%s/opt/b/moved", root);
+	init(&l, "/opt/b", 0);
+	CHECK_INT(ldso_resolve(&l, "libgdy.so.2", NULL, 0, &r1, NULL), 0);
+	CHECK_STR(r1.path, "/opt/b/libgdy.so.2");
+	CHECK_INT(rename(from, to), 0);
+	CHECK_INT(ldso_resolve(&l, "libgdy.so.2", NULL, 0, &r2, NULL), 0);
+	CHECK_STR(r2.path, r1.path);
+	CHECK_STR(r2.soname, "libgdy.so.2");
+	CHECK_INT(r2.source, r1.source);
+	CHECK_INT(r2.bytes_read, r1.bytes_read);
+	CHECK_INT(r2.ncands, r1.ncands);
+	ldso_init_from(&d, &l, NULL);
+	CHECK(d.env.ld_library_path == NULL);
+	CHECK_INT(ldso_resolve(&d, "libgdy.so.2", NULL, 0, &r3, NULL), 0);
+	/* without LD_LIBRARY_PATH: the cache's entry, read once already */
+	CHECK_STR(r3.path, "/opt/b/libgdy.so.2");
+	CHECK_INT(r3.source, LDSO_CACHE);
+	CHECK_INT(rename(to, from), 0);
+	ldso_result_release(&r1);
+	ldso_result_release(&r2);
+	ldso_result_release(&r3);
+	ldso_release(&d);
+	ldso_release(&l);
+	free(from);
+	free(to);
+}
+
 int main(void)
 {
 	if (!mkdtemp(root))
@@ -373,6 +414,7 @@ int main(void)
 	RUN(test_path_with_slash);
 	RUN(test_preload_split);
 	RUN(test_absent_dirs_remembered);
+	RUN(test_files_read_once);
 	sh("rm -rf %s%s", root, "");
 	return tap_done();
 }
