@@ -72,40 +72,65 @@ int check_run(const struct probe_in *pin, struct inventory *inv, struct report *
  * The libraries and frameworks layers' static facts (walking toolkits,
  * site-packages and ELF headers) need nothing from the lower layers, and the
  * lower layers' live probes spend most of their time waiting for the driver
- * in children: so the scan runs on a second thread meanwhile.  The two sides
- * touch disjoint parts of the inventory (libs, fw, pyenvs vs the rest).
+ * in children: so the scan runs on other threads meanwhile, one per layer
+ * (neither reads the other's facts; the loader memo they share is locked,
+ * loader/ldso.h).  The threads touch disjoint parts of the inventory (libs,
+ * fw vs the rest).
  */
 struct upper_scan {
 	const struct probe_in *in;
 	struct inventory *inv;
 	struct report *rep;
+	int layer;
+	pthread_t thread;
+	int threaded;
 };
 
 static void *upper_scan_run(void *arg)
 {
 	struct upper_scan *u = arg;
+	double t = child_now();
 
-	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT; l++) {
-		double t = child_now();
-
-		steps[l].probe(u->in, u->inv);
-		u->rep->layer_ms[l] = (child_now() - t) * 1000.0;
-	}
+	steps[u->layer].probe(u->in, u->inv);
+	u->rep->layer_ms[u->layer] = (child_now() - t) * 1000.0;
 	return NULL;
+}
+
+static void upper_scan_start(struct upper_scan *scan, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		scan[i].threaded = pthread_create(&scan[i].thread, NULL, upper_scan_run,
+						  &scan[i]) == 0;
+	for (size_t i = 0; i < n; i++)
+		if (!scan[i].threaded)
+			upper_scan_run(&scan[i]);
+}
+
+/* Join the scan threads (once; a no-op afterwards). */
+static void upper_scan_join(struct upper_scan *scan, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (scan[i].threaded) {
+			pthread_join(scan[i].thread, NULL);
+			scan[i].threaded = 0;
+		}
 }
 
 int check_run(const struct probe_in *pin, struct inventory *inv, struct report *rep)
 {
 	const struct gd_ctx *ctx = pin->ctx;
 	const struct kb *kb = pin->kb;
-	struct upper_scan scan = { pin, inv, rep };
+	struct upper_scan scan[] = {
+		{ pin, inv, rep, LAYER_LIBRARIES, 0, 0 },
+		{ pin, inv, rep, LAYER_FRAMEWORKS, 0, 0 },
+	};
+	const size_t nscan = sizeof(scan) / sizeof(scan[0]);
 	double t_all = child_now(), t;
-	int blocked_by = -1, threaded;
-	pthread_t thread;
+	int blocked_by = -1;
 
 	/*
 	 * Static facts first: they never load anything.  The lower layers'
-	 * here; the upper layers' on a thread that is joined before any rule
+	 * here; the upper layers' on threads that are joined before any rule
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
 	inv->pyenvs = pin->pyenvs;	/* a view: pin owns the list */
@@ -114,17 +139,13 @@ int check_run(const struct probe_in *pin, struct inventory *inv, struct report *
 		steps[l].probe(pin, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
-	threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
-	if (!threaded)
-		upper_scan_run(&scan);
+	upper_scan_start(scan, nscan);
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
-		if (s->id == LAYER_LIBRARIES && threaded) {
-			pthread_join(thread, NULL);
-			threaded = 0;
-		}
+		if (s->id == LAYER_LIBRARIES)
+			upper_scan_join(scan, nscan);
 		t = child_now();
 		in.blocked = blocked_by >= 0;
 		in.live = !ctx->no_load && !in.blocked;
@@ -146,10 +167,7 @@ int check_run(const struct probe_in *pin, struct inventory *inv, struct report *
 		 */
 		if (in.live && s->id == LAYER_CUDA) {
 			probe_cuda_live_release(ctx, inv);
-			if (threaded) {
-				pthread_join(thread, NULL);
-				threaded = 0;
-			}
+			upper_scan_join(scan, 1);	/* scan[0]: the libraries */
 			probe_libraries_live_start(ctx, inv);
 		}
 		if (!in.live && s->id == LAYER_LIBRARIES)

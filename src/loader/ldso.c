@@ -36,7 +36,7 @@ const char *ldso_source_name(enum ldso_source s)
 
 /* ---- requesters: RPATH, RUNPATH, flags, $ORIGIN, read once ---- */
 
-const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path)
+static const struct ldso_obj *obj_get_locked(struct ldso *l, const char *path)
 {
 	/* An array of pointers: what callers hold stays valid when it grows. */
 	struct ldso_obj **objs, *o;
@@ -76,6 +76,16 @@ const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path)
 	}
 	elf_close(&ef);
 	buf_release(&host);
+	return o;
+}
+
+const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path)
+{
+	const struct ldso_obj *o;
+
+	ldso_memo_lock(l);
+	o = obj_get_locked(l, path);
+	ldso_memo_unlock(l);
 	return o;
 }
 

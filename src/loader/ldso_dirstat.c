@@ -17,6 +17,7 @@
 #include "core/fs.h"
 #include "core/xalloc.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct strset {
  * files: what open_verify said of each file already tried (ldso_file_memo).
  */
 struct dirstat {
+	pthread_mutex_t lock;	/* loaders derived from one base may run on several threads */
 	struct strset absent, present, files;
 };
 
@@ -98,33 +100,58 @@ static void strset_free(struct strset *d, void (*free_val)(void *))
 	free(d->val);
 }
 
+static struct dirstat *dirstat_of(const struct ldso *l)
+{
+	return (l->base ? l->base : l)->dirstat;
+}
+
+void ldso_dirstat_init(struct ldso *l)
+{
+	struct dirstat *d = xcalloc(1, sizeof(*d));
+
+	pthread_mutex_init(&d->lock, NULL);
+	l->dirstat = d;
+}
+
+void ldso_memo_lock(const struct ldso *l)
+{
+	pthread_mutex_lock(&dirstat_of(l)->lock);
+}
+
+void ldso_memo_unlock(const struct ldso *l)
+{
+	pthread_mutex_unlock(&dirstat_of(l)->lock);
+}
+
 int ldso_dir_absent(const struct ldso *l, const char *dir)
 {
-	const struct dirstat *d = (l->base ? l->base : l)->dirstat;
+	struct dirstat *d = dirstat_of(l);
+	int absent;
 
-	return d && strset_has(&d->absent, dir);
+	pthread_mutex_lock(&d->lock);
+	absent = strset_has(&d->absent, dir);
+	pthread_mutex_unlock(&d->lock);
+	return absent;
 }
 
 void ldso_dir_note_miss(struct ldso *l, const char *dir)
 {
-	struct dirstat *d;
-
-	if (l->base)
-		l = l->base;	/* shared with the loaders derived from it */
-	d = l->dirstat;
+	struct dirstat *d = dirstat_of(l);
 	struct buf host = BUF_INIT;
 	struct stat st;
+	int known, isdir;
 
-	if (!d)
-		d = l->dirstat = xcalloc(1, sizeof(*d));
-	if (strset_has(&d->absent, dir) || strset_has(&d->present, dir))
+	pthread_mutex_lock(&d->lock);
+	known = strset_has(&d->absent, dir) || strset_has(&d->present, dir);
+	pthread_mutex_unlock(&d->lock);
+	if (known)
 		return;
 	fs_path(l->env.root, dir, &host);
-	if (stat(host.s, &st) != 0 || !S_ISDIR(st.st_mode))
-		strset_add(&d->absent, dir);
-	else
-		strset_add(&d->present, dir);	/* values stay NULL */
+	isdir = stat(host.s, &st) == 0 && S_ISDIR(st.st_mode);
 	buf_release(&host);
+	pthread_mutex_lock(&d->lock);
+	strset_add(isdir ? &d->present : &d->absent, dir);	/* values stay NULL */
+	pthread_mutex_unlock(&d->lock);
 }
 
 static void ldso_file_memo_free(void *v)
@@ -139,36 +166,41 @@ static void ldso_file_memo_free(void *v)
 
 const struct ldso_file_memo *ldso_file_memo_get(const struct ldso *l, const char *path)
 {
-	const struct dirstat *d = (l->base ? l->base : l)->dirstat;
-	char **k;
+	struct dirstat *d = dirstat_of(l);
+	const struct ldso_file_memo *m = NULL;
 
-	if (!d || !d->files.n)
-		return NULL;
-	k = strset_find(&d->files, path);
-	return *k ? d->files.val[k - d->files.slot] : NULL;
+	pthread_mutex_lock(&d->lock);
+	if (d->files.n) {
+		char **k = strset_find(&d->files, path);
+
+		if (*k)
+			m = d->files.val[k - d->files.slot];
+	}
+	pthread_mutex_unlock(&d->lock);
+	/* entries are never changed or freed before the base loader is */
+	return m;
 }
 
 void ldso_file_memo_put(struct ldso *l, const char *path, const struct ldso_file_memo *m)
 {
-	struct dirstat *d;
-	struct ldso_file_memo *c;
+	struct dirstat *d = dirstat_of(l);
+	struct ldso_file_memo *c = xcalloc(1, sizeof(*c));
 	void **v;
 
-	if (l->base)
-		l = l->base;
-	if (!l->dirstat)
-		l->dirstat = xcalloc(1, sizeof(struct dirstat));
-	d = l->dirstat;
-	v = strset_add(&d->files, path);
-	if (*v)
-		return;
-	c = xcalloc(1, sizeof(*c));
 	c->outcome = m->outcome;
 	c->why = xstrdup_or_null(m->why);
 	c->soname = xstrdup_or_null(m->soname);
 	c->load_error = xstrdup_or_null(m->load_error);
 	c->bytes_read = m->bytes_read;
-	*v = c;
+	pthread_mutex_lock(&d->lock);
+	v = strset_add(&d->files, path);
+	if (!*v) {
+		*v = c;
+		c = NULL;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (c)
+		ldso_file_memo_free(c);	/* another thread put it first */
 }
 
 void ldso_dirstat_free(struct ldso *l)
@@ -180,6 +212,7 @@ void ldso_dirstat_free(struct ldso *l)
 	strset_free(&d->absent, free);
 	strset_free(&d->present, free);
 	strset_free(&d->files, ldso_file_memo_free);
+	pthread_mutex_destroy(&d->lock);
 	free(d);
 	l->dirstat = NULL;
 }

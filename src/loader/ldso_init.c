@@ -299,6 +299,7 @@ int ldso_init(struct ldso *l, const struct ldso_env *env, struct err *e)
 	const char *cache_path;
 
 	memset(l, 0, sizeof(*l));
+	ldso_dirstat_init(l);
 	l->env = *env;
 	if (!l->env.root || !*l->env.root)
 		l->env.root = "/";
@@ -341,7 +342,10 @@ void ldso_init_from(struct ldso *l, struct ldso *base, const char *ld_library_pa
 {
 	while (base->base)
 		base = base->base;
+	/* the memo's fields of base may be growing on another thread */
+	ldso_memo_lock(base);
 	*l = *base;
+	ldso_memo_unlock(base);
 	l->env.ld_library_path = ld_library_path;
 	l->base = base;
 }
