@@ -270,20 +270,18 @@ static enum try_outcome try_file_memo(struct ldso *l, const char *path, enum lds
 static enum try_outcome try_dir(struct ldso *l, const char *dir, const char *name,
 				enum ldso_source src, const char *from, struct ldso_result *r)
 {
+	const unsigned char *exists = ldso_dir_caps(l, dir);
+
 	add_dir(r, dir, src, from);
 	for (size_t c = 0; c < l->ncapstrs; c++) {
-		char *sub = l->capstrs[c][0] ? fs_join(dir, l->capstrs[c]) : xstrdup(dir);
-		char *p;
+		char *sub, *p;
 		enum try_outcome t;
 
-		if (ldso_dir_absent(l, sub)) {
-			free(sub);
-			continue;
-		}
+		if (!exists[c])
+			continue;	/* as ld.so's "nonexisting" status */
+		sub = l->capstrs[c][0] ? fs_join(dir, l->capstrs[c]) : xstrdup(dir);
 		p = fs_join(sub, name);
 		t = try_file_memo(l, p, src, from, r);
-		if (t == TRY_ABSENT)
-			ldso_dir_note_miss(l, sub);
 		free(sub);
 		free(p);
 		if (t == TRY_OK || t == TRY_FATAL)

@@ -5,9 +5,11 @@
  * glibc's open_path (elf/dl-load.c) keeps a status per directory and
  * capability subdirectory: after the first failed open it stats the
  * directory, and a directory that does not exist is never tried again.  The
- * emulation does the same, which is also what keeps a check of a machine
- * with many libraries and many hwcaps subdirectories fast: without it every
- * soname costs one failed open per (directory x subdirectory) pair.
+ * emulation stats each directory's capability subdirectories once, on first
+ * use (the same answers, found a little earlier), which is also what keeps a
+ * check of a machine with many libraries and many hwcaps subdirectories
+ * fast: without it every soname costs one failed open per (directory x
+ * subdirectory) pair.
  * The same holds for files: what open_verify made of a file (absent, skipped
  * and why, or accepted with its soname) is read once per ldso, not once per
  * question that reaches it (libgcc_s.so.1 was read 62 times per check).
@@ -17,6 +19,7 @@
 #include "core/fs.h"
 #include "core/xalloc.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,12 +33,13 @@ struct strset {
 };
 
 /*
- * Both answers are kept: a directory is stat()ed at most once per ldso.
+ * dirs: for each search directory, which capability subdirectories exist
+ * (one byte per l->capstrs entry), each stat()ed once per ldso.
  * files: what open_verify said of each file already tried (ldso_file_memo).
  */
 struct dirstat {
 	pthread_mutex_t lock;	/* loaders derived from one base may run on several threads */
-	struct strset absent, present, files;
+	struct strset dirs, files;
 };
 
 static uint64_t dirstat_hash(const char *s)
@@ -54,11 +58,6 @@ static char **strset_find(const struct strset *d, const char *dir)
 	while (d->slot[i] && strcmp(d->slot[i], dir) != 0)
 		i = (i + 1) & (d->cap - 1);
 	return &d->slot[i];
-}
-
-static int strset_has(const struct strset *d, const char *dir)
-{
-	return d->n && *strset_find(d, dir) != NULL;
 }
 
 static void **strset_add(struct strset *d, const char *dir)
@@ -123,35 +122,48 @@ void ldso_memo_unlock(const struct ldso *l)
 	pthread_mutex_unlock(&dirstat_of(l)->lock);
 }
 
-int ldso_dir_absent(const struct ldso *l, const char *dir)
+const unsigned char *ldso_dir_caps(struct ldso *l, const char *dir)
 {
 	struct dirstat *d = dirstat_of(l);
-	int absent;
+	unsigned char *caps = NULL;
+	void **v;
 
 	pthread_mutex_lock(&d->lock);
-	absent = strset_has(&d->absent, dir);
-	pthread_mutex_unlock(&d->lock);
-	return absent;
-}
+	if (d->dirs.n) {
+		char **k = strset_find(&d->dirs, dir);
 
-void ldso_dir_note_miss(struct ldso *l, const char *dir)
-{
-	struct dirstat *d = dirstat_of(l);
-	struct buf host = BUF_INIT;
-	struct stat st;
-	int known, isdir;
+		if (*k)
+			caps = d->dirs.val[k - d->dirs.slot];
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (caps)
+		return caps;
+	caps = xcalloc(l->ncapstrs ? l->ncapstrs : 1, 1);
+	for (size_t c = 0; c < l->ncapstrs; c++) {
+		struct buf host = BUF_INIT;
+		struct stat st;
+		char *sub = l->capstrs[c][0] ? fs_join(dir, l->capstrs[c]) : xstrdup(dir);
 
+		fs_path(l->env.root, sub, &host);
+		/* only a sure "not there" skips it: EACCES is tried, and said, as before */
+		if (stat(host.s, &st) == 0)
+			caps[c] = S_ISDIR(st.st_mode);
+		else
+			caps[c] = errno != ENOENT && errno != ENOTDIR;
+		buf_release(&host);
+		free(sub);
+	}
 	pthread_mutex_lock(&d->lock);
-	known = strset_has(&d->absent, dir) || strset_has(&d->present, dir);
+	v = strset_add(&d->dirs, dir);
+	if (!*v) {
+		*v = caps;
+	} else {
+		free(caps);	/* another thread was first: the same answer */
+		caps = *v;
+	}
 	pthread_mutex_unlock(&d->lock);
-	if (known)
-		return;
-	fs_path(l->env.root, dir, &host);
-	isdir = stat(host.s, &st) == 0 && S_ISDIR(st.st_mode);
-	buf_release(&host);
-	pthread_mutex_lock(&d->lock);
-	strset_add(isdir ? &d->present : &d->absent, dir);	/* values stay NULL */
-	pthread_mutex_unlock(&d->lock);
+	/* never changed or freed before the base loader is */
+	return caps;
 }
 
 static void ldso_file_memo_free(void *v)
@@ -209,8 +221,7 @@ void ldso_dirstat_free(struct ldso *l)
 
 	if (!d)
 		return;
-	strset_free(&d->absent, free);
-	strset_free(&d->present, free);
+	strset_free(&d->dirs, free);
 	strset_free(&d->files, ldso_file_memo_free);
 	pthread_mutex_destroy(&d->lock);
 	free(d);

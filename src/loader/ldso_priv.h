@@ -20,18 +20,17 @@ void ldso_objs_free(struct ldso *l);
 /* LD_PRELOAD, then /etc/ld.so.preload, into l->preloads (ldso_preload.c). */
 void ldso_preloads_load(struct ldso *l);
 /*
- * Directories known not to exist (ldso_dirstat.c), as ld.so's per-directory
- * status: after a miss in DIR, ldso_dir_note_miss() stats it once; a search
- * skips DIR while ldso_dir_absent() says so.  Made by ldso_init(), shared
- * with the loaders derived from it (ldso_init_from), thread-safe, freed by
- * ldso_release() of the base.
+ * Which capability subdirectories of a search directory exist
+ * (ldso_dirstat.c), as ld.so's per-directory status: one byte per
+ * l->capstrs entry, 1 a directory, 0 absent; stat()ed once per loader.  The
+ * memo is made by ldso_init(), shared with the loaders derived from it
+ * (ldso_init_from), thread-safe, and freed by ldso_release() of the base.
  */
 void ldso_dirstat_init(struct ldso *l);
 /* The memo's lock, also taken around the requesters' memo (ldso_obj_get). */
 void ldso_memo_lock(const struct ldso *l);
 void ldso_memo_unlock(const struct ldso *l);
-int ldso_dir_absent(const struct ldso *l, const char *dir);
-void ldso_dir_note_miss(struct ldso *l, const char *dir);
+const unsigned char *ldso_dir_caps(struct ldso *l, const char *dir);
 void ldso_dirstat_free(struct ldso *l);
 
 /* What trying one file gave (ldso.c's try_file), remembered per ldso. */
