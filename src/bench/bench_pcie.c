@@ -1,7 +1,6 @@
 /* bench_pcie.c - PCIe link arithmetic and sysfs link state; see bench_pcie.h. */
 #include "bench/bench_pcie.h"
-#include "core/buf.h"
-#include "core/fs.h"
+#include "probes/hardware.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,59 +92,20 @@ int bench_pcie_normalize_bdf(const char *in, char out[16])
 	return 0;
 }
 
-static void bench_pcie_attr(const char *root, const char *dir, const char *name,
-			    struct buf *val)
-{
-	struct buf path = BUF_INIT;
-
-	buf_printf(&path, "%s/%s", dir, name);
-	if (fs_read_line(root, path.s, val, NULL) < 0)
-		buf_reset(val);
-	buf_release(&path);
-}
-
 void bench_pcie_read_current(const char *root, const char *bdf, double *gts, int *width)
 {
-	struct buf dir = BUF_INIT, v = BUF_INIT;
-
-	buf_printf(&dir, "/sys/bus/pci/devices/%s", bdf);
-	bench_pcie_attr(root, dir.s, "current_link_speed", &v);
-	*gts = bench_pcie_parse_speed(v.s);
-	bench_pcie_attr(root, dir.s, "current_link_width", &v);
-	*width = bench_pcie_parse_width(v.s);
-	buf_release(&dir);
-	buf_release(&v);
+	/* the hardware probe owns PCI sysfs: one reader of the link state */
+	hw_read_link_now(root, bdf, gts, width);
+	if (*width <= 0)
+		*width = -1;
 }
 
-void bench_pcie_read(const char *root, const char *bdf, struct bench_link *link)
+void bench_pcie_from_probe(const struct hw_pci_fn *f, struct bench_link *link)
 {
-	struct buf dir = BUF_INIT, v = BUF_INIT, real = BUF_INIT;
-	char *slash;
-
-	buf_printf(&dir, "/sys/bus/pci/devices/%s", bdf);
-	bench_pcie_read_current(root, bdf, &link->cur_gts, &link->cur_width);
-	bench_pcie_attr(root, dir.s, "max_link_speed", &v);
-	link->max_gts = bench_pcie_parse_speed(v.s);
-	bench_pcie_attr(root, dir.s, "max_link_width", &v);
-	link->max_width = bench_pcie_parse_width(v.s);
-	/* The upstream port is the parent directory of the device's real path
-	 * (/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0); a GPU on the
-	 * root bus has none, and then the slot is unknown. */
-	if (fs_resolve(root, dir.s, &real, NULL) == 0 && (slash = strrchr(real.s, '/')) &&
-	    slash > real.s) {
-		char bdfbuf[16];
-
-		*slash = '\0';
-		real.len = (size_t)(slash - real.s);
-		slash = strrchr(real.s, '/');
-		if (slash && bench_pcie_normalize_bdf(slash + 1, bdfbuf) == 0) {
-			bench_pcie_attr(root, real.s, "max_link_speed", &v);
-			link->port_max_gts = bench_pcie_parse_speed(v.s);
-			bench_pcie_attr(root, real.s, "max_link_width", &v);
-			link->port_max_width = bench_pcie_parse_width(v.s);
-		}
-	}
-	buf_release(&dir);
-	buf_release(&v);
-	buf_release(&real);
+	link->cur_gts = f->speed_gts;
+	link->cur_width = f->width > 0 ? f->width : -1;
+	link->max_gts = f->max_speed_gts;
+	link->max_width = f->max_width > 0 ? f->max_width : -1;
+	link->port_max_gts = f->port_max_speed_gts;
+	link->port_max_width = f->port_max_width > 0 ? f->port_max_width : -1;
 }

@@ -1,5 +1,5 @@
 /*
- * bench_pcie.h - PCIe link arithmetic and the link state in sysfs.
+ * bench_pcie.h - PCIe link arithmetic, and the link state from the hardware probe.
  *
  * The per-direction ceiling of a link is lanes x rate x encoding / 8:
  * Gen1/Gen2 (2.5, 5 GT/s) use 8b/10b, Gen3-Gen5 (8, 16, 32 GT/s) 128b/130b,
@@ -9,7 +9,7 @@
  * (https://glennklockwood.com/garden/PCIe-Gen6, after the PCI-SIG 6.0 spec).
  *
  *	struct bench_link l;
- *	bench_pcie_read(root, "0000:65:00.0", &l);
+ *	bench_pcie_from_probe(hw_gpu_by_bdf(&inv.hw, "0000:65:00.0"), &l);
  *	double gbs = bench_pcie_link_gbs(l.max_gts, l.max_width);
  */
 #ifndef GD_BENCH_PCIE_H
@@ -28,11 +28,12 @@ double bench_pcie_parse_speed(const char *s);
 /* "16" -> 16; -1 for 0 or junk. */
 int bench_pcie_parse_width(const char *s);
 /*
- * Fill link (all fields but load_*) from /sys/bus/pci/devices/<bdf> and its
- * upstream port, inside root.  Missing files stay unknown.
+ * Fill link (all fields but load_*) from the hardware probe's reading of the
+ * function and its upstream port (probes/hardware.h); unknown stays unknown.
  */
-void bench_pcie_read(const char *root, const char *bdf, struct bench_link *link);
-/* Only the current speed and width (the child reads them under load). */
+struct hw_pci_fn;
+void bench_pcie_from_probe(const struct hw_pci_fn *f, struct bench_link *link);
+/* Only the current speed and width, now (the child reads them under load). */
 void bench_pcie_read_current(const char *root, const char *bdf, double *gts, int *width);
 /* "0000:65:00.0" from "00000000:65:00.0" or "0000:65:00.0" (any case); -1 if not a BDF. */
 int bench_pcie_normalize_bdf(const char *in, char out[16]);

@@ -11,6 +11,8 @@
 #include "core/fs.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
+#include "probes/inventory.h"
+#include "probes/probe_in.h"
 #include "python/pyenv.h"
 
 #include <stdio.h>
@@ -169,24 +171,30 @@ static int bench_is_whole_run_refusal(const char *cause)
 /* The GPU's PCI ids and link from sysfs; its datasheet row from the kb. */
 static void bench_fill_static(const struct gd_ctx *ctx, const struct kb *kb, struct bench_gpu *g)
 {
-	struct buf path = BUF_INIT, v = BUF_INIT;
 	const struct kb_gpu *kg = NULL;
 
 	if (g->pci) {
-		bench_pcie_read(ctx->root, g->pci, &g->link);
-		buf_printf(&path, "/sys/bus/pci/devices/%s/vendor", g->pci);
-		if (fs_read_line(ctx->root, path.s, &v, NULL) == 0)
-			g->pci_vendor = (unsigned)strtoul(v.s, NULL, 16);
-		buf_reset(&path);
-		buf_printf(&path, "/sys/bus/pci/devices/%s/device", g->pci);
-		if (fs_read_line(ctx->root, path.s, &v, NULL) == 0)
-			g->pci_device = (unsigned)strtoul(v.s, NULL, 16);
+		/* The hardware probe owns PCI sysfs (one reading per fact). */
+		struct probe_in in = { .ctx = ctx };
+		struct inventory inv;
+		const struct hw_pci_fn *f;
+		char bdf[16];
+
+		inventory_init(&inv);
+		probe_hardware(&in, &inv);
+		f = hw_gpu_by_bdf(&inv.hw, bench_pcie_normalize_bdf(g->pci, bdf) == 0 ? bdf : g->pci);
+		if (f) {
+			bench_pcie_from_probe(f, &g->link);
+			if (f->vendor >= 0)
+				g->pci_vendor = (unsigned)f->vendor;
+			if (f->device >= 0)
+				g->pci_device = (unsigned)f->device;
+		}
+		inventory_release(&inv);
 	}
 	if (kb && g->pci_vendor)
 		kg = kb_gpu_by_pci(kb, g->pci_vendor, g->pci_device);
 	bench_ceilings_fill(g, kg);
-	buf_release(&path);
-	buf_release(&v);
 }
 
 static void bench_child_failed(struct bench_gpu *g, const struct child_result *r, const char *what)

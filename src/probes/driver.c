@@ -46,6 +46,8 @@ void driver_inventory_release(struct driver_inventory *p)
 	driver_lib_release(&p->nvml);
 	free(p->ld_library_path);
 	free(p->kernel_module_version);
+	free(p->version);
+	free(p->version_source);
 	for (size_t i = 0; i < p->nstubs; i++) {
 		free(p->stubs[i].path);
 		free(p->stubs[i].why);
@@ -192,47 +194,26 @@ static void driver_scan_ld_path(const struct gd_ctx *ctx, struct driver_inventor
 	free(copy);
 }
 
-/* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release ..." */
-static char *driver_parse_nvrm(const char *text)
+/* The kernel layer's reading (its static probe runs before ours): one reading per fact. */
+static void driver_module_version(const struct kernel_inventory *k, struct driver_inventory *d)
 {
-	const char *p = strstr(text, "Kernel Module");
-
-	if (!p)
-		return NULL;
-	p += strlen("Kernel Module");
-	while (*p && *p != '\n') {
-		size_t n;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		n = strcspn(p, " \t\n");
-		if (n && isdigit((unsigned char)*p) && memchr(p, '.', n))
-			return xstrndup(p, n);
-		p += n;
+	if (k->module_version) {
+		d->kernel_module_version = xstrdup(k->module_version);
+		d->kernel_module_source = k->module_version_source;
 	}
-	return NULL;
 }
 
-/* The kernel layer's reading first (its static probe runs before ours); our own as fallback. */
-static void driver_module_version(const struct gd_ctx *ctx, const struct kernel_inventory *k,
-				  struct driver_inventory *d)
+/* driver.h's precedence; NVML's answer is added by the live probe when both are unknown. */
+static void driver_version_pick(struct driver_inventory *d)
 {
-	struct buf b = BUF_INIT;
-
-	if (k->sys_version && *k->sys_version) {
-		d->kernel_module_version = xstrdup(k->sys_version);
-		d->kernel_module_source = "/sys/module/nvidia/version";
-	} else if (k->proc_version && *k->proc_version) {
-		d->kernel_module_version = xstrdup(k->proc_version);
-		d->kernel_module_source = "/proc/driver/nvidia/version";
-	} else if (fs_read_line(ctx->root, "/sys/module/nvidia/version", &b, NULL) == 0 && b.len) {
-		d->kernel_module_version = xstrdup(b.s);
-		d->kernel_module_source = "/sys/module/nvidia/version";
-	} else if (fs_read_file(ctx->root, "/proc/driver/nvidia/version", 64 * 1024, &b, NULL) == 0 &&
-		   (d->kernel_module_version = driver_parse_nvrm(b.s)) != NULL) {
-		d->kernel_module_source = "/proc/driver/nvidia/version";
+	if (d->cuda.version) {
+		d->version = xstrdup(d->cuda.version);
+		d->version_source = xstrdup(d->cuda.realpath ? d->cuda.realpath :
+					    d->cuda.path ? d->cuda.path : "libcuda.so.1");
+	} else if (d->kernel_module_version) {
+		d->version = xstrdup(d->kernel_module_version);
+		d->version_source = xstrdup(d->kernel_module_source);
 	}
-	buf_release(&b);
 }
 
 void probe_driver(const struct probe_in *in, struct inventory *inv)
@@ -249,6 +230,7 @@ void probe_driver(const struct probe_in *in, struct inventory *inv)
 	driver_resolve(ctx, in->loader, in->loader != NULL, &d->nvml, d, 0);
 	driver_resolve(ctx, in->loader, in->loader != NULL, &d->cuda, d, 1);
 	driver_scan_ld_path(ctx, d, llp);
-	driver_module_version(ctx, &inv->kernel, d);
+	driver_module_version(&inv->kernel, d);
+	driver_version_pick(d);
 	cuda_env_scan(d);
 }

@@ -111,8 +111,17 @@ struct driver_inventory {
 	int probed;			/* the static probe ran */
 	struct driver_lib cuda, nvml;
 	char *ld_library_path;		/* LD_LIBRARY_PATH in force, NULL when unset */
-	char *kernel_module_version;	/* NULL when the module is not loaded / unreadable */
+	char *kernel_module_version;	/* the kernel layer's module_version (kernel.h), copied */
 	const char *kernel_module_source;	/* the file it came from (static) */
+	/*
+	 * The driver version the CUDA runtime runs on, the one reading every
+	 * rule uses, in this order: the user-space libcuda.so.1 the loader
+	 * picks, by its real file name (with cuda-compat it is newer than the
+	 * module, and it is what the runtime talks to); else the kernel
+	 * module's; else NVML's answer (set by the live probe).  NULL unknown.
+	 */
+	char *version;
+	char *version_source;		/* the file or call it came from */
 	struct driver_stub *stubs;
 	size_t nstubs, stubs_cap;
 	struct driver_envvar *env;	/* CUDA_* and NVIDIA_VISIBLE_DEVICES that are set */

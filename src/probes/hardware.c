@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -163,6 +164,48 @@ static int hw_attr_int(const char *root, const char *bdf, const char *attr, stru
 	return v;
 }
 
+/* "0000:00:01.0": a PCI function's directory name, as a bridge's is. */
+static int hw_looks_like_bdf(const char *s)
+{
+	unsigned dom, bus, dev, fn;
+	char tail;
+
+	return strspn(s, "0123456789abcdefABCDEF:.") == strlen(s) &&
+	       sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4;
+}
+
+/*
+ * The upstream port is the parent directory of the function's real path
+ * (/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0); a GPU on the root
+ * bus has none, and then the slot is unknown.
+ */
+static void hw_port(const char *root, const char *bdf, struct hw_pci_fn *f, struct buf *tmp)
+{
+	struct buf real = BUF_INIT;
+	char *dir = xasprintf(PCI_DEVICES "/%s", bdf), *slash;
+
+	f->port_max_speed_gts = NAN;
+	f->port_max_width = -1;
+	if (fs_resolve(root, dir, &real, NULL) == 0 && (slash = strrchr(real.s, '/')) &&
+	    slash > real.s) {
+		*slash = '\0';
+		slash = strrchr(real.s, '/');
+		if (slash && hw_looks_like_bdf(slash + 1)) {
+			char *p = xasprintf("%s/max_link_speed", real.s);
+
+			if (fs_read_line(root, p, tmp, NULL) == 0)
+				f->port_max_speed_gts = hw_parse_link_speed(tmp->s);
+			free(p);
+			p = xasprintf("%s/max_link_width", real.s);
+			if (fs_read_line(root, p, tmp, NULL) == 0)
+				f->port_max_width = hw_parse_int(tmp->s);
+			free(p);
+		}
+	}
+	free(dir);
+	buf_release(&real);
+}
+
 static void hw_fill(const char *root, const char *bdf, long vendor, long class_code,
 		    struct hw_pci_fn *f, struct buf *tmp)
 {
@@ -188,6 +231,26 @@ static void hw_fill(const char *root, const char *bdf, long vendor, long class_c
 	f->width = hw_attr_int(root, bdf, "current_link_width", tmp);
 	f->max_width = hw_attr_int(root, bdf, "max_link_width", tmp);
 	f->numa_node = hw_attr_int(root, bdf, "numa_node", tmp);
+	hw_port(root, bdf, f, tmp);
+}
+
+const struct hw_pci_fn *hw_gpu_by_bdf(const struct hw_inventory *hw, const char *bdf)
+{
+	for (size_t i = 0; bdf && i < hw->ngpus; i++)
+		if (!strcasecmp(hw->gpus[i].bdf, bdf))
+			return &hw->gpus[i];
+	return NULL;
+}
+
+void hw_read_link_now(const char *root, const char *bdf, double *gts, int *width)
+{
+	struct buf tmp = BUF_INIT;
+	char *s = hw_attr(root, bdf, "current_link_speed", &tmp);
+
+	*gts = hw_parse_link_speed(s);
+	free(s);
+	*width = hw_attr_int(root, bdf, "current_link_width", &tmp);
+	buf_release(&tmp);
 }
 
 void probe_hardware(const struct probe_in *in, struct inventory *inv)

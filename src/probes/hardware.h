@@ -36,6 +36,9 @@ struct hw_pci_fn {
 	double speed_gts, max_speed_gts;	/* parsed, NAN unknown */
 	int width, max_width;	/* lanes, -1 unknown */
 	int numa_node;		/* -1: none or unknown (sysfs prints -1 too) */
+	/* the upstream port (the slot): the parent of the function's real sysfs path */
+	double port_max_speed_gts;	/* NAN unknown (a GPU on the root bus has none) */
+	int port_max_width;		/* -1 unknown */
 };
 
 struct hw_inventory {
@@ -55,6 +58,16 @@ void hw_inventory_release(struct hw_inventory *p);
 void probe_hardware(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_hardware_live(const struct gd_ctx *ctx, struct inventory *inv);
+
+/*
+ * The function's link as it is at this moment (GT/s per lane, lanes; NAN /
+ * -1 unknown): an idle GPU trains its link down to save power, so bench
+ * reads it again while copies run.  The only other reader of PCI sysfs
+ * besides probe_hardware.
+ */
+void hw_read_link_now(const char *root, const char *bdf, double *gts, int *width);
+/* The GPU with this bus id ("0000:18:00.0") in hw, or NULL. */
+const struct hw_pci_fn *hw_gpu_by_bdf(const struct hw_inventory *hw, const char *bdf);
 
 /* Parsers of sysfs values, exposed for the tests. */
 /* "0x10de\n" -> 0x10de; -1 when not a hex number. */

@@ -436,6 +436,13 @@ void probe_kernel(const struct probe_in *in, struct inventory *inv)
 	k->probed = 1;
 	kernel_read_modules(ctx, k, &tmp);
 	kernel_read_versions(ctx, k, &tmp);
+	if (k->sys_version && *k->sys_version) {
+		k->module_version = k->sys_version;
+		k->module_version_source = "/sys/module/nvidia/version";
+	} else if (k->proc_version && *k->proc_version) {
+		k->module_version = k->proc_version;
+		k->module_version_source = "/proc/driver/nvidia/version";
+	}
 	if (fs_read_line(ctx->root, "/proc/sys/kernel/osrelease", &tmp, NULL) == 0 && tmp.len &&
 	    !strchr(tmp.s, '/') && strcmp(tmp.s, "..") != 0)
 		k->release = xstrdup(tmp.s);

@@ -49,6 +49,14 @@ struct kernel_inventory {
 	char *sys_version;	/* /sys/module/nvidia/version */
 	char *proc_version;	/* version parsed from /proc/driver/nvidia/version */
 	char *proc_version_line;	/* its first line, for evidence */
+	/*
+	 * The loaded module's version, the one reading every layer uses:
+	 * /sys/module/nvidia/version (the module's own MODULE_VERSION), else
+	 * the version in /proc/driver/nvidia/version; NULL when neither.  This
+	 * file (kernel.c) is the only parser of /proc/driver/nvidia/version.
+	 */
+	const char *module_version;	/* points at sys_version or proc_version */
+	const char *module_version_source;	/* the file it came from (static), or NULL */
 	int open_module;	/* 1 open kernel module, 0 proprietary, -1 unknown */
 
 	char *release;		/* /proc/sys/kernel/osrelease */

@@ -263,6 +263,11 @@ void probe_driver_live(const struct gd_ctx *ctx, struct inventory *inv)
 		n->seconds = r.seconds;
 		if (r.outcome == CHILD_OK) {
 			nvml_parse(ctx, &r.kv, n);
+			/* driver.h's last resort for the driver version */
+			if (!d->version && n->driver_version) {
+				d->version = xstrdup(n->driver_version);
+				d->version_source = xstrdup("NVML (nvmlSystemGetDriverVersion)");
+			}
 		} else {
 			size_t l = strcspn(r.err.s ? r.err.s : "", "\n");
 

@@ -16,7 +16,10 @@
  *	probe_in_release(&in);			// after the inventory's last use
  *
  * Owner: the command that runs the probes (commands/cmd_check.c).  The
- * inventory borrows `pyenvs`, so it must not outlive the probe_in.
+ * inventory borrows `pyenvs`, so it must not outlive the probe_in.  The
+ * hardware, kernel, devices and cuda probes use only `ctx`: a caller that
+ * runs only those (matrix --solve, bench) may pass a probe_in with only ctx
+ * set, without probe_in_init().
  */
 #ifndef GD_PROBE_IN_H
 #define GD_PROBE_IN_H

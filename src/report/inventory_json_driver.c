@@ -123,6 +123,8 @@ void inventory_json_driver(const struct inventory *inv, struct json *j)
 	json_lib(j, "cuda", &d->cuda);
 	json_obj_end(j);
 	json_str(j, "kernel_module_version", d->kernel_module_version);
+	json_str(j, "version", d->version);
+	json_str(j, "version_source", d->version_source);
 	json_str(j, "ld_library_path", d->ld_library_path);
 	json_arr_begin(j, "stubs");
 	for (size_t i = 0; i < d->nstubs; i++) {

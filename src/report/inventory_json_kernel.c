@@ -22,7 +22,8 @@ void inventory_json_kernel(const struct inventory *inv, struct json *j)
 	}
 	json_obj_end(j);
 	json_str(j, "modules_error", k->modules_error);
-	json_str(j, "module_version", k->proc_version ? k->proc_version : k->sys_version);
+	json_str(j, "module_version", k->module_version);
+	json_str(j, "module_version_source", k->module_version_source);
 	json_str(j, "sys_module_version", k->sys_version);
 	json_str(j, "proc_version", k->proc_version);
 	json_str(j, "flavour", k->open_module == 1 ? "open" :

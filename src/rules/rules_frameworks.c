@@ -82,16 +82,9 @@ static void rf_collect(struct rf *r)
 		r->gpus[r->ngpus].datacenter = g ? g->datacenter : -1;
 		r->ngpus++;
 	}
-	if (inv->driver.kernel_module_version) {
-		r->driver = inv->driver.kernel_module_version;
-		r->driver_from = inv->driver.kernel_module_source;
-	} else if (inv->driver.nvml_live.driver_version) {
-		r->driver = inv->driver.nvml_live.driver_version;
-		r->driver_from = "NVML";
-	} else if (inv->kernel.proc_version) {
-		r->driver = inv->kernel.proc_version;
-		r->driver_from = "/proc/driver/nvidia/version";
-	}
+	/* the driver layer's one reading, with its precedence (driver.h) */
+	r->driver = inv->driver.version;
+	r->driver_from = inv->driver.version_source;
 }
 
 /* "opt_venv" from "/opt/venv": a stable id part. */

@@ -26,7 +26,7 @@ static int nvidia_loaded(const struct kernel_inventory *k)
 	if (k->mods[KMOD_NVIDIA].loaded >= 0)
 		return k->mods[KMOD_NVIDIA].loaded == 1;
 	/* No /proc/modules: the module's own files say it is there. */
-	if (k->sys_version || k->proc_version)
+	if (k->module_version)
 		return 1;
 	return -1;
 }
@@ -153,7 +153,7 @@ static void rules_not_loaded(const struct rules_in *in, struct report *rep)
 static void rules_loaded(const struct rules_in *in, struct report *rep)
 {
 	const struct kernel_inventory *k = &in->inv->kernel;
-	const char *ver = k->proc_version ? k->proc_version : k->sys_version;
+	const char *ver = k->module_version;
 	const char *flavour = k->open_module == 1 ? " (open kernel module)" :
 			      k->open_module == 0 ? " (proprietary kernel module)" : "";
 	struct buf b = BUF_INIT;
@@ -258,7 +258,7 @@ static void rules_uvm(const struct rules_in *in, struct report *rep)
 static void rules_summary(const struct rules_in *in, struct report *rep, int nv_loaded)
 {
 	const struct kernel_inventory *k = &in->inv->kernel;
-	const char *ver = k->proc_version ? k->proc_version : k->sys_version;
+	const char *ver = k->module_version;
 
 	if (nv_loaded == 1)
 		report_set_summary(rep, LAYER_KERNEL, "nvidia %s%s loaded, nvidia_uvm %s",

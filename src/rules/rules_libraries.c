@@ -370,27 +370,11 @@ static int rule_shadowed(struct report *rep, const struct libraries_inventory *l
 	return n;
 }
 
-/* The driver version the runtime must run on: user-space libcuda first. */
+/* The driver version the runtime must run on: the driver layer's one reading (driver.h). */
 static const char *driver_version(const struct inventory *inv, const char **src)
 {
-	if (inv->driver.cuda.version) {
-		*src = inv->driver.cuda.path ? inv->driver.cuda.path : "libcuda.so.1";
-		return inv->driver.cuda.version;
-	}
-	if (inv->driver.kernel_module_version) {
-		*src = inv->driver.kernel_module_source ? inv->driver.kernel_module_source :
-		       "kernel module";
-		return inv->driver.kernel_module_version;
-	}
-	if (inv->kernel.sys_version) {
-		*src = "/sys/module/nvidia/version";
-		return inv->kernel.sys_version;
-	}
-	if (inv->kernel.proc_version) {
-		*src = "/proc/driver/nvidia/version";
-		return inv->kernel.proc_version;
-	}
-	return NULL;
+	*src = inv->driver.version_source;
+	return inv->driver.version;
 }
 
 static int datacenter_gpu(const struct rules_in *in)

@@ -48,6 +48,7 @@ def pcie_root(cur="32.0 GT/s PCIe", width="16", maxs="32.0 GT/s PCIe", maxw="16"
     r.write(dev + "/max_link_width", maxw + "\n")
     r.write(dev + "/vendor", "0x10de\n")
     r.write(dev + "/device", "0x2335\n")
+    r.write(dev + "/class", "0x030200\n")    # a 3D controller, as sysfs always says
     r.write("sys/devices/pci0000:00/0000:00:01.0/max_link_speed", "32.0 GT/s PCIe\n")
     r.write("sys/devices/pci0000:00/0000:00:01.0/max_link_width", "16\n")
     r.symlink("sys/bus/pci/devices/0000:65:00.0", "../../../devices/pci0000:00/0000:00:01.0/0000:65:00.0")
