@@ -40,7 +40,7 @@ print(f"  tree: min {min(times):.2f} ms, median {statistics.median(times):.2f} m
       f"(issue bound: 10 ms); whole process {int(wall_us) / 1e3:.1f} ms")
 print(f"  {len(d['libraries'])} objects, {d['bytes_read']} bytes read in total")
 for n in d["libraries"]:
-    if n["source"] == "already loaded" or not n["path"]:
+    if n["source"] == "already-loaded" or not n["path"]:
         continue
     size = os.path.getsize(n["realpath"] or n["path"])
     print(f"    {n['name']:40s} {n['bytes_read']:8d} of {size:11d} bytes  ({n['source']})")
@@ -51,7 +51,7 @@ for line in open(lddf):
         want[m.group(1)] = None if m.group(2) == "not found" else m.group(2)
 got = {}
 for n in d["libraries"][1:]:
-    if n["source"] != "already loaded":
+    if n["source"] != "already-loaded":
         got.setdefault(n["name"], n["path"])
 bad = [(k, v, got.get(k, "(absent)")) for k, v in want.items() if got.get(k, "(absent)") != v]
 bad += [(k, "(absent)", v) for k, v in got.items() if k not in want and not k.startswith("ld-linux")]

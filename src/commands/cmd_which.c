@@ -39,7 +39,7 @@ static void json_result(struct json *j, const struct ldso_result *r)
 	json_str(j, "path", r->path);
 	json_str(j, "realpath", r->realpath);
 	json_str(j, "soname", r->soname);
-	json_str(j, "source", r->path ? ldso_source_name(r->source) : NULL);
+	json_str(j, "source", r->path ? ldso_source_id(r->source) : NULL);
 	json_str(j, "from", r->from);
 	json_str(j, "load_error", r->load_error);
 	json_int_nonneg(j, "bytes_read", r->path ? (long long)r->bytes_read : -1);
@@ -47,7 +47,7 @@ static void json_result(struct json *j, const struct ldso_result *r)
 	for (size_t i = 0; i < r->ncands; i++) {
 		json_obj_begin(j, NULL);
 		json_str(j, "path", r->cands[i].path);
-		json_str(j, "source", ldso_source_name(r->cands[i].source));
+		json_str(j, "source", ldso_source_id(r->cands[i].source));
 		json_str(j, "from", r->cands[i].from);
 		json_str(j, "rejected", r->cands[i].rejected);
 		json_obj_end(j);
@@ -57,7 +57,7 @@ static void json_result(struct json *j, const struct ldso_result *r)
 	for (size_t i = 0; i < r->ndirs; i++) {
 		json_obj_begin(j, NULL);
 		json_str(j, "dir", r->dirs[i].dir);
-		json_str(j, "source", ldso_source_name(r->dirs[i].source));
+		json_str(j, "source", ldso_source_id(r->dirs[i].source));
 		json_str(j, "from", r->dirs[i].from);
 		json_obj_end(j);
 	}

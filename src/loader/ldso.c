@@ -34,6 +34,22 @@ const char *ldso_source_name(enum ldso_source s)
 	return "unknown";
 }
 
+const char *ldso_source_id(enum ldso_source s)
+{
+	switch (s) {
+	case LDSO_NONE: return NULL;
+	case LDSO_PATH: return "path";
+	case LDSO_RPATH: return "rpath";
+	case LDSO_LD_LIBRARY_PATH: return "ld-library-path";
+	case LDSO_RUNPATH: return "runpath";
+	case LDSO_CACHE: return "cache";
+	case LDSO_DEFAULT_DIR: return "default";
+	case LDSO_ALREADY_LOADED: return "already-loaded";
+	case LDSO_PRELOAD: return "preload";
+	}
+	return NULL;
+}
+
 /* ---- requesters: RPATH, RUNPATH, flags, $ORIGIN, read once ---- */
 
 static const struct ldso_obj *obj_get_locked(struct ldso *l, const char *path)

@@ -163,7 +163,15 @@ int ldso_resolve(struct ldso *l, const char *soname, const char *const *chain, s
 		 struct ldso_result *r, struct err *e);
 void ldso_result_release(struct ldso_result *r);
 
+/* How a file was found, for people: "LD_LIBRARY_PATH", "ld.so.cache", "RUNPATH" ... */
 const char *ldso_source_name(enum ldso_source s);
+/*
+ * The same as an id of the JSON vocabulary, the only one every JSON document
+ * uses for it (check's inventory, which): "path", "rpath",
+ * "ld-library-path", "runpath", "cache", "default", "already-loaded",
+ * "preload"; NULL for LDSO_NONE.
+ */
+const char *ldso_source_id(enum ldso_source s);
 
 /*
  * Expand $ORIGIN/${ORIGIN}, $LIB and $PLATFORM in one path element as

@@ -118,7 +118,7 @@ static void driver_resolve(const struct gd_ctx *ctx, struct ldso *l, int have_ld
 	}
 	if (r.path) {
 		lib->path = xstrdup(r.path);
-		lib->how = ldso_source_name(r.source);
+		lib->how = r.source;
 		if (r.realpath)
 			lib->realpath = xstrdup(r.realpath);
 		else if (fs_resolve(ctx->root, r.path, &rp, &e) == 0)

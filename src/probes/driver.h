@@ -19,6 +19,8 @@
 
 #include <stddef.h>
 
+#include "loader/ldso.h"
+
 struct gd_ctx;
 struct inventory;
 struct probe_in;
@@ -29,7 +31,7 @@ struct driver_lib {
 	char *path;		/* machine path the loader picks, NULL when none */
 	char *realpath;		/* symlinks resolved, NULL when unknown */
 	char *version;		/* from the real file name ("580.95.05"), NULL when none */
-	const char *how;	/* ldso_source_name(), NULL when not found */
+	enum ldso_source how;	/* how the loader found it; LDSO_NONE when not found */
 	char *error;		/* why resolution failed, NULL otherwise */
 	char *stub_reason;	/* non-NULL when the winner is the toolkit stub: why we think so */
 	int compat;		/* the winner lives in a cuda-compat directory */

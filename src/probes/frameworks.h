@@ -28,6 +28,8 @@
 
 #include <stddef.h>
 
+#include "loader/ldso.h"
+
 struct gd_ctx;
 struct inventory;
 struct probe_in;
@@ -41,7 +43,8 @@ struct fw_lib {
 	char *requester;	/* the object whose search path applies */
 	char *path;		/* machine path of the winner, NULL when not found */
 	char *realpath;
-	const char *source;	/* ldso_source_name(), "preload" (JAX), NULL when not found */
+	const char *source;	/* ldso_source_id(via), or "cuda-pathfinder"...; NULL not found */
+	enum ldso_source via;	/* how the loader found it; LDSO_NONE when it was not the loader */
 	char *from;		/* the object whose RPATH/RUNPATH found it */
 	char *version;		/* from the real file name or the owning wheel, or NULL */
 	char *wheel;		/* "nvidia-cudnn-cu12 9.1.0.70" when it comes from a wheel */

@@ -340,7 +340,8 @@ struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char
 	if (ldso_resolve(s->ldso, soname, chain, n, &r, NULL) == 0 && r.path) {
 		l->path = fw_normpath(r.path);
 		l->realpath = xstrdup_or_null(r.realpath);
-		l->source = ldso_source_name(r.source);
+		l->source = ldso_source_id(r.source);
+		l->via = r.source;
 		l->from = xstrdup_or_null(r.from);
 		fw_lib_fill(s, l, r.realpath);
 		if (strcmp(role, "driver") != 0)
@@ -431,7 +432,8 @@ void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct 
 			l = fw_lib_new(fw, full, "cudnn-sub", 1, 1, shim_path);
 			l->path = fw_normpath(r.path);
 			l->realpath = xstrdup_or_null(r.realpath);
-			l->source = ldso_source_name(r.source);
+			l->source = ldso_source_id(r.source);
+			l->via = r.source;
 			l->from = xstrdup_or_null(r.from);
 			fw_lib_fill(s, l, r.realpath);
 		} else {

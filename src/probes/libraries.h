@@ -77,7 +77,8 @@ struct lib_resolved {
 	const char *family;
 	char *path;		/* winner, NULL when not found */
 	char *realpath;
-	const char *source;	/* ldso_source_name() */
+	const char *source;	/* ldso_source_id(via): the JSON vocabulary */
+	enum ldso_source via;	/* how the loader found it, for the rules */
 	char *from;
 	char **passed_over;	/* "PATH: why" of rejected candidates */
 	size_t npassed_over;
@@ -91,7 +92,8 @@ struct lib_cudnn_sub {
 	char *soname;		/* libcudnn_graph.so.9 */
 	char *path;		/* what would load, NULL when nothing */
 	char *version;		/* its version, NULL unknown */
-	const char *source;	/* how the loader found it */
+	const char *source;	/* how the loader found it: ldso_source_id(via) */
+	enum ldso_source via;
 };
 
 /* A CUDA toolkit directory: /usr/local/cuda-X.Y or what /usr/local/cuda is. */

@@ -129,8 +129,6 @@ void libscan_loader_dirs(const struct gd_ctx *ctx, struct libscan_loader *ld,
 /* Winners, reachability, missing deps, cuDNN sub-library loads. */
 void libscan_resolve(const struct gd_ctx *ctx, struct libraries_inventory *li,
 		     struct libscan_loader *ld);
-/* "ld-library-path", "cache", "default", "rpath", "runpath", "path", NULL for not found. */
-const char *libscan_source_str(int ldso_source);
 
 /* --- small shared helpers (libraries.c) --- */
 void libraries_note(struct libraries_inventory *li, const char *fmt, ...)

@@ -38,22 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *libscan_source_str(int s)
-{
-	switch ((enum ldso_source)s) {
-	case LDSO_NONE: return NULL;
-	case LDSO_PATH: return "path";
-	case LDSO_RPATH: return "rpath";
-	case LDSO_LD_LIBRARY_PATH: return "ld-library-path";
-	case LDSO_RUNPATH: return "runpath";
-	case LDSO_CACHE: return "cache";
-	case LDSO_DEFAULT_DIR: return "default";
-	case LDSO_ALREADY_LOADED: return "already-loaded";
-	case LDSO_PRELOAD: return "preload";
-	}
-	return NULL;
-}
-
 /* The shared loader with another LD_LIBRARY_PATH (ldso_init_from: nothing re-read). */
 static struct ldso *loader_new(struct ldso *base, const char *llp)
 {
@@ -200,7 +184,8 @@ static void resolve_one(struct ldso *l, const char *so, const char *const *chain
 	if (ldso_resolve(l, so, chain, n, &r, &e) == 0 && r.path) {
 		out->path = xstrdup(r.path);
 		out->realpath = xstrdup(r.realpath ? r.realpath : r.path);
-		out->source = libscan_source_str((int)r.source);
+		out->source = ldso_source_id(r.source);
+		out->via = r.source;
 		out->from = xstrdup_or_null(r.from);
 	}
 	for (size_t i = 0; i < r.ncands; i++) {
@@ -261,8 +246,7 @@ static void mark_winners(const struct gd_ctx *ctx, struct libraries_inventory *l
 		c->winner = r && r->realpath && strcmp(r->realpath, c->realpath) == 0;
 		if (in_llp(ld, ctx, c->dir)) {
 			c->reachable_as = "ld-library-path";
-		} else if (c->winner && r->source &&
-			   (strcmp(r->source, "cache") == 0 || strcmp(r->source, "default") == 0)) {
+		} else if (c->winner && (r->via == LDSO_CACHE || r->via == LDSO_DEFAULT_DIR)) {
 			c->reachable_as = r->source;
 		} else if (ld->nollp) {
 			struct lib_resolved tmp;
@@ -386,6 +370,7 @@ static void cudnn_subs(struct libraries_inventory *li, struct libscan_loader *ld
 			s->soname = xasprintf("libcudnn_%s.so.9", subs[k]);
 			s->path = r.path;
 			s->source = r.source;
+			s->via = r.via;
 			if (r.realpath) {
 				const struct lib_copy *sc = libraries_copy_by_realpath(li, r.realpath);
 

@@ -17,7 +17,7 @@ static void json_lib(struct json *j, const char *key, const struct driver_lib *l
 	json_str(j, "path", l->path);
 	json_str(j, "realpath", l->realpath);
 	json_str(j, "version", l->version);
-	json_str(j, "how", l->how);
+	json_str(j, "how", ldso_source_id(l->how));
 	json_bool(j, "stub", l->stub_reason != NULL);
 	json_bool(j, "compat", l->compat);
 	json_str(j, "error", l->error);

@@ -32,7 +32,7 @@ static void lib_evidence(struct finding *f, const struct driver_lib *l)
 {
 	if (l->path)
 		finding_evidence(f, "%s -> %s (found via %s)", l->path,
-				 l->realpath ? l->realpath : "(unresolved)", l->how ? l->how : "?");
+				 l->realpath ? l->realpath : "(unresolved)", l->how ? ldso_source_name(l->how) : "?");
 	if (l->version)
 		finding_evidence(f, "version from the file name: %s", l->version);
 	if (l->error)

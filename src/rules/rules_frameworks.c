@@ -174,11 +174,19 @@ static const char *rf_missing_cause(const struct fw_lib *l)
 	return "cuda-runtime-missing";
 }
 
+/* How a library was found, for people: the loader's step, or the framework's own search. */
+static const char *rf_source(const struct fw_lib *l)
+{
+	if (l->via != LDSO_NONE)
+		return ldso_source_name(l->via);
+	return l->source ? l->source : "?";
+}
+
 static void rf_lib_evidence(struct finding *f, const struct fw_lib *l)
 {
 	if (l->path)
 		finding_evidence(f, "%s -> %s (%s%s%s)%s%s", l->soname, l->realpath ? l->realpath : l->path,
-				 l->source ? l->source : "?", l->from ? " of " : "", l->from ? l->from : "",
+				 rf_source(l), l->from ? " of " : "", l->from ? l->from : "",
 				 l->version ? ", version " : "", l->version ? l->version : "");
 	else
 		finding_evidence(f, "%s: not found by the loader's search from %s", l->soname,
@@ -420,7 +428,7 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 			first = l;
 		if (l->version && l->shadowed_version && version_cmp_str(l->version, l->shadowed_version) != 0)
 			differs = 1;
-		if (!l->source || strcmp(l->source, "LD_LIBRARY_PATH") != 0)
+		if (l->via != LDSO_LD_LIBRARY_PATH)
 			llp = 0;
 		dir = rf_dirname(l->path);
 		if (!strstr(dirs.len ? dirs.s : "", dir)) {
@@ -447,14 +455,14 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 		       differs ? "cudnn-version-mismatch" : "lib-shadowed",
 		       "%s %s's cuDNN %s shim would load sub-libraries of cuDNN %s from %s (%s)",
 		       rf_pretty(w->name), w->version ? w->version : "", mine ? mine : "(unknown version)",
-		       vers.s, dirs.s, llp ? "LD_LIBRARY_PATH" : first->source ? first->source : "?");
+		       vers.s, dirs.s, llp ? "LD_LIBRARY_PATH" : rf_source(first));
 	for (size_t i = 0; i < w->nlibs; i++) {
 		const struct fw_lib *l = &w->libs[i];
 
 		if (strcmp(l->role, "cudnn-sub") != 0 || !l->path || !l->shadowed)
 			continue;
 		finding_evidence(f, "%s -> %s (%s), version %s; its own copy %s is %s", l->soname,
-				 l->realpath ? l->realpath : l->path, l->source ? l->source : "?",
+				 l->realpath ? l->realpath : l->path, rf_source(l),
 				 l->version ? l->version : "unknown", l->shadowed,
 				 l->shadowed_version ? l->shadowed_version : "of an unknown version");
 	}

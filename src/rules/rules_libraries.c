@@ -282,7 +282,7 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 					}
 					finding_evidence(shad, "%s -> %s (%s, found via %s)", s->soname,
 							 s->path, s->version, s->source ? s->source : "?");
-					if (s->source && strcmp(s->source, "ld-library-path") == 0)
+					if (s->via == LDSO_LD_LIBRARY_PATH)
 						finding_fix(shad, "remove %s from LD_LIBRARY_PATH (its older "
 							    "cuDNN outranks the shim's RUNPATH $ORIGIN)", sd);
 					else
@@ -358,7 +358,7 @@ static int rule_shadowed(struct report *rep, const struct libraries_inventory *l
 		ev_copy(f, w);
 		ev_copy(f, best);
 		wd = dir_of(w->path);
-		if (r->source && strcmp(r->source, "ld-library-path") == 0)
+		if (r->via == LDSO_LD_LIBRARY_PATH)
 			finding_fix(f, "remove %s from LD_LIBRARY_PATH, or put %s before it", wd,
 				    best->dir);
 		else

@@ -70,7 +70,7 @@ class TensorFlow(GDTestCase):
         self.assertEqual(t["archs"], ["sm_50", "sm_60", "sm_70", "sm_75", "compute_80"])
         cudart = lib(t, "libcudart.so.12")
         self.assertEqual(cudart["path"], f"/{SITE}/nvidia/cuda_runtime/lib/libcudart.so.12")
-        self.assertEqual(cudart["source"], "RUNPATH")
+        self.assertEqual(cudart["source"], "runpath")
         self.assertEqual(cudart["wheel"], "nvidia-cuda-runtime-cu12 12.2.140")
         self.assertEqual(lib(t, "libcudnn.so.8")["version"], "8.9.4.25")
         self.assertEqual(t["prediction"], "gpu", json.dumps(t, indent=1))
@@ -133,7 +133,7 @@ class TensorFlow(GDTestCase):
         # the fix, applied: the loader now finds it through LD_LIBRARY_PATH
         doc = check(r, env=env(LD_LIBRARY_PATH=d))
         (t,) = fws(doc, "tensorflow")
-        self.assertEqual(lib(t, "libcusolver.so.11")["source"], "LD_LIBRARY_PATH")
+        self.assertEqual(lib(t, "libcusolver.so.11")["source"], "ld-library-path")
         self.assertEqual(t["prediction"], "gpu", json.dumps(t, indent=1))
         assert_no_cause(self, doc, "lib-off-search-path")
 
@@ -208,12 +208,12 @@ class Torch(GDTestCase):
         self.assertEqual(t["cuda_build"], "12.4")
         self.assertEqual(t["local_tag"], "cu124")
         cudart = lib(t, "libcudart.so.12")
-        self.assertEqual(cudart["source"], "RPATH")
+        self.assertEqual(cudart["source"], "rpath")
         self.assertEqual(cudart["path"], f"/{SITE}/nvidia/cuda_runtime/lib/libcudart.so.12")
-        self.assertEqual(lib(t, "libcudnn.so.9")["source"], "RPATH")
+        self.assertEqual(lib(t, "libcudnn.so.9")["source"], "rpath")
         # ... but cuDNN's shim has RUNPATH $ORIGIN: LD_LIBRARY_PATH wins for its sub-libraries
         g = lib(t, "libcudnn_graph.so.9")
-        self.assertEqual(g["source"], "LD_LIBRARY_PATH")
+        self.assertEqual(g["source"], "ld-library-path")
         self.assertEqual(g["version"], "9.14.0")
         f = finding(doc, fid="frameworks.opt_venv.torch.cudnn")
         self.assertEqual(f["cause"], "cudnn-version-mismatch", json.dumps(f, indent=1))
@@ -254,7 +254,7 @@ class Torch(GDTestCase):
         fw.add_system_cudnn(r)
         doc = check(r, env=env())
         (t,) = fws(doc, "torch")
-        self.assertEqual(lib(t, "libcudnn_graph.so.9")["source"], "RUNPATH")
+        self.assertEqual(lib(t, "libcudnn_graph.so.9")["source"], "runpath")
         self.assertEqual(lib(t, "libcudnn.so.9")["version"], "9.1.0.70")
         self.assertEqual(t["prediction"], "gpu")
         for c in ("cudnn-version-mismatch", "lib-shadowed", "gpu-arch-unsupported", "cuda-runtime-missing"):
@@ -415,7 +415,7 @@ class JaxCupy(GDTestCase):
         self.assertEqual(got["libcusolver.so.12"],
                          ("/opt/conda/lib/libcusolver.so.12", "cuda-pathfinder:CONDA_PREFIX"))
         self.assertEqual(got["libcusparse.so.12"],
-                         ("/usr/lib/x86_64-linux-gnu/libcusparse.so.12", "ld.so.cache"))
+                         ("/usr/lib/x86_64-linux-gnu/libcusparse.so.12", "cache"))
         self.assertEqual(got["libcurand.so.10"],
                          ("/opt/cuda-a/lib/libcurand.so.10", "cuda-pathfinder:CUDA_PATH"))
         self.assertIsNone(got["libnvrtc.so.13"][0], json.dumps(c["libraries"], indent=1))

@@ -57,7 +57,7 @@ def first_found(doc):
     """{name: node} for every dependency the way ldd lists it: first occurrence, loaded here."""
     out = {}
     for n in doc["libraries"][1:]:
-        if n["source"] == "already loaded":
+        if n["source"] == "already-loaded":
             continue
         out.setdefault(n["name"], n)
     return out
@@ -285,7 +285,7 @@ class FixtureVariations(GDTestCase):
                 doc = which_all(top, env)
                 got = first_found(doc)
                 self.assertEqual((got["libgddep.so.1"]["path"], got["libgddep.so.1"]["source"]),
-                                 (pre, "preloaded"))
+                                 (pre, "preload"))
                 self.assertEqual(got["libgddep.so.1"]["from"], "LD_PRELOAD")
                 want, _ = ldd(top, env)
                 self.assertEqual(got["libgdpre2.so.1"]["path"], want["libgdpre2.so.1"])

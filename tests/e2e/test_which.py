@@ -36,7 +36,7 @@ class WhichCli(GDTestCase):
         d = json.loads(out)
         self.assertEqual(d["path"], "/app/lib/../../opt/gd/libgdone.so.1")
         self.assertEqual(d["realpath"], "/opt/gd/libgdone.so.1")
-        self.assertEqual(d["source"], "RUNPATH")
+        self.assertEqual(d["source"], "runpath")
         self.assertEqual(d["from"], "/app/lib/libapp.so")
         self.assertEqual(d["loader"]["default_dirs"][0], "/lib/x86_64-linux-gnu")
         self.assertIsNone(d["loader"]["cache_format"])          # no cache in this root
@@ -71,7 +71,7 @@ class WhichCli(GDTestCase):
         self.assertEqual(rc, 0, out)
         d = json.loads(out)
         self.assertEqual((d["path"], d["source"], d["from"]),
-                         ("/opt/shim/libshim.so", "preloaded", "/etc/ld.so.preload"))
+                         ("/opt/shim/libshim.so", "preload", "/etc/ld.so.preload"))
         pl = d["loader"]["preloads"]
         self.assertEqual([p["name"] for p in pl], ["/opt/gone/libgone.so", "/opt/shim/libshim.so"])
         self.assertIsNone(pl[0]["path"])

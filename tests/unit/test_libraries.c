@@ -153,9 +153,9 @@ static void test_family_table(void)
 		CHECK(libscan_family(f[i].name) == &f[i]);
 	}
 	CHECK(libscan_family("nosuch") == NULL);
-	CHECK(libscan_source_str(LDSO_NONE) == NULL);
-	CHECK_STR(libscan_source_str(LDSO_CACHE), "cache");
-	CHECK_STR(libscan_source_str(LDSO_LD_LIBRARY_PATH), "ld-library-path");
+	CHECK(ldso_source_id(LDSO_NONE) == NULL);
+	CHECK_STR(ldso_source_id(LDSO_CACHE), "cache");
+	CHECK_STR(ldso_source_id(LDSO_LD_LIBRARY_PATH), "ld-library-path");
 }
 
 int main(void)
