@@ -84,7 +84,8 @@ void fw_entry_release(struct fw_entry *fw)
 	fw_strv_free(fw->wheels, fw->nwheels);
 	free(fw->python_range);
 	free(fw->other_cudart);
-	free(fw->why);
+	free(fw->stub_why);
+	free(fw->load_note);
 	free(fw->error);
 	fw_live_release(&fw->live);
 	memset(fw, 0, sizeof(*fw));

@@ -15,13 +15,11 @@
  * site-packages/nvidia/<x>/lib.  GPU code in libtorch_cuda.so comes from its
  * .nv_fatbin (probes/fatbin.h).
  *
- * `prediction` is the library-level outcome only ("gpu": every library the
- * framework needs resolves; "cpu": a CPU build or a fallback to the CPU;
- * "broken": import itself would fail); the driver and the GPU's
- * architecture are judged by rules_frameworks.
+ * The probe records facts only; whether an install will use the GPU is the
+ * rules' verdict (rules/fw_verdict.h), from these facts.
  *
- *	probe_frameworks(ctx, inv);
- *	for (size_t i = 0; i < inv->fw.n; i++) use(inv->fw.fws[i].name, inv->fw.fws[i].prediction);
+ *	probe_frameworks(in, inv);
+ *	for (size_t i = 0; i < inv->fw.n; i++) use(inv->fw.fws[i].name, inv->fw.fws[i].libs);
  */
 #ifndef GD_PROBE_FRAMEWORKS_H
 #define GD_PROBE_FRAMEWORKS_H
@@ -114,8 +112,15 @@ struct fw_entry {
 	size_t nwheels, wheels_cap;
 	char *other_cudart;	/* when its libcudart is missing: another major's that the loader finds, "libcudart.so.13 -> /usr/..." */
 	char *python_range;	/* "3.9-3.11" supported by the release, or NULL */
-	const char *prediction;	/* "gpu", "cpu", "broken" */
-	char *why;		/* one line: why that prediction */
+	/*
+	 * Facts the verdict rests on (the verdict itself is the rules':
+	 * rules/fw_verdict.h).  needed_fatal: a required library that is a
+	 * DT_NEEDED of the framework fails its import (torch, CuPy), where TF
+	 * and JAX dlopen() and fall back to the CPU.
+	 */
+	int needed_fatal;
+	char *stub_why;		/* the package installs no framework (an empty stub): why */
+	char *load_note;	/* how it finds its libraries, when that is unusual, or NULL */
 	char *error;		/* facts that could not be read, or NULL */
 	struct fw_live live;
 };

@@ -67,9 +67,6 @@ const char *fw_dist_version(const struct fw_site *s, const char *name);
 /* Requires-Dist specifier of dep in dist's METADATA (extra may be NULL); caller frees. */
 char *fw_requirement(const struct fw_site *s, const struct distinfo_dist *d, const char *dep,
 		     const char *extra);
-/* The prediction from the libraries: "broken" if a required DT_NEEDED is missing,
- * "cpu" if a required dlopened one is (fallback_cpu) ... */
-void fw_predict(struct fw_entry *fw, int missing_needed_is_fatal);
 /* Machine path of a file in the site dir if it exists, else NULL. */
 char *fw_site_file(const struct fw_site *s, const char *rel);
 

@@ -136,7 +136,7 @@ void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 		fw->is_cuda_build = 0;
 		fw->flavour = xstrdup("cpu");
 	}
-	fw_predict(fw, 0);
+	fw->needed_fatal = 0;
 }
 
 /* prefix/lib64/soname or prefix/lib/soname, the layout pathfinder tries. */
@@ -262,7 +262,7 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 	fw->main_lib = fw_cupy_runtime_module(s);
 	if (!fw->main_lib) {
 		fw->error = xstrdup("CuPy's runtime module (cupy_backends/cuda/api/runtime*.so) is missing");
-		fw_predict(fw, 1);
+		fw->needed_fatal = 1;
 		return;
 	}
 	fw_elf_dyn(s->root, fw->main_lib, &fw->main_rpath, &fw->main_runpath, &needed, &nneeded);
@@ -289,11 +289,11 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 			if (so)
 				fw_pathfinder_lib(s, fw, so, pf_libs[i]);
 		}
-		if (!fw->why)
-			fw->why = xstrdup("the CUDA runtime is linked into CuPy's runtime module; cuda-pathfinder loads the other CUDA libraries from the nvidia wheels first");
+		if (!fw->load_note)
+			fw->load_note = xstrdup("the CUDA runtime is linked into CuPy's runtime module; cuda-pathfinder loads the other CUDA libraries from the nvidia wheels first");
 		free(pathfinder);
 		fw_note_other_cudart(s, fw);
-		fw_predict(fw, 1);
+		fw->needed_fatal = 1;
 		return;
 	}
 	free(pathfinder);
@@ -305,5 +305,5 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 			fw_resolve_lib(s, fw, so, "cudart", 1, 1, chain, 1);
 	}
 	fw_note_other_cudart(s, fw);
-	fw_predict(fw, 1);
+	fw->needed_fatal = 1;
 }

@@ -491,48 +491,6 @@ void fw_note_other_cudart(struct fw_site *s, struct fw_entry *fw)
 	}
 }
 
-void fw_predict(struct fw_entry *fw, int missing_needed_is_fatal)
-{
-	struct buf why = BUF_INIT;
-	int broken = 0, cpu = 0;
-
-	if (fw->is_cuda_build == 0) {
-		fw->prediction = "cpu";
-		free(fw->why);
-		fw->why = xstrdup("it is a CPU-only build");
-		return;
-	}
-	for (size_t i = 0; i < fw->nlibs; i++) {
-		const struct fw_lib *l = &fw->libs[i];
-
-		if (!l->required || !strcmp(l->role, "cudnn-sub"))
-			continue;
-		if (!l->path || l->missing_dep) {
-			if (!l->dlopened && missing_needed_is_fatal)
-				broken = 1;
-			else
-				cpu = 1;
-			buf_printf(&why, "%s%s", why.len ? ", " : "", l->soname);
-			if (l->path && l->missing_dep)
-				buf_printf(&why, " (needs %s)", l->missing_dep);
-		}
-	}
-	if (broken) {
-		fw->prediction = "broken";
-		free(fw->why);
-		fw->why = xasprintf("%s cannot be loaded", why.s);
-	} else if (cpu) {
-		fw->prediction = "cpu";
-		free(fw->why);
-		fw->why = xasprintf("%s cannot be loaded", why.s);
-	} else if (fw->is_cuda_build == 1) {
-		fw->prediction = "gpu";
-	} else {
-		fw->prediction = NULL;	/* unknown build */
-	}
-	buf_release(&why);
-}
-
 /*
  * The GPU code of lib: archs with a substantial share of the fat binary's
  * entries are what it is built for, the rest are "a few kernels" (the rule

@@ -112,9 +112,8 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 		free(fw->flavour);
 		fw->flavour = xstrdup("stub");
 		fw->is_cuda_build = 0;
-		fw->prediction = "broken";
-		fw->why = xasprintf("tensorflow-gpu %s is an empty stub that installs no TensorFlow",
-				    d->version);
+		fw->stub_why = xasprintf("tensorflow-gpu %s is an empty stub that installs no TensorFlow",
+					 d->version);
 		free(pkg);
 		return;
 	}
@@ -132,7 +131,7 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 	if (!fw->flavour && fw->is_cuda_build >= 0)
 		fw->flavour = xstrdup(fw->is_cuda_build ? "cuda" : "cpu");
 	if (fw->is_cuda_build != 1) {
-		fw_predict(fw, 0);
+		fw->needed_fatal = 0;
 		return;
 	}
 
@@ -181,5 +180,5 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 	}
 	free(req);
 	fw_note_other_cudart(s, fw);
-	fw_predict(fw, 0);
+	fw->needed_fatal = 0;
 }

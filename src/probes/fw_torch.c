@@ -124,7 +124,7 @@ void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
 		}
 	}
 	if (fw->is_cuda_build != 1) {
-		fw_predict(fw, 1);
+		fw->needed_fatal = 1;
 		return;
 	}
 	if (fw->cuda_major > 0) {
@@ -146,7 +146,7 @@ void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
 	if (!fw->main_lib) {
 		if (!fw->error)
 			fw->error = xstrdup("torch/lib/libtorch_cuda.so is missing from a CUDA build");
-		fw_predict(fw, 1);
+		fw->needed_fatal = 1;
 		return;
 	}
 	if (fw_elf_dyn(s->root, fw->main_lib, &fw->main_rpath, &fw->main_runpath, &needed,
@@ -180,5 +180,5 @@ void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
 	}
 	fw_torch_archs(s, fw);
 	fw_note_other_cudart(s, fw);
-	fw_predict(fw, 1);
+	fw->needed_fatal = 1;
 }

@@ -11,7 +11,9 @@
  */
 #include "report/inventory_json.h"
 #include "core/json.h"
+#include "core/buf.h"
 #include "probes/inventory.h"
+#include "rules/fw_verdict.h"
 
 static void ij_fw_lib(const struct fw_lib *l, struct json *j)
 {
@@ -58,6 +60,8 @@ static void ij_fw_live(const struct fw_live *l, struct json *j)
 void inventory_json_frameworks(const struct inventory *inv, struct json *j)
 {
 	const struct frameworks_inventory *f = &inv->fw;
+	struct buf why = BUF_INIT;
+	enum fw_prediction pred;
 
 	json_arr_begin(j, "frameworks");
 	for (size_t i = 0; i < f->n; i++) {
@@ -104,11 +108,14 @@ void inventory_json_frameworks(const struct inventory *inv, struct json *j)
 		json_arr_end(j);
 		json_str_array(j, "wheels", w->wheels, w->nwheels);
 		json_str(j, "other_cudart", w->other_cudart);
-		json_str(j, "prediction", w->prediction);
-		json_str(j, "why", w->why);
+		/* the rules' verdict (rules/fw_verdict.h), beside the facts it rests on */
+		pred = fw_predict(w, &why);
+		json_str(j, "prediction", fw_prediction_id(pred));
+		json_str(j, "why", why.len ? why.s : NULL);
 		json_str(j, "error", w->error);
 		ij_fw_live(&w->live, j);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	buf_release(&why);
 }

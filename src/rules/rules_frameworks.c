@@ -9,6 +9,7 @@
  * framework-python-unsupported and, with --live, framework-live-disagrees.
  */
 #include "rules/rules.h"
+#include "rules/fw_verdict.h"
 
 #include "core/buf.h"
 #include "core/ctx.h"
@@ -224,13 +225,13 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 		const struct fw_entry *w = &inv->fw.fws[i];
 
 		enum status st = rf_judge(&r, w);
+		enum fw_prediction pred = fw_predict(w, NULL);
 
 		/* "broken": will fail, whether at import or at its first GPU call
 		 * (the H200's mixed cuDNN: every library resolves, cuDNN refuses) */
-		if ((w->prediction && !strcmp(w->prediction, "broken")) ||
-		    (st >= STATUS_FAIL && w->prediction && !strcmp(w->prediction, "gpu")))
+		if (pred == FW_PREDICT_BROKEN || (st >= STATUS_FAIL && pred == FW_PREDICT_GPU))
 			nbroken++;
-		else if (w->prediction && !strcmp(w->prediction, "gpu"))
+		else if (pred == FW_PREDICT_GPU)
 			ngpu_fw++;
 		else
 			ncpu++;
@@ -698,25 +699,27 @@ static void rf_python(struct rf *r, const struct fw_entry *w, const char *idbase
 static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {
 	const struct fw_live *l = &w->live;
+	struct buf why = BUF_INIT;
+	enum fw_prediction pred;
 	int predicted_gpu, got_gpu;
 	char *id;
 	struct finding *f;
 
 	if (!l->ran)
 		return;
-	predicted_gpu = w->prediction && !strcmp(w->prediction, "gpu") && r->ngpus > 0;
+	pred = fw_predict(w, &why);
+	predicted_gpu = pred == FW_PREDICT_GPU && r->ngpus > 0;
 	got_gpu = l->gpus > 0;
-	if (l->import_ok == 1 && predicted_gpu == got_gpu &&
-	    !(w->prediction && !strcmp(w->prediction, "broken")))
+	if ((l->import_ok == 1 && predicted_gpu == got_gpu && pred != FW_PREDICT_BROKEN) ||
+	    (l->import_ok == 0 && pred == FW_PREDICT_BROKEN) ||
+	    (l->import_ok < 0 && l->gpus < 0)) {	/* agreement, or nothing to compare */
+		buf_release(&why);
 		return;
-	if (l->import_ok == 0 && w->prediction && !strcmp(w->prediction, "broken"))
-		return;
-	if (l->import_ok < 0 && l->gpus < 0)
-		return;		/* nothing to compare */
+	}
 	id = xasprintf("%s.live", idbase);
 	f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_WARN, "framework-live-disagrees",
 		       "%s predicted %s, but the framework %s", rf_pretty(w->name),
-		       w->prediction ? w->prediction : "unknown",
+		       fw_prediction_id(pred) ? fw_prediction_id(pred) : "unknown",
 		       l->import_ok == 0 ? "failed to import" : got_gpu ? "uses the GPU" : "sees no GPU");
 	free(id);
 	finding_evidence(f, "%s: %s, import %s, %d GPU(s)", w->python ? w->python : "?",
@@ -725,8 +728,9 @@ static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, 
 		finding_evidence(f, "error: %s", l->error);
 	for (size_t i = 0; i < l->nmissing; i++)
 		finding_evidence(f, "the framework could not load %s", l->missing[i]);
-	if (w->why)
-		finding_evidence(f, "prediction: %s", w->why);
+	if (why.len)
+		finding_evidence(f, "prediction: %s", why.s);
+	buf_release(&why);
 	finding_fix(f, "report this to the gpudoctor developers with: gpudoctor --json check --live");
 	rf_acc_note(a, STATUS_WARN, "framework-live-disagrees", NULL, NULL);
 }
@@ -740,10 +744,13 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	enum status st = a->worst;
 	const char *cause = a->cause;
 	int has_gpu = r->ngpus > 0;
+	struct buf whyb = BUF_INIT;
+	enum fw_prediction pred = fw_predict(w, &whyb);
+	const char *why = whyb.len ? whyb.s : NULL;
 
 	buf_printf(&title, "%s %s in %s ", pretty, w->version ? w->version : "(unknown version)", w->site_dir);
 	if (w->flavour && !strcmp(w->flavour, "stub")) {
-		buf_printf(&title, "is not TensorFlow: %s", w->why ? w->why : "an empty stub");
+		buf_printf(&title, "is not TensorFlow: %s", why ? why : "an empty stub");
 		if (st < STATUS_FAIL) {
 			st = STATUS_FAIL;
 			cause = "framework-cpu-only";
@@ -755,13 +762,13 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 			st = STATUS_WARN;
 			cause = "framework-cpu-only";
 		}
-	} else if (w->prediction && !strcmp(w->prediction, "broken")) {
-		buf_printf(&title, "will fail to import, because %s", w->why ? w->why : a->because.s);
-	} else if (w->prediction && !strcmp(w->prediction, "cpu")) {
-		buf_printf(&title, "will run on the CPU only, because %s", w->why ? w->why : a->because.s);
+	} else if (pred == FW_PREDICT_BROKEN) {
+		buf_printf(&title, "will fail to import, because %s", why ? why : a->because.s);
+	} else if (pred == FW_PREDICT_CPU) {
+		buf_printf(&title, "will run on the CPU only, because %s", why ? why : a->because.s);
 	} else if (a->worst >= STATUS_FAIL) {
 		buf_printf(&title, "will not work on the GPU: %s", a->because.s);
-	} else if (w->prediction && !strcmp(w->prediction, "gpu")) {
+	} else if (pred == FW_PREDICT_GPU) {
 		const struct fw_lib *c = rf_lib(w, "cudnn");
 		const struct fw_lib *rt = rf_lib(w, "cudart");
 
@@ -840,6 +847,7 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 		buf_release(&fix);
 	}
 	buf_release(&title);
+	buf_release(&whyb);
 	return st;
 }
 
