@@ -9,6 +9,10 @@
  * datasheet dense peak (cuBLAS reaches 70-80 % on large sizes), pageable
  * copies under half of pinned ones.  A GEMM that does not match its
  * reference is a failure.
+ *
+ *	bench_judge_gpu(&run->gpus[i]);	// each GPU's findings
+ *	bench_judge_cpu(run);
+ *	exit_status = bench_judge_worst(run) == BENCH_FAIL;
  */
 #ifndef GD_BENCH_JUDGE_H
 #define GD_BENCH_JUDGE_H

@@ -7,6 +7,11 @@
  * the matrix (element idx holds tile[(idx + offset) % BENCH_TILE]), so the
  * reference needs no copy of the whole matrix.  BENCH_TILE is prime, so
  * the pattern does not line up with power-of-two rows.
+ *
+ *	bench_tile_fill(tile, seed);
+ *	bench_tile_round(tile, BENCH_PREC_BF16);
+ *	ref = bench_ref_entry(tile, offa, offb, n, ...);
+ *	ok = bench_rel_err(got, ref, scale) <= bench_prec_tolerance(BENCH_PREC_BF16);
  */
 #ifndef GD_BENCH_NUMERIC_H
 #define GD_BENCH_NUMERIC_H

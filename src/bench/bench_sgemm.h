@@ -6,6 +6,9 @@
  * KC x NC panel of B in cache and streams rows of A over it, the inner loop
  * a plain axpy the compiler vectorises; rows of C are split across
  * `threads` POSIX threads.  It is a fair baseline, not a tuned BLAS.
+ *
+ *	bench_sgemm_blocked(m, n, k, a, b, c, threads);
+ *	bench_sgemm_naive(m, n, k, a, b, ref);	// the check, on small sizes
  */
 #ifndef GD_BENCH_SGEMM_H
 #define GD_BENCH_SGEMM_H

@@ -5,6 +5,8 @@
  * mapping; these never assume alignment (a cast would be undefined
  * behaviour on unaligned offsets, which a malformed file can produce).
  * Callers check bounds first.
+ *
+ *	if (off + 8 <= size) phoff = le64(map + off);
  */
 #ifndef GD_LE_H
 #define GD_LE_H

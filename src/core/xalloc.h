@@ -4,6 +4,10 @@
  * gpudoctor's data is small; running out of memory is not a finding we can
  * report usefully, so these abort with a message instead of threading NULL
  * checks through every probe.
+ *
+ *	char *s = xasprintf("%s/%s", dir, name);	// never NULL
+ *	XGROW(arr, n, cap);				// room for arr[n]
+ *	free(s);
  */
 #ifndef GD_XALLOC_H
 #define GD_XALLOC_H

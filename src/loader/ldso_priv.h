@@ -1,4 +1,12 @@
-/* ldso_priv.h - shared between the ldso_*.c files only. */
+/*
+ * ldso_priv.h - shared between the ldso_*.c files only: the memo of
+ * requesters (ldso_obj_get), of search directories (ldso_dir_caps) and of
+ * files (ldso_file_memo_get / _put) that one loader and those derived from
+ * it share, and the preload list's loader (ldso_preloads_load).
+ *
+ *	const struct ldso_obj *o = ldso_obj_get(l, "/opt/x/libtorch_cuda.so");
+ *	if (o->runpath) search(o->runpath, o->origin);
+ */
 #ifndef GD_LDSO_PRIV_H
 #define GD_LDSO_PRIV_H
 

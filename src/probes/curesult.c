@@ -3,7 +3,7 @@
  *
  * Numbers and names: the CUresult enum of cuda.h in the CUDA 13.0 toolkit
  * (/usr/local/cuda/include/cuda.h), one row per enumerator, in its order.
- * Causes and hints: knowledge/causes.c and ../shared/failures.md.
+ * Causes and hints: knowledge/causes.c.
  */
 #include "probes/curesult.h"
 

@@ -4,7 +4,7 @@
  * JAX: jaxlib is the CPU core; CUDA comes from a plugin (jax-cuda12-plugin /
  * jax-cuda13-plugin with its -pjrt package).  The plugin preloads the
  * nvidia-* wheels' libraries by path (site-packages/nvidia/<x>/lib,
- * facts.md §6 _load_nvidia_libraries), and only what is not there is left to
+ * jax-ml/jax's _load_nvidia_libraries), and only what is not there is left to
  * the loader.  Minimum cuDNN and CUDA come from the knowledge base's JAX rows.
  *
  * CuPy: cupy-cudaXXx names the CUDA major it was built for; its runtime

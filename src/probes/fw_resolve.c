@@ -5,7 +5,7 @@
  * Resolution is loader/ldso.h with the framework's own requester chain; this
  * file adds what the framework layer needs on top: one level of the winner's
  * own DT_NEEDED (libcusolver.so.11 fails to load when libnvJitLink.so.12 is
- * missing: failures.md #2), the version of the winner (from its real file
+ * missing: "libnvJitLink.so.12: cannot open shared object file"), the version of the winner (from its real file
  * name or from the wheel whose RECORD lists it), and cuDNN's sub-libraries.
  */
 #include "probes/fw_internal.h"
@@ -394,9 +394,10 @@ static char *fw_dirname(const char *p)
 /*
  * cuDNN 8 and 9 are a shim that dlopen()s its sub-libraries, asking first
  * for the full version (libcudnn_graph.so.9.19.0) and then the soname
- * (facts.md §10).  The shim has DT_RUNPATH $ORIGIN, so LD_LIBRARY_PATH wins
- * over the shim's own directory: a sub-library of another release there is
- * the "cuDNN version incompatibility" of failures.md #10.
+ * (seen on the H200: docs/h200-results.md).  The shim has DT_RUNPATH
+ * $ORIGIN, so LD_LIBRARY_PATH wins over the shim's own directory: a
+ * sub-library of another release there is torch's "cuDNN version
+ * incompatibility" error (docs/h200-results.md).
  */
 void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct fw_lib *shim,
 			   int cudnn_major)

@@ -1,7 +1,8 @@
 /*
  * fw_tf.c - TensorFlow in one site directory: the distribution and its
  * flavour (dist-info), build_info.py, and the libraries TF's DsoLoader would
- * dlopen for its CUDA major (sonames from the knowledge base, facts.md §1.4),
+ * dlopen for its CUDA major (sonames from the knowledge base, after
+ * openxla/xla's dso_loader.cc),
  * resolved with TF's own library as the requester: its RPATH/RUNPATH lists
  * $ORIGIN/../nvidia/<x>/lib, which is how the [and-cuda] wheels are found.
  */
@@ -108,7 +109,8 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 	fw_note_wheels(s, fw);
 	if (d && !strcmp(d->norm, "tensorflow-gpu") && d->version &&
 	    version_cmp_str(d->version, "2.12") >= 0 && !pkg) {
-		/* facts.md §1.2: from 2.12 tensorflow-gpu is an empty stub */
+		/* from 2.12 tensorflow-gpu is an empty stub (tensorflow/tensorflow
+		 * tensorflow/tools/pip_package/redundant_tensorflow_gpu) */
 		free(fw->flavour);
 		fw->flavour = xstrdup("stub");
 		fw->is_cuda_build = 0;

@@ -2,7 +2,7 @@
  * fw_torch.c - PyTorch in one site directory: torch/version.py (version,
  * CUDA), the cuDNN the wheel pins (Requires-Dist), libtorch_cuda.so's
  * DT_NEEDED resolved through its own DT_RPATH (which outranks
- * LD_LIBRARY_PATH: facts.md §10), cuDNN's sub-libraries as the shim loads
+ * LD_LIBRARY_PATH: docs/h200-results.md), cuDNN's sub-libraries as the shim loads
  * them, and the GPU architectures in libtorch_cuda.so's fat binaries.
  * Those list more archs than torch.cuda.get_arch_list() (on the H200,
  * 2.11.0+cu130 adds sm_89, sm_90a, sm_100a, sm_103a, sm_120a, sm_121a for a

@@ -2,9 +2,10 @@
  * libscan_family.c - the libraries the libraries layer inventories, and how
  * their file names read.
  *
- * Sonames asked of the loader come from /work/shared/facts.md section 1.4
- * (TF dso_loader / PyTorch build_cuda.sh, per CUDA major) and section 4.1
- * (cuDNN 9 sub-libraries).  Asking for a soname that exists nowhere costs
+ * Sonames asked of the loader come from TensorFlow's DSO loader
+ * (openxla/xla xla/tsl/platform/default/dso_loader.cc, GetDsoHandle) and
+ * PyTorch's build_cuda.sh, per CUDA major, and from NVIDIA's cuDNN 9
+ * support matrix (the sub-libraries the cuDNN 9 shim loads).  Asking for a soname that exists nowhere costs
  * one failed search and finds nothing, so the older majors are listed too.
  */
 #include "probes/libscan.h"
@@ -32,7 +33,7 @@ static const struct lib_family families[] = {
 	{ "nvJitLink", "nvjitlink", "libnvjitlink",
 	  { "libnvJitLink.so.13", "libnvJitLink.so.12", NULL } },
 	{ "cudnn", "cudnn", NULL, { "libcudnn.so.9", "libcudnn.so.8", NULL } },
-	/* cuDNN 9: the shim dlopens these (facts.md 4.1) */
+	/* cuDNN 9: the shim dlopens these (NVIDIA's cuDNN 9 support matrix) */
 	{ "cudnn_graph", "cudnn", NULL, { "libcudnn_graph.so.9", NULL } },
 	{ "cudnn_ops", "cudnn", NULL, { "libcudnn_ops.so.9", NULL } },
 	{ "cudnn_cnn", "cudnn", NULL, { "libcudnn_cnn.so.9", NULL } },
@@ -112,7 +113,8 @@ size_t libscan_cudnn9_subs(const char *ver, const char **out, size_t max)
 
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]) && n < max; i++)
 		out[n++] = base[i];
-	/* libcudnn_engines_tensor_ir.so.9 exists from 9.21 on (facts.md 4.1) */
+	/* libcudnn_engines_tensor_ir.so.9 exists from 9.21 on (XLA's cuDNN BUILD
+	 * template: if_version_equal_or_greater_than(..., "9.21.0", ...)) */
 	version_parse("9.21.0", &v921);
 	if (ver && version_parse(ver, &v) == 0 && version_cmp(&v, &v921) >= 0 && n < max)
 		out[n++] = "engines_tensor_ir";

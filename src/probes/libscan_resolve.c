@@ -20,7 +20,7 @@
  *   cudnn_subs     for every cuDNN 9 shim, the sub-libraries it dlopen()s,
  *                  as the shim itself asks for them: first the full version
  *                  name (libcudnn_graph.so.9.19.0), then the soname
- *                  (facts.md section 10); the shim's RUNPATH ranks after
+ *                  (seen on the H200: docs/h200-results.md); its RUNPATH ranks after
  *                  LD_LIBRARY_PATH, which is how an old system cuDNN on
  *                  LD_LIBRARY_PATH gets mixed into a wheel's cuDNN.
  */

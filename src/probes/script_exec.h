@@ -5,6 +5,9 @@
  * tool ("#!/bin/sh\nexec /usr/local/cuda-13.0/bin/nvcc \"$@\"").  To judge
  * which toolkit such a wrapper belongs to, gpudoctor reads the script as
  * text, never runs it.
+ *
+ *	if (script_exec_target(head, len, "nvcc", &target) == 0)
+ *		nvcc = target.s;	// "/usr/local/cuda-13.0/bin/nvcc"
  */
 #ifndef GD_SCRIPT_EXEC_H
 #define GD_SCRIPT_EXEC_H

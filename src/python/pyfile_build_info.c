@@ -1,8 +1,8 @@
 /*
  * pyfile_build_info.c - TensorFlow's tensorflow/python/platform/build_info.py.
  *
- * The file is generated at build time (gen_build_info.py, see facts.md
- * §1.3): an OrderedDict in current wheels, a plain dict in old ones, and
+ * The file is generated at build time (tensorflow/tensorflow
+ * tensorflow/tools/build_info/gen_build_info.py): an OrderedDict in current wheels, a plain dict in old ones, and
  * module-level assignments (is_cuda_build = True, cuda_version_number =
  * '10.0') in the oldest.  Linux writes cuda_version as 'X.Y' or, in hermetic
  * builds, 'X.Y.Z'; Windows wheels write '64_XYZ' (cudart64_112.dll).

@@ -1,5 +1,6 @@
 /*
- * pyfile_torch_version.c - PyTorch's torch/version.py (facts.md §5.3).
+ * pyfile_torch_version.c - PyTorch's torch/version.py (pytorch/pytorch
+ * tools/generate_torch_version.py writes it).
  *
  * Written by tools/generate_torch_version.py: `__version__ = '2.7.1+cu126'`
  * and `cuda: Optional[str] = '12.6'` (no annotation in older files; None in

@@ -1,0 +1,171 @@
+"""The project's house rules, checked on the source tree (in the spirit of
+git's t/ checks on its own code): a rule written in CONVENTIONS.md that
+nothing enforces is a wish.
+
+  - rules judge: nothing in src/rules/ reads a file or starts a process;
+  - nothing below src/commands/ writes to the terminal (stdio), apart from
+    the child side of isolated probes, whose stdout is the key=value
+    protocol (core/kv.h), and the parsers' own tests;
+  - every header opens with what it is for ("name.h - purpose") and how it
+    is used (a usage sketch, or the functions and types it offers named in
+    that opening comment);
+  - no comment cites a file outside the repository (the team's reference
+    notes facts.md / failures.md, a path under /work or a home directory),
+    which no reader of the repository has: cite the primary source.
+"""
+import os
+import re
+import unittest
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SRC = os.path.join(REPO, "src")
+
+
+def sources(sub="", exts=(".c", ".h")):
+    base = os.path.join(SRC, sub)
+    for dirpath, _, files in os.walk(base):
+        for f in sorted(files):
+            if f.endswith(exts):
+                yield os.path.join(dirpath, f)
+
+
+def code_only(text):
+    """The text with comments and string/char literals blanked (lines kept)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + " " * (min(j, n) - i - 1) + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def calls(code, names):
+    """(line, name) for every call of one of names in code."""
+    pat = re.compile(r"(?<![\w.>])(" + "|".join(map(re.escape, names)) + r")\s*\(")
+    return [(code.count("\n", 0, m.start()) + 1, m.group(1)) for m in pat.finditer(code)]
+
+
+def rel(p):
+    return os.path.relpath(p, REPO)
+
+
+# Reading the machine or running something: libc and the project's own doors.
+FILE_AND_PROCESS = [
+    "open", "openat", "fopen", "freopen", "read", "pread", "fread", "fgets", "getline",
+    "opendir", "readdir", "scandir", "stat", "lstat", "fstat", "access", "readlink",
+    "realpath", "mmap", "popen", "system", "fork", "vfork", "execv", "execve", "execvp",
+    "execl", "execlp", "posix_spawn", "dlopen", "getenv",
+    "fs_path", "fs_read_file", "fs_read_line", "fs_list_dir", "fs_resolve", "fs_stat",
+    "fs_lstat", "fs_exists", "fs_is_dir", "fs_readlink",
+    "child_run_probe", "child_run_argv", "child_start_probe", "child_start_argv",
+    "elf_open", "ldso_init", "ldso_resolve", "kb_open", "pyenv_discover",
+]
+STDIO = ["printf", "fprintf", "vprintf", "vfprintf", "puts", "fputs", "putchar", "fputc",
+         "putc", "perror", "fwrite", "dprintf", "vdprintf"]
+# The child side of isolated probes: stdout is the key=value protocol to the parent.
+STDIO_ALLOWED = {
+    "src/core/kv.c",                # kv_emit/kv_end: the protocol itself
+    "src/core/child.c",             # the forked child's stderr after a failed exec, read by the parent
+    "src/core/xalloc.c",            # out of memory: the one message before abort()
+    "src/probes/cuda_child.c", "src/probes/nvml_child.c", "src/probes/libversion_child.c",
+    "src/probes/bench_child.c", "src/bench/bench_gpu.c",
+}
+
+
+class ProjectRules(unittest.TestCase):
+    def test_rules_read_no_files_and_run_nothing(self):
+        bad = []
+        n = 0
+        for p in sources("rules"):
+            text = open(p, encoding="utf-8").read()
+            n += 1
+            for inc in re.findall(r'#include\s+"(core/(?:fs|child)\.h|loader/ldso\.h)"', text):
+                bad.append(f"{rel(p)}: includes {inc}")
+            for line, name in calls(code_only(text), FILE_AND_PROCESS):
+                bad.append(f"{rel(p)}:{line}: calls {name}()")
+        self.assertGreater(n, 5, "no rules found: wrong directory?")
+        self.assertEqual(bad, [], "rules judge the inventory; probes read the machine:\n" +
+                         "\n".join(bad))
+
+    def test_no_stdio_below_commands(self):
+        bad = []
+        n = 0
+        for p in sources():
+            r = rel(p)
+            if r.startswith("src/commands/") or r in STDIO_ALLOWED:
+                continue
+            n += 1
+            code = code_only(open(p, encoding="utf-8").read())
+            for line, name in calls(code, STDIO):
+                # snprintf/vsnprintf into buffers are fine; only streams count
+                bad.append(f"{r}:{line}: {name}()")
+            for m in re.finditer(r"\b(stdout|stderr)\b", code):
+                bad.append(f"{r}:{code.count(chr(10), 0, m.start()) + 1}: uses {m.group(1)}")
+        self.assertGreater(n, 50)
+        self.assertEqual(bad, [], "only commands/ talk to the terminal (errors are values, "
+                         "core/err.h):\n" + "\n".join(bad))
+
+    def test_headers_say_what_and_how(self):
+        bad = []
+        n = 0
+        for p in sources(exts=(".h",)):
+            n += 1
+            name = os.path.basename(p)
+            text = open(p, encoding="utf-8").read()
+            m = re.match(r"/\*(.*?)\*/", text, re.S)
+            if not m:
+                bad.append(f"{rel(p)}: does not open with a comment")
+                continue
+            head = m.group(1)
+            lines = [re.sub(r"^\s*\*?\s?", "", l) for l in head.split("\n")]
+            lines = [l for l in lines if l.strip()]
+            if not lines or not re.match(re.escape(name) + r" - \S", lines[0].strip()):
+                bad.append(f"{rel(p)}: the first line is not \"{name} - what it is for\"")
+                continue
+            code = code_only(text)
+            offered = set(re.findall(r"\b([a-z_][a-z0-9_]*)\s*\(", code))
+            offered |= set(re.findall(r"\b(?:struct|enum)\s+([a-z_][a-z0-9_]*)", code))
+            offered -= {"if", "for", "while", "switch", "return", "sizeof"}
+            sketch = re.search(r"\n\s*\*\t", head) is not None
+            named = any(re.search(r"\b" + re.escape(o) + r"\b", head) for o in offered)
+            if not (sketch or named):
+                bad.append(f"{rel(p)}: the opening comment shows no use (no sketch, "
+                           f"names none of what it declares)")
+        self.assertGreater(n, 50)
+        self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_no_comment_cites_files_outside_the_repo(self):
+        bad = []
+        pat = re.compile(r"(/work/|/home/|\.gdtmp/|\.\./shared/|\b(?:facts|failures|operations|style)\.md\b)")
+        for p in list(sources()) + [os.path.join(REPO, "README.md")] + \
+                [os.path.join(REPO, "docs", f) for f in os.listdir(os.path.join(REPO, "docs"))]:
+            text = open(p, encoding="utf-8").read()
+            if p.endswith((".c", ".h")):
+                comments = "".join(m.group(0) for m in re.finditer(r"/\*.*?\*/|//[^\n]*", text, re.S))
+            else:
+                comments = text
+            for m in pat.finditer(comments):
+                line = comments[max(0, m.start() - 60):m.end() + 40].replace("\n", " ")
+                bad.append(f"{rel(p)}: ...{line}...")
+        self.assertEqual(bad, [], "\n".join(bad))
+
+
+if __name__ == "__main__":
+    unittest.main()
