@@ -9,6 +9,7 @@
  * findings are still shown.
  */
 #include "commands/commands.h"
+#include "commands/check_run.h"
 #include "core/ctx.h"
 #include "core/buf.h"
 #include "core/child.h"
@@ -59,9 +60,6 @@ static void check_usage(FILE *f)
 	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
 }
 
-/* Run the pipeline into rep/inv; shared with tests and later commands. */
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-	      struct report *rep);
 
 /*
  * The libraries and frameworks layers' static facts (walking toolkits,
@@ -74,13 +72,14 @@ struct upper_scan {
 	const struct gd_ctx *ctx;
 	struct inventory *inv;
 	struct report *rep;
+	int top;
 };
 
 static void *upper_scan_run(void *arg)
 {
 	struct upper_scan *u = arg;
 
-	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT; l++) {
+	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT && l <= u->top; l++) {
 		double t = child_now();
 
 		steps[l].probe(u->ctx, u->inv);
@@ -92,7 +91,13 @@ static void *upper_scan_run(void *arg)
 int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
 	      struct report *rep)
 {
-	struct upper_scan scan = { ctx, inv, rep };
+	return check_run_upto(ctx, kb, inv, rep, LAYER_COUNT - 1);
+}
+
+int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+		   struct report *rep, int top)
+{
+	struct upper_scan scan = { ctx, inv, rep, top };
 	double t_all = child_now(), t;
 	int blocked_by = -1, threaded;
 	pthread_t thread;
@@ -102,15 +107,15 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 	 * here; the upper layers' on a thread that is joined before any rule
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
-	for (int l = 0; l < LAYER_LIBRARIES; l++) {
+	for (int l = 0; l < LAYER_LIBRARIES && l <= top; l++) {
 		t = child_now();
 		steps[l].probe(ctx, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
-	threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
-	if (!threaded)
+	threaded = top >= LAYER_LIBRARIES && pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
+	if (!threaded && top >= LAYER_LIBRARIES)
 		upper_scan_run(&scan);
-	for (int l = 0; l < LAYER_COUNT; l++) {
+	for (int l = 0; l < LAYER_COUNT && l <= top; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
