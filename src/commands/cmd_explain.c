@@ -73,7 +73,7 @@ static int top_layer(const struct logmatch *m)
 		if (r->cls != LR_CAUSE)
 			continue;
 		for (size_t c = 0; c < r->ncauses; c++) {
-			const struct cause *cat = cause_lookup(r->causes[c]);
+			const struct cause *cat = cause_get(r->causes[c]);
 			int l = cat ? (int)cat->layer : r->layer;
 
 			if (l > top)
@@ -266,8 +266,6 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		int fd = open(name, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
-			if (errno == ENOENT && cause_lookup(name))
-				return explain_cause(ctx, name);
 			if (errno == ENOENT)
 				return explain_cause(ctx, name);
 			fprintf(stderr, "gpudoctor explain: cannot open '%s': %s\n", name, strerror(errno));

@@ -21,37 +21,37 @@
  * has no test here and stays "cannot tell" unless a captured value says
  * more.  Keep in step with src/rules/ (tests/e2e/test_explain.py checks).
  */
-static const char *const checkable[] = {
-	"no-nvidia-gpu", "gpu-bound-to-other-driver", "pcie-link-degraded", "nouveau-loaded",
-	"nvidia-module-not-loaded", "secure-boot-blocks-module", "module-missing-for-kernel",
-	"uvm-module-not-loaded", "device-node-missing", "device-node-permission",
-	"driver-library-mismatch", "libcuda-missing", "libcuda-stub-on-path", "nvml-missing",
-	"nvml-failed", "gpu-hidden-by-env", "cuda-debug-env-set", "gpu-memory-held",
-	"persistence-mode-off", "ecc-errors", "gpu-lost", "cuda-init-failed",
-	"fabric-manager-not-running", "compat-lib-on-unsupported-gpu", "gpu-compute-failed",
-	"cuda-runtime-missing", "cuda-runtime-too-new-for-driver", "cudnn-missing",
-	"cudnn-version-mismatch", "cudnn-incomplete", "lib-unreadable", "lib-corrupt",
-	"lib-shadowed", "lib-dependency-missing", "cuda-symlink-broken", "ldcache-stale",
-	"preload-broken", "nccl-missing", "framework-cpu-only", "framework-cuda-mismatch",
-	"framework-driver-too-old", "gpu-arch-unsupported", "framework-python-unsupported",
-	"lib-off-search-path",
+static const enum cause_id checkable[] = {
+	CAUSE_NO_NVIDIA_GPU, CAUSE_GPU_BOUND_TO_OTHER_DRIVER, CAUSE_PCIE_LINK_DEGRADED, CAUSE_NOUVEAU_LOADED,
+	CAUSE_NVIDIA_MODULE_NOT_LOADED, CAUSE_SECURE_BOOT_BLOCKS_MODULE, CAUSE_MODULE_MISSING_FOR_KERNEL,
+	CAUSE_UVM_MODULE_NOT_LOADED, CAUSE_DEVICE_NODE_MISSING, CAUSE_DEVICE_NODE_PERMISSION,
+	CAUSE_DRIVER_LIBRARY_MISMATCH, CAUSE_LIBCUDA_MISSING, CAUSE_LIBCUDA_STUB_ON_PATH, CAUSE_NVML_MISSING,
+	CAUSE_NVML_FAILED, CAUSE_GPU_HIDDEN_BY_ENV, CAUSE_CUDA_DEBUG_ENV_SET, CAUSE_GPU_MEMORY_HELD,
+	CAUSE_PERSISTENCE_MODE_OFF, CAUSE_ECC_ERRORS, CAUSE_GPU_LOST, CAUSE_CUDA_INIT_FAILED,
+	CAUSE_FABRIC_MANAGER_NOT_RUNNING, CAUSE_COMPAT_LIB_ON_UNSUPPORTED_GPU, CAUSE_GPU_COMPUTE_FAILED,
+	CAUSE_CUDA_RUNTIME_MISSING, CAUSE_CUDA_RUNTIME_TOO_NEW_FOR_DRIVER, CAUSE_CUDNN_MISSING,
+	CAUSE_CUDNN_VERSION_MISMATCH, CAUSE_CUDNN_INCOMPLETE, CAUSE_LIB_UNREADABLE, CAUSE_LIB_CORRUPT,
+	CAUSE_LIB_SHADOWED, CAUSE_LIB_DEPENDENCY_MISSING, CAUSE_CUDA_SYMLINK_BROKEN, CAUSE_LDCACHE_STALE,
+	CAUSE_PRELOAD_BROKEN, CAUSE_NCCL_MISSING, CAUSE_FRAMEWORK_CPU_ONLY, CAUSE_FRAMEWORK_CUDA_MISMATCH,
+	CAUSE_FRAMEWORK_DRIVER_TOO_OLD, CAUSE_GPU_ARCH_UNSUPPORTED, CAUSE_FRAMEWORK_PYTHON_UNSUPPORTED,
+	CAUSE_LIB_OFF_SEARCH_PATH,
 };
 
 /* Causes a "cannot open shared object file" for a captured soname confirms. */
-static const char *const soname_causes[] = {
-	"cudnn-missing", "cuda-runtime-missing", "nccl-missing", "libcuda-missing",
-	"lib-dependency-missing", "lib-off-search-path", "framework-cuda-mismatch", "nvml-missing",
+static const enum cause_id soname_causes[] = {
+	CAUSE_CUDNN_MISSING, CAUSE_CUDA_RUNTIME_MISSING, CAUSE_NCCL_MISSING, CAUSE_LIBCUDA_MISSING,
+	CAUSE_LIB_DEPENDENCY_MISSING, CAUSE_LIB_OFF_SEARCH_PATH, CAUSE_FRAMEWORK_CUDA_MISMATCH, CAUSE_NVML_MISSING,
 };
 
-static int in_list(const char *const *list, size_t n, const char *s)
+static int in_list(const enum cause_id *list, size_t n, enum cause_id c)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(list[i], s))
+		if (list[i] == c)
 			return 1;
 	return 0;
 }
 
-int confirm_checkable(const char *cause)
+int confirm_checkable(enum cause_id cause)
 {
 	return in_list(checkable, sizeof(checkable) / sizeof(checkable[0]), cause);
 }
@@ -110,7 +110,7 @@ static int by_finding(const struct confirm_in *ci, struct xcause *xc)
 	for (size_t i = 0; i < ci->rep->n; i++) {
 		const struct finding *f = &ci->rep->findings[i];
 
-		if (!f->cause || strcmp(f->cause, xc->cause) ||
+		if (f->cause != xc->cause ||
 		    (f->status != STATUS_WARN && f->status != STATUS_FAIL))
 			continue;
 		xc->conf = XC_CONFIRMED;
@@ -234,7 +234,7 @@ static int by_cc(const struct confirm_in *ci, const struct logmatch_hit *h, stru
 
 	if (!v)
 		v = cap_value(h, "cc");
-	if (!v || strcmp(xc->cause, "gpu-arch-unsupported") || logdecode_cc(v, &a, &b) < 0)
+	if (!v || xc->cause != CAUSE_GPU_ARCH_UNSUPPORTED || logdecode_cc(v, &a, &b) < 0)
 		return 0;
 	for (size_t i = 0; i < inv->cuda.ndevices; i++) {
 		const struct cuda_device *d = &inv->cuda.devices[i];
@@ -262,7 +262,7 @@ static int by_cc(const struct confirm_in *ci, const struct logmatch_hit *h, stru
 
 void confirm_cause(const struct confirm_in *ci, const struct logmatch_hit *h, struct xcause *xc)
 {
-	const struct cause *c = cause_lookup(xc->cause);
+	const struct cause *c = cause_get(xc->cause);
 	enum status ls;
 
 	set_fix(xc, c ? c->fix : NULL, 0);

@@ -54,7 +54,7 @@ void confirm_cause(const struct confirm_in *ci, const struct logmatch_hit *h,
 		   struct xcause *xc);
 
 /* Does check have a test that can find this cause? */
-int confirm_checkable(const char *cause);
+int confirm_checkable(enum cause_id cause);
 
 /* The probe side: resolve every soname captured by the hits (reads files, inside ctx->root). */
 void confirm_probe_sonames(const struct gd_ctx *ctx, const struct inventory *inv,

@@ -65,9 +65,10 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 			it->decoded[k] = logdecode(kb, r->capnames[k], h->caps[k]);
 		for (size_t c = 0; c < r->ncauses; c++) {
 			struct xcause *xc = &it->causes[it->ncauses++];
-			const struct cause *cat = cause_lookup(r->causes[c]);
+			const struct cause *cat = cause_get(r->causes[c]);
 
 			xc->cause = r->causes[c];
+			xc->id = cat ? cat->id : "?";
 			xc->layer = cat ? (int)cat->layer : r->layer;
 			xc->title = cat ? cat->title : NULL;
 			confirm_cause(ci, h, xc);

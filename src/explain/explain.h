@@ -33,7 +33,8 @@ enum xconf {
 };
 
 struct xcause {
-	const char *cause;	/* catalogue id */
+	enum cause_id cause;
+	const char *id;		/* its id string */
 	int layer;		/* enum layer_id of the cause */
 	const char *title;	/* the catalogue's title */
 	enum xconf conf;

@@ -11,10 +11,6 @@
 
 #include <string.h>
 
-/* until the catalogue carries them (causes.def) */
-#define CAUSE_VERIFY(c) ((void)(c), (const char *)NULL)
-#define CAUSE_SOURCES(c) ((void)(c), (const char *)NULL)
-
 static void field(struct buf *out, const char *label, const char *s)
 {
 	buf_printf(out, "%-8s ", label);
@@ -28,7 +24,7 @@ static void field(struct buf *out, const char *label, const char *s)
 
 int explain_render_cause(const char *id, int as_json, struct buf *out)
 {
-	const struct cause *c = cause_lookup(id);
+	const struct cause *c = cause_get(cause_from_id(id));
 
 	if (!c)
 		return -1;
@@ -42,9 +38,9 @@ int explain_render_cause(const char *id, int as_json, struct buf *out)
 		json_str(&j, "layer", layer_name(c->layer));
 		json_str(&j, "title", c->title);
 		json_str(&j, "why", c->why);
-		json_str(&j, "verify", CAUSE_VERIFY(c));
+		json_str(&j, "verify", c->verify);
 		json_str(&j, "fix", c->fix);
-		json_str(&j, "sources", CAUSE_SOURCES(c));
+		json_str(&j, "sources", c->sources);
 		json_obj_end(&j);
 		buf_add(out, j.out.s, j.out.len);
 		buf_addc(out, '\n');
@@ -54,8 +50,8 @@ int explain_render_cause(const char *id, int as_json, struct buf *out)
 	buf_printf(out, "%s (%s layer)\n", c->id, layer_name(c->layer));
 	field(out, "title", c->title);
 	field(out, "why", c->why);
-	field(out, "verify", CAUSE_VERIFY(c));
+	field(out, "verify", c->verify);
 	field(out, "fix", c->fix);
-	field(out, "sources", CAUSE_SOURCES(c));
+	field(out, "sources", c->sources);
 	return 0;
 }

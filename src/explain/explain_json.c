@@ -121,7 +121,7 @@ static void render_item(struct json *j, const struct xitem *it)
 		const struct xcause *xc = &it->causes[c];
 
 		json_obj_begin(j, NULL);
-		json_str(j, "cause", xc->cause);
+		json_str(j, "cause", xc->id);
 		json_str(j, "layer", xc->layer >= 0 ? layer_name((enum layer_id)xc->layer) : NULL);
 		json_str(j, "title", xc->title);
 		json_str(j, "confirmation", xconf_name(xc->conf));
@@ -168,7 +168,7 @@ void explain_render_json(const struct explanation *x, struct buf *out)
 
 		for (size_t i = 0; i < x->n && !lowest; i++)
 			if (x->items[i].hit->rule->cls == LR_CAUSE && x->items[i].ncauses)
-				lowest = x->items[i].causes[0].cause;
+				lowest = x->items[i].causes[0].id;
 		json_str(&j, "lowest_cause", lowest);
 	}
 	json_int(&j, "exit", explanation_exit(x));

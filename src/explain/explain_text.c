@@ -155,7 +155,7 @@ static void render_item(const struct xitem *it, int color, struct buf *out)
 	for (size_t c = 0; c < it->ncauses; c++) {
 		const struct xcause *xc = &it->causes[c];
 
-		buf_printf(out, "      %-9s %s", "cause", xc->cause);
+		buf_printf(out, "      %-9s %s", "cause", xc->id);
 		if (xc->title)
 			buf_printf(out, ": %s", xc->title);
 		buf_addc(out, '\n');
@@ -234,7 +234,7 @@ void explain_render_text(const struct explanation *x, int color, struct buf *out
 		if (it->hit->rule->cls != LR_CAUSE || !it->ncauses)
 			continue;
 		buf_printf(out, "result: the lowest broken link in this log is at the %s layer: %s (%s)\n",
-			   layer_name((enum layer_id)it->layer), it->causes[0].cause,
+			   layer_name((enum layer_id)it->layer), it->causes[0].id,
 			   conf_words(it->causes[0].conf));
 		break;
 	}

@@ -243,10 +243,10 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 				return err_set(e, "%s:%d: rule %s: bad causes list", file, r->line, r->id);
 			memcpy(id, p, l);
 			id[l] = 0;
-			if (!cause_lookup(id))
+			if (cause_from_id(id) == CAUSE_NONE)
 				return err_set(e, "%s:%d: rule %s: '%s' is not a cause id of the catalogue",
 					       file, r->line, r->id, id);
-			r->causes[r->ncauses++] = cause_lookup(id)->id;
+			r->causes[r->ncauses++] = cause_from_id(id);
 			p += l + (sc ? 1 : 0);
 		}
 	} else if (causes) {

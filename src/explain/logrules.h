@@ -48,6 +48,7 @@
 #include <stddef.h>
 
 #include "core/err.h"
+#include "knowledge/causes.h"
 #include "knowledge/kb_table.h"
 
 #define LR_MAX_CAPS 8
@@ -73,7 +74,7 @@ struct logrule {
 	enum lr_kind kind;
 	const char *pattern;
 	char *anchor;		/* lower case; NULL for exc */
-	const char *causes[LR_MAX_CAUSES];
+	enum cause_id causes[LR_MAX_CAUSES];
 	size_t ncauses;
 	int layer;		/* enum layer_id, -1 for none */
 	const char *says;
