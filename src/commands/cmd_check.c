@@ -47,6 +47,7 @@ static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
 	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
+	      "                       [--format text|json|markdown]\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
@@ -56,6 +57,9 @@ static void check_usage(FILE *f)
 	      "  --live                 also run each Python environment's interpreter (in a\n"
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
+	      "  --format FORMAT        text (default), json (as --json) or markdown: a\n"
+	      "                         GitHub-ready block for bug reports (summary, versions,\n"
+	      "                         findings in a <details> element)\n"
 	      "  --python PATH          also inspect this interpreter's environment\n"
 	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
 }
@@ -158,6 +162,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
@@ -170,7 +175,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
-	int c, ret = 0;
+	int c, ret = 0, markdown = 0;
 
 	cctx.python_paths = pys;
 	cctx.site_dirs = sites;
@@ -180,6 +185,18 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			check_usage(stdout);
 			ret = 0;
 			goto out_opts;
+		case 'F':
+			if (!strcmp(optarg, "json")) {
+				cctx.json = 1;
+			} else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) {
+				markdown = 1;
+			} else if (strcmp(optarg, "text")) {
+				fprintf(stderr, "gpudoctor check: --format must be text, json or markdown, not '%s'\n",
+					optarg);
+				ret = 2;
+				goto out_opts;
+			}
+			break;
 		case 'L':
 			cctx.live = 1;
 			break;
@@ -214,7 +231,9 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	inventory_init(&inv);
 	report_init(&rep);
 	check_run(ctx, kb, &inv, &rep);
-	if (ctx->json)
+	if (markdown)
+		render_markdown(ctx, &rep, &inv, &out);
+	else if (ctx->json)
 		render_json(ctx, kb, &rep, &inv, &out);
 	else
 		render_text(ctx, &rep, &inv, &out);

@@ -109,7 +109,8 @@ static void render_item(struct json *j, const struct xitem *it)
 	json_str(j, "source", r->source);
 	json_obj_begin(j, "captures");
 	for (size_t k = 0; k < r->ncaps; k++)
-		jstr(j, r->capnames[k], h->caps[k]);
+		if (strcmp(r->capnames[k], "-"))
+			jstr(j, r->capnames[k], h->caps[k]);
 	json_obj_end(j);
 	json_obj_begin(j, "decoded");
 	for (size_t k = 0; k < r->ncaps; k++)

@@ -141,7 +141,7 @@ static void render_item(const struct xitem *it, int color, struct buf *out)
 	for (size_t k = 0; k < r->ncaps; k++) {
 		char label[40];
 
-		if (!h->caps[k] || !*h->caps[k])
+		if (!h->caps[k] || !*h->caps[k] || !strcmp(r->capnames[k], "-"))
 			continue;
 		snprintf(label, sizeof(label), "%s", r->capnames[k]);
 		buf_printf(out, "      %-9s ", label);

@@ -122,12 +122,30 @@ static const char *soname_family(const char *s)
 	return NULL;
 }
 
+/* "found_cudnn_int" is read as "cudnn_int": the part after a prefix names the kind. */
+static const char *decode_key(const char *name)
+{
+	static const char *const keys[] = { "driver_int", "cudnn_int", "cuda_int", "cuda_error",
+					    "cuda_name", "cu_result", "cu_name", "soname", "bytes",
+					    "xid", "pci", "sm", "cc" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t k = strlen(keys[i]);
+
+		if (!strcmp(name, keys[i]) || (n > k + 1 && name[n - k - 1] == '_' && !strcmp(name + n - k, keys[i])))
+			return keys[i];
+	}
+	return name;
+}
+
 char *logdecode(const struct kb *kb, const char *name, const char *value)
 {
 	long v;
 
 	if (!name || !value || !*value)
 		return NULL;
+	name = decode_key(name);
 	v = whole_number(value);
 	if (!strcmp(name, "driver_int"))
 		return v >= 0 ? decode_cuda_int(kb, v, "is the newest the driver supports") : NULL;

@@ -41,6 +41,8 @@ static void build(struct logmatch *m)
 		for (const char *a = r->v[i].anchor; a && *a; a++) {
 			unsigned char c = (unsigned char)*a;
 
+			if (c == '|' && r->v[i].kind == LR_RE)
+				continue;
 			if (!m->cls[c] && m->nclasses < 255) {
 				m->cls[c] = (uint8_t)m->nclasses++;
 			}
@@ -55,7 +57,9 @@ static void build(struct logmatch *m)
 
 		if (!a || !*a)
 			continue;
-		for (; *a; a++) {
+	next_alternative:
+		s = 0;
+		for (; *a && !(*a == '|' && r->v[i].kind == LR_RE); a++) {
 			size_t c = m->cls[(unsigned char)*a];
 			int32_t t = m->delta[(size_t)s * nc + c];
 
@@ -73,6 +77,10 @@ static void build(struct logmatch *m)
 		m->orule[m->nout] = (int32_t)i;
 		m->onext[m->nout] = m->ohead[s];
 		m->ohead[s] = (int32_t)m->nout++;
+		if (*a == '|') {
+			a++;
+			goto next_alternative;
+		}
 	}
 	fail = xcalloc(m->nstates, sizeof(*fail));
 	queue = xcalloc(m->nstates, sizeof(*queue));

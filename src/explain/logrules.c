@@ -36,7 +36,7 @@ static int add_capname(struct logrule *r, const char *name, size_t len, struct e
 	if (r->ncaps >= LR_MAX_CAPS)
 		return err_set(e, "%s:%d: rule %s: more than %d captures", file, r->line, r->id,
 			       LR_MAX_CAPS);
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len && !(len == 1 && name[0] == '-'); i++)
 		if (!is_name_char(name[i]))
 			return err_set(e, "%s:%d: rule %s: capture name '%.*s' is not [a-z0-9_]+", file,
 				       r->line, r->id, (int)len, name);
@@ -229,11 +229,11 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 	if (r->layer == -2)
 		return err_set(e, "%s:%d: rule %s: unknown layer '%s'", file, r->line, r->id, layer);
 	if (r->cls == LR_CAUSE) {
+		/* "-": the layer of the first cause, as the catalogue says */
 		const char *p = causes;
 
-		if (!p || r->layer < 0)
-			return err_set(e, "%s:%d: rule %s: a cause rule needs causes and a layer", file,
-				       r->line, r->id);
+		if (!p)
+			return err_set(e, "%s:%d: rule %s: a cause rule needs causes", file, r->line, r->id);
 		while (*p) {
 			const char *sc = strchr(p, ';');
 			size_t l = sc ? (size_t)(sc - p) : strlen(p);
@@ -249,6 +249,8 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 			r->causes[r->ncauses++] = cause_from_id(id);
 			p += l + (sc ? 1 : 0);
 		}
+		if (r->layer < 0)
+			r->layer = (int)cause_get(r->causes[0])->layer;
 	} else if (causes) {
 		return err_set(e, "%s:%d: rule %s: only cause rules name causes", file, r->line, r->id);
 	}

@@ -24,11 +24,14 @@
  *    (the rest of the line).  Two captures may not touch.  "{" not followed
  *    by a name and "}" is literal;
  *  - anchor: a literal every matching line contains (compared ignoring
- *    case), required for re/rei; "-" for lit (its longest literal part);
- *  - captures: re/rei: names of the groups 1..n, comma-separated; "-" else;
+ *    case), required for re/rei, where "a|b" means one of the literals a
+ *    or b (one per alternative of the regex); "-" for lit (its longest
+ *    literal part);
+ *  - captures: re/rei: names of the groups 1..n, comma-separated, "-" for
+ *    a group that is not a capture; "-" else;
  *  - causes: cause ids (';'-separated) for class cause, "-" otherwise;
- *  - layer: the layer the message belongs to (layer_name()), "-" for
- *    scope and benign rules;
+ *  - layer: the layer the message belongs to (layer_name()); "-" for
+ *    scope and benign rules, and for a cause rule: its first cause's layer;
  *  - says: one line, what the message means;
  *  - source: where the message text was taken from.
  *
