@@ -86,7 +86,7 @@ static int top_layer(const struct logmatch *m)
 	return top;
 }
 
-static int explain_log(const struct gd_ctx *ctx, const char *name, const struct buf *log,
+static int explain_log(const struct gd_ctx *ctx, const char *name, const char *log, size_t log_len,
 		       long dropped_lines, int no_live, FILE *out_f, int *exit_out)
 {
 	struct logrules rules;
@@ -109,7 +109,7 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const struct 
 	}
 	logmatch_init(&m, &rules);
 	lognorm_init(&n, logmatch_line_cb, &m);
-	lognorm_feed(&n, log->s ? log->s : "", log->len);
+	lognorm_feed(&n, log ? log : "", log_len);
 	lognorm_finish(&n);
 	lognorm_release(&n);
 	if (dropped_lines) {
@@ -211,6 +211,8 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 	struct buf log = BUF_INIT;
 	struct err e = ERR_INIT;
 	long dropped = 0;
+	const char *mapped = NULL;
+	size_t mapped_len = 0;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
@@ -250,7 +252,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		if (status != 0) {
 			fprintf(stderr, "\ngpudoctor explain: '%s' exited with status %d\n", argv[optind],
 				status);
-			if (explain_log(ctx, argv[optind], &log, dropped, no_live, stderr, &ex) < 0)
+			if (explain_log(ctx, argv[optind], log.s, log.len, dropped, no_live, stderr, &ex) < 0)
 				fputs("gpudoctor explain: could not explain the output\n", stderr);
 		}
 		buf_release(&log);
@@ -271,6 +273,13 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 			fprintf(stderr, "gpudoctor explain: cannot open '%s': %s\n", name, strerror(errno));
 			return 2;
 		}
+		if (logrun_map(fd, &mapped, &mapped_len) == 0) {
+			close(fd);
+			if (explain_log(ctx, name, mapped, mapped_len, 0, no_live, stdout, &ret) < 0)
+				ret = 2;
+			logrun_unmap(mapped, mapped_len);
+			return ret;
+		}
 		if (logrun_read(fd, EXPLAIN_CAP, &log, &dropped, &e) < 0) {
 			fprintf(stderr, "gpudoctor explain: cannot read '%s': %s\n", name, e.msg);
 			close(fd);
@@ -289,7 +298,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 			return 2;
 		}
 	}
-	if (explain_log(ctx, name, &log, dropped, no_live, stdout, &ret) < 0)
+	if (explain_log(ctx, name, log.s, log.len, dropped, no_live, stdout, &ret) < 0)
 		ret = 2;
 	buf_release(&log);
 	return ret;

@@ -116,6 +116,17 @@ static void build(struct logmatch *m)
 	}
 	for (size_t s = 0; s < m->nstates; s++)
 		m->hasout[s] = m->ohead[s] >= 0 || m->dict[s] >= 0;
+	/*
+	 * The scan's table: each entry is the next state's row offset
+	 * (state * nclasses), negative when that state has outputs, so a byte
+	 * costs two loads and no multiply.
+	 */
+	m->row = xmalloc(m->nstates * nc * sizeof(*m->row));
+	for (size_t i = 0; i < m->nstates * nc; i++) {
+		int32_t t = m->delta[i];
+
+		m->row[i] = (int32_t)((size_t)t * nc) | (m->hasout[t] ? INT32_MIN : 0);
+	}
 	free(fail);
 	free(queue);
 }
@@ -144,6 +155,7 @@ void logmatch_release(struct logmatch *m)
 	}
 	free(m->hits);
 	free(m->delta);
+	free(m->row);
 	free(m->ohead);
 	free(m->dict);
 	free(m->hasout);
@@ -182,15 +194,20 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 				    size_t *off, size_t *clen)
 {
 	const size_t nc = (size_t)m->nclasses;
-	const int32_t *delta = m->delta;
-	const uint8_t *cls = m->cls, *hasout = m->hasout;
-	int32_t s = 0;
+	const int32_t *row = m->row;
+	const uint8_t *cls = m->cls;
+	const unsigned char *p = (const unsigned char *)text;
+	int32_t at = 0;
 	int any = 0;
 	const struct logrule *won = NULL;
 
 	for (size_t i = 0; i < len; i++) {
-		s = delta[(size_t)s * nc + cls[(unsigned char)text[i]]];
-		if (hasout[s]) {
+		int32_t e = row[at + cls[p[i]]];
+
+		at = e & INT32_MAX;
+		if (e < 0) {
+			int32_t s = (int32_t)((size_t)at / nc);
+
 			for (int32_t q = m->ohead[s] >= 0 ? s : m->dict[s]; q >= 0; q = m->dict[q])
 				for (int32_t o = m->ohead[q]; o >= 0; o = m->onext[o])
 					m->cand[m->orule[o] / 64] |= 1ull << (m->orule[o] % 64);

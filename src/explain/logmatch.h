@@ -45,7 +45,8 @@ struct logmatch {
 	/* automaton */
 	uint8_t cls[256];
 	int nclasses;
-	int32_t *delta;			/* nstates * nclasses */
+	int32_t *delta;			/* nstates * nclasses: next state */
+	int32_t *row;			/* the same as row offsets, output flag in the sign */
 	int32_t *ohead;			/* per state: first output cell, -1 */
 	int32_t *dict;			/* per state: nearest suffix state with outputs, -1 */
 	uint8_t *hasout;		/* per state: ohead or dict set */

@@ -556,7 +556,11 @@ static void strip_ansi(struct buf *out, const char *s, size_t len)
 	buf_reset(out);
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] != '\033') {
-			buf_addc(out, s[i]);
+			const char *esc = memchr(s + i, '\033', len - i);
+			size_t run = esc ? (size_t)(esc - (s + i)) : len - i;
+
+			buf_add(out, s + i, run);
+			i += run - 1;
 			continue;
 		}
 		if (i + 1 >= len)

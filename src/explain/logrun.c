@@ -6,6 +6,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +47,29 @@ int logrun_read(int fd, size_t cap, struct buf *out, long *dropped_lines, struct
 		buf_add(out, chunk, (size_t)n);
 		keep_tail(out, cap, dropped_lines);
 	}
+}
+
+int logrun_map(int fd, const char **data, size_t *len)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (unsigned long long)st.st_size > (size_t)-1 / 2)
+		return -1;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	(void)madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+	*data = p;
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
+void logrun_unmap(const char *data, size_t len)
+{
+	if (data)
+		munmap((void *)data, len);
 }
 
 static int write_all(int fd, const char *p, size_t n)

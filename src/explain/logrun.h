@@ -25,6 +25,13 @@
 #include "core/err.h"
 
 int logrun_read(int fd, size_t cap, struct buf *out, long *dropped_lines, struct err *e);
+/*
+ * A regular file mapped read-only (no copy: a 100 MB log costs no
+ * allocation); 0 and *data, *len set, or -1 when fd is not a regular
+ * non-empty file (read it with logrun_read instead).  logrun_unmap frees it.
+ */
+int logrun_map(int fd, const char **data, size_t *len);
+void logrun_unmap(const char *data, size_t len);
 int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped_lines,
 		   int *status, struct err *e);
 
