@@ -83,6 +83,9 @@ static int top_layer(const struct logmatch *m)
 			if (!strcmp(r->capnames[k], "soname") && top < LAYER_LIBRARIES)
 				top = LAYER_LIBRARIES;
 	}
+	/* the frameworks rules report library causes too (a framework's cuDNN, its CUDA wheels) */
+	if (top >= LAYER_LIBRARIES)
+		top = LAYER_COUNT - 1;
 	return top;
 }
 
