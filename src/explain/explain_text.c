@@ -99,7 +99,11 @@ static void put_lines(const struct logmatch_hit *h, struct buf *out)
 static void put_block(struct buf *out, const char *label, const char *s)
 {
 	buf_printf(out, "      %-9s ", label);
-	for (const char *p = s; p && *p;) {
+	if (!s || !*s) {
+		buf_addc(out, '\n');
+		return;
+	}
+	for (const char *p = s; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char tmp[4096];
@@ -116,8 +120,6 @@ static void put_block(struct buf *out, const char *label, const char *s)
 		if (*p)
 			buf_printf(out, "      %-9s ", "");
 	}
-	if (!s || !*s)
-		buf_addc(out, '\n');
 }
 
 static void render_item(const struct xitem *it, int color, struct buf *out)

@@ -54,7 +54,7 @@ int logdecode_cc(const char *value, int *major, int *minor)
 		char digits[8];
 		size_t n = 0;
 
-		while (isdigit((unsigned char)p[n]) && n < sizeof(digits) - 1) {
+		while (n < sizeof(digits) - 1 && isdigit((unsigned char)p[n])) {
 			digits[n] = p[n];
 			n++;
 		}

@@ -143,7 +143,7 @@ void logmatch_init(struct logmatch *m, const struct logrules *rules)
 	m->cand = xcalloc(m->ncand_words, sizeof(*m->cand));
 }
 
-void logmatch_release(struct logmatch *m)
+void logmatch_clear(struct logmatch *m)
 {
 	for (size_t i = 0; i < m->nhits; i++) {
 		struct logmatch_hit *h = &m->hits[i];
@@ -153,6 +153,13 @@ void logmatch_release(struct logmatch *m)
 		free(h->text);
 		free(h->frames);
 	}
+	m->nhits = 0;
+	m->dropped = m->lines_seen = m->input_lines = 0;
+}
+
+void logmatch_release(struct logmatch *m)
+{
+	logmatch_clear(m);
 	free(m->hits);
 	free(m->delta);
 	free(m->row);

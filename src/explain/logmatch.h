@@ -65,6 +65,8 @@ struct logmatch {
 
 void logmatch_init(struct logmatch *m, const struct logrules *rules);
 void logmatch_release(struct logmatch *m);
+/* Forget the hits (and counters), keep the automaton: for matching another log. */
+void logmatch_clear(struct logmatch *m);
 /* A lognorm callback: arg is the struct logmatch. */
 void logmatch_line_cb(const struct lognorm_line *l, void *arg);
 /* Which rule matches text (NULL: none); captures into off/len (LR_MAX_CAPS each). */
