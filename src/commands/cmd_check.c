@@ -9,6 +9,7 @@
  * findings are still shown.
  */
 #include "commands/commands.h"
+#include "commands/check_run.h"
 #include "core/ctx.h"
 #include "core/buf.h"
 #include "core/child.h"
@@ -47,6 +48,7 @@ static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
 	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
+	      "                       [--format text|json|markdown]\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
@@ -56,17 +58,13 @@ static void check_usage(FILE *f)
 	      "  --live                 also run each Python environment's interpreter (in a\n"
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
+	      "  --format FORMAT        text (default), json (as --json) or markdown: a\n"
+	      "                         GitHub-ready block for bug reports (summary, versions,\n"
+	      "                         findings in a <details> element)\n"
 	      "  --python PATH          also inspect this interpreter's environment\n"
 	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
 }
 
-/*
- * Run the pipeline into rep/inv; shared with tests and later commands.  The
- * inputs (pin: context, knowledge base, environment, loader, Python
- * environments) are built once by the caller, who may run it again with
- * the same pin; inv borrows from pin.
- */
-int check_run(const struct probe_in *pin, struct inventory *inv, struct report *rep);
 
 /*
  * The libraries and frameworks layers' static facts (walking toolkits,
@@ -82,6 +80,7 @@ struct upper_scan {
 	struct inventory *inv;
 	struct report *rep;
 	int layer;
+	int top;
 	pthread_t thread;
 	int threaded;
 };
@@ -99,10 +98,10 @@ static void *upper_scan_run(void *arg)
 static void upper_scan_start(struct upper_scan *scan, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		scan[i].threaded = pthread_create(&scan[i].thread, NULL, upper_scan_run,
-						  &scan[i]) == 0;
+		scan[i].threaded = scan[i].layer <= scan[i].top &&
+				   pthread_create(&scan[i].thread, NULL, upper_scan_run, &scan[i]) == 0;
 	for (size_t i = 0; i < n; i++)
-		if (!scan[i].threaded)
+		if (!scan[i].threaded && scan[i].layer <= scan[i].top)
 			upper_scan_run(&scan[i]);
 }
 
@@ -116,13 +115,31 @@ static void upper_scan_join(struct upper_scan *scan, size_t n)
 		}
 }
 
-int check_run(const struct probe_in *pin, struct inventory *inv, struct report *rep)
+int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+	      struct report *rep)
+{
+	return check_run_upto(ctx, kb, inv, rep, LAYER_COUNT - 1);
+}
+
+int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+		   struct report *rep, int top)
+{
+	struct probe_in pin;
+	int rc;
+
+	probe_in_init(&pin, ctx, kb);
+	rc = check_run_in(&pin, inv, rep, top);
+	probe_in_release(&pin);
+	return rc;
+}
+
+int check_run_in(const struct probe_in *pin, struct inventory *inv, struct report *rep, int top)
 {
 	const struct gd_ctx *ctx = pin->ctx;
 	const struct kb *kb = pin->kb;
 	struct upper_scan scan[] = {
-		{ pin, inv, rep, LAYER_LIBRARIES, 0, 0 },
-		{ pin, inv, rep, LAYER_FRAMEWORKS, 0, 0 },
+		{ pin, inv, rep, LAYER_LIBRARIES, top, 0, 0 },
+		{ pin, inv, rep, LAYER_FRAMEWORKS, top, 0, 0 },
 	};
 	const size_t nscan = sizeof(scan) / sizeof(scan[0]);
 	double t_all = child_now(), t;
@@ -133,14 +150,14 @@ int check_run(const struct probe_in *pin, struct inventory *inv, struct report *
 	 * here; the upper layers' on threads that are joined before any rule
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
-	inv->pyenvs = pin->pyenvs;	/* a view: pin owns the list */
-	for (int l = 0; l < LAYER_LIBRARIES; l++) {
+	pyenv_list_copy(&inv->pyenvs, &pin->pyenvs);
+	for (int l = 0; l < LAYER_LIBRARIES && l <= top; l++) {
 		t = child_now();
 		steps[l].probe(pin, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
 	upper_scan_start(scan, nscan);
-	for (int l = 0; l < LAYER_COUNT; l++) {
+	for (int l = 0; l < LAYER_COUNT && l <= top; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
@@ -195,6 +212,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
@@ -208,7 +226,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
-	int c, ret = 0;
+	int c, ret = 0, markdown = 0;
 
 	cctx.python_paths = pys;
 	cctx.site_dirs = sites;
@@ -218,6 +236,18 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			check_usage(stdout);
 			ret = 0;
 			goto out_opts;
+		case 'F':
+			if (!strcmp(optarg, "json")) {
+				cctx.json = 1;
+			} else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) {
+				markdown = 1;
+			} else if (strcmp(optarg, "text")) {
+				fprintf(stderr, "gpudoctor check: --format must be text, json or markdown, not '%s'\n",
+					optarg);
+				ret = 2;
+				goto out_opts;
+			}
+			break;
 		case 'L':
 			cctx.live = 1;
 			break;
@@ -252,8 +282,10 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	probe_in_init(&pin, ctx, kb);
 	inventory_init(&inv);
 	report_init(&rep);
-	check_run(&pin, &inv, &rep);
-	if (ctx->json)
+	check_run_in(&pin, &inv, &rep, LAYER_COUNT - 1);
+	if (markdown)
+		render_markdown(ctx, &rep, &inv, &out);
+	else if (ctx->json)
 		render_json(ctx, kb, &rep, &inv, &out);
 	else
 		render_text(ctx, &rep, &inv, &out);

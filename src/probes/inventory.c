@@ -27,5 +27,5 @@ void inventory_release(struct inventory *inv)
 	cuda_inventory_release(&inv->cuda);
 	libraries_inventory_release(&inv->libs);
 	frameworks_inventory_release(&inv->fw);
-	memset(&inv->pyenvs, 0, sizeof(inv->pyenvs));	/* a view: the probe_in owns it */
+	pyenv_list_release(&inv->pyenvs);
 }

@@ -26,10 +26,7 @@ struct inventory {
 	struct cuda_inventory cuda;
 	struct libraries_inventory libs;
 	struct frameworks_inventory fw;
-	/*
-	 * The Python environments looked at: a view of the probe_in's list
-	 * (probe_in.h), which owns them; never freed through the inventory.
-	 */
+	/* The Python environments looked at: a copy of the probe_in's (probe_in.h). */
 	struct pyenv_list pyenvs;
 };
 

@@ -5,7 +5,7 @@
  * directory gives its origin and owner):
  *   toolkits   /usr/local/cuda and /usr/local/cuda-*: lib64, lib, targets/X/lib
  *   wheels     <site>/nvidia/<component>/lib of every Python environment
- *              (inventory_pyenvs; nvidia/cu13/lib is one of them)
+ *              (probe_in's Python environments; nvidia/cu13/lib is one of them)
  *   conda      <prefix>/lib of conda environments (from the same discovery)
  *              and $CONDA_PREFIX/lib
  *   opt        /opt/X/lib, /opt/X/lib64, /opt/X/Y/lib (two levels, no deeper)

@@ -470,6 +470,26 @@ int pyenv_discover(const struct gd_ctx *ctx, struct pyenv_list *out, struct err 
 	return 0;
 }
 
+void pyenv_list_copy(struct pyenv_list *dst, const struct pyenv_list *src)
+{
+	dst->envs = src->n ? xcalloc(src->n, sizeof(*dst->envs)) : NULL;
+	dst->n = dst->cap = src->n;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct pyenv *s = &src->envs[i];
+		struct pyenv *d = &dst->envs[i];
+
+		d->prefix = xstrdup_or_null(s->prefix);
+		d->kind = s->kind;
+		d->python = xstrdup_or_null(s->python);
+		d->python_version = xstrdup_or_null(s->python_version);
+		d->site_dirs = s->nsite ? xcalloc(s->nsite, sizeof(char *)) : NULL;
+		d->nsite = d->site_cap = s->nsite;
+		for (size_t k = 0; k < s->nsite; k++)
+			d->site_dirs[k] = xstrdup_or_null(s->site_dirs[k]);
+		d->active = s->active;
+	}
+}
+
 void pyenv_list_release(struct pyenv_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)

@@ -44,5 +44,7 @@ struct pyenv_list {
 
 int pyenv_discover(const struct gd_ctx *ctx, struct pyenv_list *out, struct err *e);
 void pyenv_list_release(struct pyenv_list *l);
+/* A deep copy of src into dst (dst's old contents are not freed). */
+void pyenv_list_copy(struct pyenv_list *dst, const struct pyenv_list *src);
 
 #endif
