@@ -12,5 +12,6 @@ void inventory_json(const struct inventory *inv, const struct kb *kb, struct jso
 	inventory_json_cuda(inv, j);
 	inventory_json_libraries(inv, j);
 	inventory_json_frameworks(inv, j);
+	inventory_json_pyenvs(inv, j);
 	json_obj_end(j);
 }

@@ -22,5 +22,6 @@ void inventory_json_driver(const struct inventory *inv, struct json *j);	/* "dri
 void inventory_json_cuda(const struct inventory *inv, struct json *j);		/* "cuda" */
 void inventory_json_libraries(const struct inventory *inv, struct json *j);	/* "libraries" */
 void inventory_json_frameworks(const struct inventory *inv, struct json *j);	/* "frameworks" */
+void inventory_json_pyenvs(const struct inventory *inv, struct json *j);	/* "python_environments" */
 
 #endif
