@@ -3,7 +3,10 @@
  * a process that loads libcuda, calls cuInit and creates a context on every
  * device, nothing else.  The contexts are made in parallel, one thread per
  * device, so on N GPUs the floor is cuInit plus the slowest context (what
- * gpudoctor's CUDA child does too); each is destroyed before exit.
+ * gpudoctor's CUDA child does too); each is destroyed before exit, unless
+ * --keep: then the process exits with its contexts (the driver tears them
+ * down at exit), which is the stricter floor for a check that does not wait
+ * for its child's teardown.
  * Built by bench/speed.sh (cc -O2 -pthread bench/cuda_floor.c -ldl); not part
  * of gpudoctor.
  */
@@ -37,8 +40,9 @@ static void *make_context(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int keep = argc > 1 && argv[1][0] == '-' && argv[1][1] == '-' && argv[1][2] == 'k';
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	cu_init_fn init;
 	cu_count_fn count;
@@ -75,7 +79,7 @@ int main(void)
 			bad = 1;
 		}
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && !keep; i++)
 		if (runs[i].ctx)
 			destroy(runs[i].ctx);
 	return bad;

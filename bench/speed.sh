@@ -4,7 +4,8 @@
 #   bench/speed.sh            on any machine: check --no-load on a fixture root
 #                             (goal <= 20 ms), and on this machine's real root
 #   on a GPU machine it also measures the full check against the floor of
-#   cuInit + context creation alone (goal: <= 1.5x), beside `nvidia-smi -q`,
+#   cuInit + context creation alone, one context per device in parallel
+#   (goal: <= 1.15x), beside `nvidia-smi -q`,
 #   `python3 -m torch.utils.collect_env` and jax.print_environment_info().
 # Prints one line per measurement: median and min over N runs, in ms.
 set -u
@@ -44,10 +45,11 @@ PYEOF
 echo "== gpudoctor $($GD --version | cut -d' ' -f2) on $(uname -n), $(nproc) cores"
 measure "check --no-load, fixture root (goal <= 20 ms)" "$GD" --root "$tmp/root" check --no-load
 measure "check --no-load --json, fixture root" "$GD" --root "$tmp/root" --json check --no-load
-measure "check --no-load, this machine" "$GD" check --no-load
+measure "check --no-load, this machine (goal <= 20 ms)" "$GD" check --no-load
 if [ -e /dev/nvidiactl ]; then
 	cc -O2 -pthread -o "$tmp/cuda_floor" bench/cuda_floor.c -ldl
-	measure "floor: cuInit + context creation alone" "$tmp/cuda_floor"
+	measure "floor: cuInit + contexts (parallel), destroyed" "$tmp/cuda_floor"
+	measure "floor: cuInit + contexts (parallel), left to exit" "$tmp/cuda_floor" --keep
 	measure "check (full: NVML + cuInit + context + PTX kernel)" "$GD" check
 	N=3 measure "nvidia-smi -q" nvidia-smi -q
 	if "$PY" -c "import torch" 2>/dev/null; then
