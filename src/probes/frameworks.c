@@ -100,8 +100,19 @@ void frameworks_inventory_release(struct frameworks_inventory *p)
 	memset(p, 0, sizeof(*p));
 }
 
+const char *fw_kind_id(enum fw_kind k)
+{
+	switch (k) {
+	case FW_TENSORFLOW: return "tensorflow";
+	case FW_TORCH: return "torch";
+	case FW_JAX: return "jax";
+	case FW_CUPY: return "cupy";
+	}
+	return "?";
+}
+
 struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyenv_list *envs,
-			      size_t env, const char *site_dir, const char *name)
+			      size_t env, const char *site_dir, enum fw_kind kind)
 {
 	const struct pyenv *pe = &envs->envs[env];
 	struct fw_entry *e;
@@ -115,7 +126,8 @@ struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyen
 	e->python = xstrdup_or_null(pe->python);
 	e->python_version = xstrdup_or_null(pe->python_version);
 	e->site_dir = xstrdup(site_dir);
-	e->name = name;
+	e->kind = kind;
+	e->name = fw_kind_id(kind);
 	e->is_cuda_build = -1;
 	e->cuda_version = e->cuda_major = e->cudnn_major = -1;
 	e->live.import_ok = e->live.gpus = e->live.matmul_ok = -1;

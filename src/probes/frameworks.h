@@ -32,6 +32,12 @@ struct gd_ctx;
 struct inventory;
 struct probe_in;
 
+/* Which framework an entry is; fw_kind_id() is its one JSON name ("name"). */
+enum fw_kind { FW_TENSORFLOW, FW_TORCH, FW_JAX, FW_CUPY };
+
+/* "tensorflow", "torch", "jax", "cupy": the JSON vocabulary and the id part of findings. */
+const char *fw_kind_id(enum fw_kind k);
+
 /* One library a framework loads, and where the loader finds it. */
 struct fw_lib {
 	char *soname;		/* what is asked for: "libcudnn.so.9" */
@@ -81,7 +87,8 @@ struct fw_entry {
 	char *python_version;	/* "3.11" or NULL */
 	char *site_dir;
 	/* what */
-	const char *name;	/* "tensorflow", "torch", "jax", "cupy" */
+	enum fw_kind kind;
+	const char *name;	/* fw_kind_id(kind) */
 	char *dist;		/* the distribution: "tensorflow-cpu", "jaxlib", "cupy-cuda12x" */
 	char *version;		/* "2.15.0", "2.11.0+cu130" */
 	char *flavour;		/* "cuda", "cpu", "rocm", "stub", "nightly", "intel", "macos", NULL */

@@ -35,7 +35,7 @@ struct fw_site {
 
 /* A new entry in inv->fw with the environment's fields filled. */
 struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyenv_list *envs,
-			      size_t env, const char *site_dir, const char *name);
+			      size_t env, const char *site_dir, enum fw_kind kind);
 
 /* Resolve soname as chain[0] (loaded by chain[1..]) would, add it to fw->libs. */
 struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,

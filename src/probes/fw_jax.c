@@ -75,7 +75,7 @@ void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 		plugin = "cuda12";
 		major = 12;
 	}
-	fw = fw_entry_new(inv, envs, env, s->idx.dir, "jax");
+	fw = fw_entry_new(inv, envs, env, s->idx.dir, FW_JAX);
 	fw->dist = xstrdup(jaxlib ? jaxlib->norm : jax->norm);
 	fw->version = xstrdup_or_null(jaxlib ? jaxlib->version : jax->version);
 	fw_note_wheels(s, fw);
@@ -249,7 +249,7 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 			d = &s->idx.dists[i];
 	if (!d)
 		return;
-	fw = fw_entry_new(inv, envs, env, s->idx.dir, "cupy");
+	fw = fw_entry_new(inv, envs, env, s->idx.dir, FW_CUPY);
 	fw->dist = xstrdup(d->norm);
 	fw->version = xstrdup_or_null(d->version);
 	fw_note_wheels(s, fw);

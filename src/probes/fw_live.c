@@ -89,16 +89,14 @@ static const char py_cupy[] = PY_HEAD
 	"        kv('matmul_ok', int(float((a @ a).sum()) == 256.0 ** 3))\n"
 	PY_TAIL;
 
-static const char *fw_live_script(const char *name)
+static const char *fw_live_script(enum fw_kind kind)
 {
-	if (!strcmp(name, "tensorflow"))
-		return py_tensorflow;
-	if (!strcmp(name, "torch"))
-		return py_torch;
-	if (!strcmp(name, "jax"))
-		return py_jax;
-	if (!strcmp(name, "cupy"))
-		return py_cupy;
+	switch (kind) {
+	case FW_TENSORFLOW: return py_tensorflow;
+	case FW_TORCH: return py_torch;
+	case FW_JAX: return py_jax;
+	case FW_CUPY: return py_cupy;
+	}
 	return NULL;
 }
 
@@ -144,7 +142,7 @@ static void fw_live_stderr(struct fw_entry *w, const struct buf *err)
 
 static void fw_live_one(const struct gd_ctx *ctx, struct fw_entry *w)
 {
-	const char *script = fw_live_script(w->name);
+	const char *script = fw_live_script(w->kind);
 	struct child_result r = CHILD_RESULT_INIT;
 	struct buf py = BUF_INIT, d = BUF_INIT;
 	struct err e = ERR_INIT;

@@ -102,7 +102,7 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 	}
 	if (!d && !pkg)
 		return;
-	fw = fw_entry_new(inv, envs, env, s->idx.dir, "tensorflow");
+	fw = fw_entry_new(inv, envs, env, s->idx.dir, FW_TENSORFLOW);
 	fw->dist = d ? xstrdup(d->norm) : NULL;
 	fw->version = d ? xstrdup_or_null(d->version) : NULL;
 	fw->flavour = xstrdup_or_null(flavour);

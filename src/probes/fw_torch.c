@@ -77,7 +77,7 @@ void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
 
 	if (!d && !vpath)
 		return;
-	fw = fw_entry_new(inv, envs, env, s->idx.dir, "torch");
+	fw = fw_entry_new(inv, envs, env, s->idx.dir, FW_TORCH);
 	fw->dist = d ? xstrdup(d->norm) : NULL;
 	fw->version = d ? xstrdup_or_null(d->version) : NULL;
 	fw_note_wheels(s, fw);

@@ -28,6 +28,7 @@
 #ifndef GD_PROBE_LIBRARIES_H
 #define GD_PROBE_LIBRARIES_H
 
+#include "loader/elf.h"
 #include "loader/ldso.h"
 
 struct child;
@@ -54,7 +55,7 @@ struct lib_copy {
 	int in_active;		/* in the active Python env, or the toolkit /usr/local/cuda points to */
 	long long size_bytes;	/* -1 unknown */
 	/* What elf_open said; problem NULL when the file is a valid shared object. */
-	int elf_problem;	/* enum elf_problem (loader/elf.h) */
+	enum elf_problem elf_problem;	/* ELF_OK, or what elf_open found wrong */
 	char *problem;
 	int readable;		/* by the user running gpudoctor: 1, 0, -1 unknown */
 	int root_only;		/* readable, but only by root (no "other" read bit, root-owned) */

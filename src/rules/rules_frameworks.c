@@ -649,7 +649,7 @@ static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, 
 		rf_partial_evidence(f, w);
 		if (v.why[0])
 			finding_evidence(f, "%s", v.why);
-		if (!strcmp(w->name, "torch")) {
+		if (w->kind == FW_TORCH) {
 			const struct kb_torch *t = rf_torch_variant_for(r->in->kb, w->version, gpu->cc_major,
 									gpu->cc_minor);
 
