@@ -12,10 +12,14 @@ a time and sees every consumer follow.
 import os
 import re
 import shutil
+import subprocess
+import tempfile
+import unittest
 
-from gdtest import GDTestCase, check, clean_env, run
+from gdtest import GDTestCase, GPUDOCTOR, check, clean_env, run
 import fixtures
 import fixtures_driver
+import fixtures_libs as fl
 
 LIBCUDA = f"{fixtures_driver.LIBDIR}/libcuda.so.1"
 
@@ -76,3 +80,27 @@ class OneReading(GDTestCase):
                 if re.search(r'fs_read\w*\([^;]*"/proc/driver/nvidia/version"', text):
                     readers.append(f)
         self.assertEqual(readers, ["kernel.c"])
+
+
+class ReadOnce(GDTestCase):
+    """The inputs every probe shares are read once per check (probe_in.h):
+    the loader's files, the kernel's version files, the knowledge base."""
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed (tests/ci.sh installs it)")
+    def test_each_shared_file_is_opened_once(self):
+        r = fl.healthy_libs_root()
+        fl.add_cudnn(r, "usr/local/cuda-13.0/lib64")
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "trace")
+            p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log,
+                                GPUDOCTOR, "--root", r.path, "check", "--no-load"],
+                               capture_output=True, text=True, env=clean_env(), timeout=60)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            trace = open(log).read()
+        opens = {f: len(re.findall(r'"%s/%s"' % (re.escape(r.path), re.escape(f)), trace))
+                 for f in ("etc/ld.so.cache", "etc/ld.so.conf", "proc/cpuinfo",
+                           "proc/driver/nvidia/version", "sys/module/nvidia/version")}
+        # a comparison of nothing proves nothing: the trace must show the reads
+        self.assertGreater(sum(opens.values()), 3, trace[-2000:])
+        for f, n in opens.items():
+            self.assertLessEqual(n, 1, f"{f} opened {n} times")
