@@ -149,6 +149,106 @@ void bench_judge_gpu(struct bench_gpu *g)
 		return;
 	bench_judge_copies(g);
 	bench_judge_device(g);
+	bench_judge_conv(g);
+}
+
+static const char *bench_fix_cudnn_hw =
+	"nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats";
+
+void bench_judge_conv(struct bench_gpu *g)
+{
+	struct bench_conv *c = &g->conv;
+	struct buf ev = BUF_INIT, t = BUF_INIT;
+
+	if (!c->ran)
+		return;
+	if (c->refused) {
+		enum bench_severity sev = !strcmp(c->refused, "cudnn-missing") ? BENCH_INFO : BENCH_FAIL;
+		const char *fix = "gpudoctor check   # names the broken link below cuDNN";
+
+		if (!strcmp(c->refused, "cudnn-missing"))
+			fix = "pip install nvidia-cudnn-cu13   # or the distribution's cuDNN 9 package; then gpudoctor bench --cudnn /path/to/libcudnn.so.9";
+		else if (!strcmp(c->refused, "cudnn-not-initialized"))
+			fix = "gpudoctor check   # cuDNN could not start its runtime on this driver/GPU: the CUDA layer or a cuDNN built for a newer CUDA than the driver supports";
+		else if (!strcmp(c->refused, "cudnn-no-kernel-for-arch"))
+			fix = "gpudoctor matrix --solve   # pick a cuDNN release that still ships kernels for this GPU's architecture";
+		else if (!strcmp(c->refused, "cudnn-hang"))
+			fix = "nvidia-smi; sudo dmesg | grep -i xid   # a GPU that hangs a kernel needs a reset (nvidia-smi -r) or a reboot";
+		buf_printf(&t, "cuDNN convolutions could not run%s", c->cudnn ? "" : ": no cuDNN loaded");
+		buf_printf(&ev, "%s%s%s", c->refused_msg ? c->refused_msg : c->refused,
+			   c->cudnn ? "; cuDNN: " : "", c->cudnn ? c->cudnn : "");
+		bench_gpu_add_finding(g, sev, c->refused, "conv", t.s, ev.s, fix);
+	}
+	for (int d = 0; d < BENCH_CONV_DIRS; d++)
+		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+			const struct bench_conv_result *r = &c->r[d][p];
+			static const char *const dl[] = { "forward", "backward data", "backward filter" };
+
+			buf_reset(&ev);
+			buf_reset(&t);
+			if (r->error) {
+				buf_printf(&t, "cuDNN %s %s failed", dl[d], bench_conv_prec_label(p));
+				bench_gpu_add_finding(g, BENCH_FAIL, r->cause ? r->cause : "cudnn-call-failed", "conv", t.s,
+						      r->error, "gpudoctor check; gpudoctor matrix --solve   # the cuDNN release and this GPU");
+				continue;
+			}
+			if (r->verified == 0) {
+				buf_printf(&t, "cuDNN %s %s gave wrong results", dl[d], bench_conv_prec_label(p));
+				buf_printf(&ev, "sampled outputs of the %s convolution differ from a float64 CPU reference: worst relative error %.3g (algorithm %d)",
+					   c->shape ? c->shape : "", r->max_err, r->algo);
+				bench_gpu_add_finding(g, BENCH_FAIL, "cudnn-wrong-result", "conv", t.s, ev.s, bench_fix_cudnn_hw);
+				continue;
+			}
+			if (!isnan(r->percent) && r->percent < BENCH_CONV_MIN_PCT) {
+				buf_printf(&t, "cuDNN %s %s reaches only %.0f%% of the datasheet peak", dl[d],
+					   bench_conv_prec_label(p), r->percent);
+				buf_printf(&ev, "%.1f TFLOP/s measured, datasheet %.1f TFLOP/s, algorithm %d", r->value,
+					   r->ceiling, r->algo);
+				bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", "conv", t.s, ev.s, bench_fix_clocks);
+			}
+		}
+	buf_release(&ev);
+	buf_release(&t);
+}
+
+void bench_judge_nccl(struct bench_nccl *n)
+{
+	struct buf ev = BUF_INIT, t = BUF_INIT;
+	static const char *const labels[] = { "all-reduce", "all-gather", "reduce-scatter" };
+
+	if (!n->ran)
+		return;
+	if (n->refused) {
+		int missing = !strcmp(n->refused, "nccl-missing");
+		const char *fix = missing ? "pip install nvidia-nccl-cu13   # or the distribution's libnccl2; then gpudoctor bench --nccl /path/to/libnccl.so.2"
+			: !strcmp(n->refused, "nccl-hang")
+			? "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH gpudoctor bench   # then: df -h /dev/shm (docker: --shm-size=1g or --ipc=host); nvidia-smi topo -m; try NCCL_P2P_DISABLE=1 to tell a broken P2P path"
+			: "NCCL_DEBUG=INFO gpudoctor bench   # NCCL's WARN lines name the failing step";
+
+		buf_printf(&t, "NCCL collectives could not run");
+		buf_printf(&ev, "%s%s%s", n->refused_msg ? n->refused_msg : n->refused,
+			   n->nccl_warning ? "; NCCL WARN: " : "", n->nccl_warning ? n->nccl_warning : "");
+		bench_nccl_add_finding(n, missing ? BENCH_INFO : BENCH_FAIL, n->refused, t.s, ev.s, fix);
+	}
+	if (n->verified == 0) {
+		bench_nccl_add_finding(n, BENCH_FAIL, "nccl-call-failed", "an NCCL all-reduce gave wrong sums",
+				       "a 1 MiB FP32 all-reduce of rank+1 on every GPU did not give n(n+1)/2 everywhere",
+				       "NCCL_P2P_DISABLE=1 gpudoctor bench   # a correct result with P2P off points at the P2P path (IOMMU/ACS); nvidia-smi topo -m");
+	}
+	for (int c = 0; c < BENCH_NCCL_COLLS; c++) {
+		if (isnan(n->percent[c]) || n->percent[c] >= BENCH_NCCL_MIN_PCT)
+			continue;
+		buf_reset(&ev);
+		buf_reset(&t);
+		buf_printf(&t, "NCCL %s busbw reaches only %.0f%% of the link", labels[c], n->percent[c]);
+		buf_printf(&ev, "peak busbw %.1f GB/s against %.1f GB/s (%s); NCCL chose: %s", n->peak_busbw[c],
+			   n->ceiling_gbs, n->ceiling_source ? n->ceiling_source : "?",
+			   n->topology ? n->topology : "unknown (no INFO lines)");
+		bench_nccl_add_finding(n, BENCH_WARN, "bench-below-peak", t.s, ev.s,
+				       "nvidia-smi topo -m; nvidia-smi nvlink -s; env | grep ^NCCL_   # P2P or NVLink off (NCCL_P2P_DISABLE, IOMMU/ACS), or SHM only");
+	}
+	buf_release(&ev);
+	buf_release(&t);
 }
 
 void bench_judge_cpu(struct bench_run *r)
@@ -159,7 +259,16 @@ void bench_judge_cpu(struct bench_run *r)
 
 		if (f->measured && isfinite(f->value) && r->cpu.gflops > 0) {
 			r->cpu.speedup = f->value * 1000.0 / r->cpu.gflops;
-			return;
+			break;
+		}
+	}
+	r->cpu.conv_speedup = NAN;
+	for (size_t i = 0; i < r->ngpus; i++) {
+		const struct bench_conv_result *c = &r->gpus[i].conv.r[0][0];
+
+		if (c->measured && r->cpu.conv_gflops > 0) {
+			r->cpu.conv_speedup = c->value * 1000.0 / r->cpu.conv_gflops;
+			break;
 		}
 	}
 }
@@ -172,5 +281,8 @@ enum bench_severity bench_judge_worst(const struct bench_run *r)
 		for (size_t k = 0; k < r->gpus[i].nfindings; k++)
 			if (r->gpus[i].findings[k].severity > worst)
 				worst = r->gpus[i].findings[k].severity;
+	for (size_t k = 0; k < r->nccl.nfindings; k++)
+		if (r->nccl.findings[k].severity > worst)
+			worst = r->nccl.findings[k].severity;
 	return worst;
 }

@@ -24,6 +24,12 @@ struct bench_opts {
 	int no_cpu;
 	const char **cublas;		/* --cublas PATH (repeatable) */
 	size_t ncublas;
+	const char **cudnn;		/* --cudnn PATH (repeatable) */
+	size_t ncudnn;
+	const char **nccl;		/* --nccl PATH (repeatable) */
+	size_t nnccl;
+	int no_conv;			/* skip the cuDNN child */
+	int no_nccl;			/* skip the NCCL child */
 	int progress_fd;		/* -1: no progress line */
 };
 
