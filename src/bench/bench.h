@@ -114,6 +114,8 @@ struct bench_conv {
 	double seconds;
 };
 
+void bench_gpu_init_conv(struct bench_conv *c);
+void bench_gpu_release_conv(struct bench_conv *c);
 const char *bench_conv_prec_name(int prec);	/* "fp32", "fp16", "bf16" */
 const char *bench_conv_prec_label(int prec);	/* "FP32 (TF32 math)", "FP16", "BF16" */
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const dir_names[] = { "fwd", "bwd_data", "bwd_filter" };
@@ -45,6 +46,37 @@ int bench_conv_valid(const struct bench_conv_shape *s)
 	    (double)s->n * bench_conv_out_h(s) * bench_conv_out_w(s) * s->k > lim)
 		return -1;
 	return 0;
+}
+
+int bench_conv_shape_parse(const char *text, struct bench_conv_shape *s)
+{
+	long v[9] = { 0, 0, 0, 0, 0, 3, 3, 1, 1 };
+	int n = 0;
+	const char *p = text;
+
+	if (!p)
+		return -1;
+	while (n < 9) {
+		char *end;
+		long x;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		x = strtol(p, &end, 10);
+		if (end == p || x < 0 || x > 1000000)
+			return -1;
+		v[n++] = x;
+		p = end;
+		if (*p == '\0')
+			break;
+		if (*p++ != ',')
+			return -1;
+	}
+	if (*p != '\0' || n < 5 || n == 6)
+		return -1;
+	*s = (struct bench_conv_shape){ (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[5], (int)v[6],
+					(int)v[7], (int)v[8] };
+	return bench_conv_valid(s);
 }
 
 size_t bench_conv_x_elems(const struct bench_conv_shape *s)

@@ -32,6 +32,10 @@ struct bench_conv_shape {
 /* The short form of `check --deep`: small enough for well under a second. */
 #define BENCH_CONV_SMOKE { 2, 64, 16, 16, 64, 3, 3, 1, 1 }
 
+/* "N,C,H,W,K[,R,S[,pad[,stride]]]" (R=S=3, pad=1, stride=1 when left out)
+ * into *s; -1 when it is not that or bench_conv_valid() refuses it. */
+int bench_conv_shape_parse(const char *text, struct bench_conv_shape *s);
+
 enum bench_conv_dir { BENCH_CONV_FWD, BENCH_CONV_BWD_DATA, BENCH_CONV_BWD_FILTER, BENCH_CONV_NDIRS };
 
 const char *bench_conv_dir_name(enum bench_conv_dir d);	/* "fwd", "bwd_data", "bwd_filter" */

@@ -338,7 +338,7 @@ static int cg_direction(struct cg *g, int dir)
 	    cg_cuda(g, g->cu.cuStreamSynchronize(g->stream), "cuStreamSynchronize") < 0 ||
 	    cg_verify(g, dir, CG_SAMPLES, &worst) < 0 || cg_time(g, dir, best.algo, &ms) < 0)
 		return -1;
-	cg_emit(g, dir, "ms", "%.4f", ms);
+	cg_emit(g, dir, "ms", "%.6g", ms);
 	cg_emit(g, dir, "value", "%.3f", bench_conv_tflops(&g->s, ms));
 	cg_emit(g, dir, "algo", "%d", best.algo);
 	cg_emit(g, dir, "math", "%s", best.math_type == GD_CUDNN_TENSOR_OP_MATH ? "tensor-op" :
@@ -492,6 +492,7 @@ static int cg_cuda_init(struct cg *g)
 		return cg_refuse(g, "cuda-init-failed", "cuInit failed with %s", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (cg_cuda(g, g->cu.cuDeviceGetCount(&count), "cuDeviceGetCount") < 0)
 		return -1;
+	kv_emit("conv.gpus", "%d", count);
 	if (g->o->index >= count)
 		return cg_refuse(g, "no-nvidia-gpu", "there is no GPU %d: CUDA sees %d", g->o->index, count);
 	return 0;
@@ -595,6 +596,11 @@ int bench_conv_gpu_measure(const struct bench_conv_gpu_opts *o)
 	memset(&g, 0, sizeof(g));
 	g.o = o;
 	g.s = o->smoke ? smoke : resnet;
+	if (o->shape && bench_conv_shape_parse(o->shape, &g.s) < 0) {
+		kv_emit("conv.refuse", "bench-bad-shape");
+		kv_emit("conv.refuse.message", "'%s' is not a convolution shape N,C,H,W,K[,R,S[,pad[,stride]]]", o->shape);
+		return 0;
+	}
 	kv_emit("conv.index", "%d", o->index);
 	kv_emit("conv.shape", "N=%d C=%d H=%d W=%d K=%d R=%d S=%d pad=%d stride=%d", g.s.n, g.s.c, g.s.h, g.s.w,
 		g.s.k, g.s.r, g.s.s, g.s.pad, g.s.stride);

@@ -155,6 +155,72 @@ void bench_judge_gpu(struct bench_gpu *g)
 static const char *bench_fix_cudnn_hw =
 	"nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats";
 
+static const char *const conv_dir_labels[] = { "forward", "backward data", "backward filter" };
+
+/* Failed figures, one finding per cause (a cuDNN without kernels for this
+ * GPU fails all nine alike): which ones, and the first message. */
+static void bench_judge_conv_errors(struct bench_gpu *g)
+{
+	const struct bench_conv *c = &g->conv;
+	int done[BENCH_CONV_DIRS][BENCH_CONV_PRECS] = { { 0 } };
+
+	for (int d0 = 0; d0 < BENCH_CONV_DIRS; d0++)
+		for (int p0 = 0; p0 < BENCH_CONV_PRECS; p0++) {
+			const struct bench_conv_result *first = &c->r[d0][p0];
+			const char *cause = first->cause ? first->cause : "cudnn-call-failed";
+			struct buf t = BUF_INIT, which = BUF_INIT;
+			int n = 0;
+
+			if (!first->error || done[d0][p0])
+				continue;
+			for (int d = 0; d < BENCH_CONV_DIRS; d++)
+				for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+					const struct bench_conv_result *r = &c->r[d][p];
+
+					if (!r->error || done[d][p] || strcmp(r->cause ? r->cause : "cudnn-call-failed", cause))
+						continue;
+					done[d][p] = 1;
+					buf_printf(&which, "%s%s %s", n++ ? ", " : "", conv_dir_labels[d], bench_conv_prec_label(p));
+				}
+			buf_printf(&t, "%d cuDNN convolution%s failed (%s)", n, n == 1 ? "" : "s", which.s);
+			bench_gpu_add_finding(g, BENCH_FAIL, cause, "conv", t.s, first->error,
+					      !strcmp(cause, "cudnn-no-kernel-for-arch")
+					      ? "gpudoctor matrix --solve   # a cuDNN release that still ships kernels for this GPU's architecture"
+					      : "gpudoctor check   # then gpudoctor matrix --solve for a cuDNN release that fits this driver and GPU");
+			buf_release(&t);
+			buf_release(&which);
+		}
+}
+
+static void bench_judge_conv_wrong(struct bench_gpu *g)
+{
+	const struct bench_conv *c = &g->conv;
+	struct buf t = BUF_INIT, ev = BUF_INIT, which = BUF_INIT;
+	double worst = 0;
+	int n = 0;
+
+	for (int d = 0; d < BENCH_CONV_DIRS; d++)
+		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+			const struct bench_conv_result *r = &c->r[d][p];
+
+			if (r->verified != 0)
+				continue;
+			buf_printf(&which, "%s%s %s (algorithm %d)", n++ ? ", " : "", conv_dir_labels[d],
+				   bench_conv_prec_label(p), r->algo);
+			if (r->max_err > worst || isnan(r->max_err))
+				worst = r->max_err;
+		}
+	if (n) {
+		buf_printf(&t, "%d cuDNN convolution%s gave wrong results", n, n == 1 ? "" : "s");
+		buf_printf(&ev, "sampled outputs of the %s convolution differ from a float64 CPU reference (worst relative error %.3g): %s",
+			   c->shape ? c->shape : "", worst, which.s);
+		bench_gpu_add_finding(g, BENCH_FAIL, "cudnn-wrong-result", "conv", t.s, ev.s, bench_fix_cudnn_hw);
+	}
+	buf_release(&t);
+	buf_release(&ev);
+	buf_release(&which);
+}
+
 void bench_judge_conv(struct bench_gpu *g)
 {
 	struct bench_conv *c = &g->conv;
@@ -179,33 +245,21 @@ void bench_judge_conv(struct bench_gpu *g)
 			   c->cudnn ? "; cuDNN: " : "", c->cudnn ? c->cudnn : "");
 		bench_gpu_add_finding(g, sev, c->refused, "conv", t.s, ev.s, fix);
 	}
+	bench_judge_conv_errors(g);
+	bench_judge_conv_wrong(g);
 	for (int d = 0; d < BENCH_CONV_DIRS; d++)
 		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
 			const struct bench_conv_result *r = &c->r[d][p];
-			static const char *const dl[] = { "forward", "backward data", "backward filter" };
 
+			if (r->error || r->verified == 0 || isnan(r->percent) || r->percent >= BENCH_CONV_MIN_PCT)
+				continue;
 			buf_reset(&ev);
 			buf_reset(&t);
-			if (r->error) {
-				buf_printf(&t, "cuDNN %s %s failed", dl[d], bench_conv_prec_label(p));
-				bench_gpu_add_finding(g, BENCH_FAIL, r->cause ? r->cause : "cudnn-call-failed", "conv", t.s,
-						      r->error, "gpudoctor check; gpudoctor matrix --solve   # the cuDNN release and this GPU");
-				continue;
-			}
-			if (r->verified == 0) {
-				buf_printf(&t, "cuDNN %s %s gave wrong results", dl[d], bench_conv_prec_label(p));
-				buf_printf(&ev, "sampled outputs of the %s convolution differ from a float64 CPU reference: worst relative error %.3g (algorithm %d)",
-					   c->shape ? c->shape : "", r->max_err, r->algo);
-				bench_gpu_add_finding(g, BENCH_FAIL, "cudnn-wrong-result", "conv", t.s, ev.s, bench_fix_cudnn_hw);
-				continue;
-			}
-			if (!isnan(r->percent) && r->percent < BENCH_CONV_MIN_PCT) {
-				buf_printf(&t, "cuDNN %s %s reaches only %.0f%% of the datasheet peak", dl[d],
-					   bench_conv_prec_label(p), r->percent);
-				buf_printf(&ev, "%.1f TFLOP/s measured, datasheet %.1f TFLOP/s, algorithm %d", r->value,
-					   r->ceiling, r->algo);
-				bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", "conv", t.s, ev.s, bench_fix_clocks);
-			}
+			buf_printf(&t, "cuDNN %s %s reaches only %.0f%% of the datasheet peak", conv_dir_labels[d],
+				   bench_conv_prec_label(p), r->percent);
+			buf_printf(&ev, "%.1f TFLOP/s measured, datasheet %.1f TFLOP/s, algorithm %d", r->value,
+				   r->ceiling, r->algo);
+			bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", "conv", t.s, ev.s, bench_fix_clocks);
 		}
 	buf_release(&ev);
 	buf_release(&t);

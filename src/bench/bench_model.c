@@ -60,7 +60,7 @@ const char *bench_conv_prec_label(int prec)
 	return prec >= 0 && prec < BENCH_CONV_PRECS ? conv_prec_labels[prec] : "?";
 }
 
-static void bench_conv_init(struct bench_conv *c)
+void bench_gpu_init_conv(struct bench_conv *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->cudnn_version = -1;
@@ -76,7 +76,7 @@ static void bench_conv_init(struct bench_conv *c)
 		}
 }
 
-static void bench_conv_release(struct bench_conv *c)
+void bench_gpu_release_conv(struct bench_conv *c)
 {
 	free(c->cudnn);
 	free(c->shape);
@@ -88,7 +88,7 @@ static void bench_conv_release(struct bench_conv *c)
 			free(c->r[d][p].error);
 			free(c->r[d][p].cause);
 		}
-	bench_conv_init(c);
+	bench_gpu_init_conv(c);
 }
 
 static void bench_findings_free(struct bench_finding *f, size_t n)
@@ -157,7 +157,7 @@ void bench_gpu_init(struct bench_gpu *g, int index)
 	g->seconds = NAN;
 	for (int k = 0; k < BENCH_NKINDS; k++)
 		bench_result_init(&g->results[k]);
-	bench_conv_init(&g->conv);
+	bench_gpu_init_conv(&g->conv);
 }
 
 void bench_gpu_release(struct bench_gpu *g)
@@ -172,7 +172,7 @@ void bench_gpu_release(struct bench_gpu *g)
 	for (int k = 0; k < BENCH_NKINDS; k++)
 		bench_result_release(&g->results[k]);
 	bench_findings_free(g->findings, g->nfindings);
-	bench_conv_release(&g->conv);
+	bench_gpu_release_conv(&g->conv);
 	bench_gpu_init(g, -1);
 }
 

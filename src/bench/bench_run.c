@@ -237,6 +237,10 @@ static void bench_run_conv(const struct gd_ctx *ctx, const struct bench_opts *o,
 	argv[n++] = idx;
 	if (o->quick)
 		argv[n++] = "--quick";
+	if (o->conv_shape) {
+		argv[n++] = "--shape";
+		argv[n++] = o->conv_shape;
+	}
 	for (size_t i = 0; i < o->ncudnn && n < BENCH_MAX_ARGS; i++) {
 		argv[n++] = "--cudnn";
 		argv[n++] = o->cudnn[i];

@@ -29,6 +29,7 @@ struct bench_opts {
 	const char **nccl;		/* --nccl PATH (repeatable) */
 	size_t nnccl;
 	int no_conv;			/* skip the cuDNN child */
+	const char *conv_shape;		/* --conv-shape, or NULL: the ResNet layer */
 	int no_nccl;			/* skip the NCCL child */
 	int progress_fd;		/* -1: no progress line */
 };

@@ -8,6 +8,7 @@
  * memory held by another process, out of memory) or a GEMM gave wrong
  * results, 2 usage or internal error.
  */
+#include "bench/bench_conv.h"
 #include "bench/bench_render.h"
 #include "bench/bench_run.h"
 #include "commands/commands.h"
@@ -24,6 +25,7 @@
 static void bench_usage(FILE *f)
 {
 	fputs("usage: gpudoctor bench [--quick] [--gpu N] [--json] [--no-cpu] [--no-conv] [--no-nccl]\n"
+	      "                       [--conv-shape N,C,H,W,K[,R,S[,pad[,stride]]]]\n"
 	      "                       [--cublas PATH]... [--cudnn PATH]... [--nccl PATH]...\n"
 	      "\n"
 	      "Measures each GPU: host<->device copy bandwidth (pinned and pageable),\n"
@@ -46,6 +48,8 @@ static void bench_usage(FILE *f)
 	      "  --cudnn PATH     try this libcudnn first (repeatable); default: what the loader gives\n"
 	      "  --nccl PATH      try this libnccl first (repeatable)\n"
 	      "  --no-conv        skip the cuDNN convolutions\n"
+	      "  --conv-shape N,C,H,W,K[,R,S[,pad[,stride]]]\n"
+	      "                   measure this convolution instead of the ResNet layer\n"
 	      "  --no-nccl        skip the NCCL collectives\n"
 	      "\n"
 	      "Exit status: 0 measured, 1 refused (no GPU, memory held by another process,\n"
@@ -70,6 +74,7 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 		{ "cudnn", required_argument, NULL, 'd' },
 		{ "nccl", required_argument, NULL, 'N' },
 		{ "no-conv", no_argument, NULL, 'C' },
+		{ "conv-shape", required_argument, NULL, 'S' },
 		{ "no-nccl", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -115,6 +120,17 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'C':
 			o.no_conv = 1;
 			break;
+		case 'S': {
+			struct bench_conv_shape sh;
+
+			if (bench_conv_shape_parse(optarg, &sh) < 0) {
+				fprintf(stderr, "gpudoctor bench: --conv-shape '%s' is not N,C,H,W,K[,R,S[,pad[,stride]]] with a non-empty output\n", optarg);
+				bench_opts_free(&o);
+				return 2;
+			}
+			o.conv_shape = optarg;
+			break;
+		}
 		case 'X':
 			o.no_nccl = 1;
 			break;

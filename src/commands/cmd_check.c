@@ -8,6 +8,7 @@
  * checks do not run and they are reported as blocked, while their static
  * findings are still shown.
  */
+#include "bench/bench_deep.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/buf.h"
@@ -45,7 +46,7 @@ static const struct layer_step steps[LAYER_COUNT] = {
 static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
-	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
+	      "                       [--live] [--deep] [--python PATH]... [--site-packages DIR]...\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
@@ -55,6 +56,8 @@ static void check_usage(FILE *f)
 	      "  --live                 also run each Python environment's interpreter (in a\n"
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
+	      "  --deep                 also run one small cuDNN convolution on each GPU and,\n"
+	      "                         with two GPUs or more, one NCCL all-reduce, both checked\n"
 	      "  --python PATH          also inspect this interpreter's environment\n"
 	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
 }
@@ -134,6 +137,8 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 		if (in.live)
 			s->probe_live(ctx, inv);
 		s->judge(&in, rep);
+		if (s->id == LAYER_LIBRARIES && in.live && ctx->deep)
+			bench_deep_check(ctx, rep);
 		if (in.blocked) {
 			report_block(rep, s->id, (enum layer_id)blocked_by);
 		} else if (report_layer_worst(rep, s->id) == STATUS_FAIL) {
@@ -153,6 +158,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "deep", no_argument, NULL, 'D' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
@@ -177,6 +183,9 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			goto out_opts;
 		case 'L':
 			cctx.live = 1;
+			break;
+		case 'D':
+			cctx.deep = 1;
 			break;
 		case 'P':
 			pys[cctx.npython_paths++] = optarg;

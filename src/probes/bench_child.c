@@ -3,7 +3,7 @@
  *
  *	gpudoctor __probe bench gpu INDEX [--quick] [--sys-root DIR] [--cublas PATH]...
  *	gpudoctor __probe bench cpu [--quick] [--blas PATH]... [--no-blas]
- *	gpudoctor __probe bench conv INDEX [--quick] [--smoke] [--cudnn PATH]...
+ *	gpudoctor __probe bench conv INDEX [--quick] [--smoke] [--shape N,C,H,W,K[,R,S[,pad[,stride]]]] [--cudnn PATH]...
  *	gpudoctor __probe bench nccl [--quick] [--smoke] [--nccl PATH]...
  *
  * All GPU work of `gpudoctor bench` happens here (bench/bench_gpu.c), and
@@ -26,7 +26,7 @@
 int probe_main_bench(int argc, char **argv)
 {
 	const char *paths[BENCH_CHILD_MAX_PATHS + 1];
-	const char *root = "/", *mode = argc > 1 ? argv[1] : "";
+	const char *root = "/", *mode = argc > 1 ? argv[1] : "", *shape = NULL;
 	int npaths = 0, quick = 0, no_blas = 0, index = 0, first = 2, smoke = 0;
 	char *end;
 
@@ -49,6 +49,8 @@ int probe_main_bench(int argc, char **argv)
 			smoke = 1;
 		else if (!strcmp(argv[i], "--no-blas"))
 			no_blas = 1;
+		else if (!strcmp(argv[i], "--shape") && i + 1 < argc)
+			shape = argv[++i];
 		else if (!strcmp(argv[i], "--sys-root") && i + 1 < argc)
 			root = argv[++i];
 		else if ((!strcmp(argv[i], "--cublas") || !strcmp(argv[i], "--blas") ||
@@ -68,7 +70,7 @@ int probe_main_bench(int argc, char **argv)
 
 		bench_gpu_measure(&o);
 	} else if (!strcmp(mode, "conv")) {
-		struct bench_conv_gpu_opts o = { .index = index, .quick = quick, .smoke = smoke, .cudnn = paths };
+		struct bench_conv_gpu_opts o = { .index = index, .quick = quick, .smoke = smoke, .shape = shape, .cudnn = paths };
 
 		bench_conv_gpu_measure(&o);
 	} else if (!strcmp(mode, "nccl")) {

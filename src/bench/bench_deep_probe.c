@@ -1,0 +1,120 @@
+/* bench_deep_probe.c - the children of check --deep; see bench_deep.h. */
+#include "bench/bench_deep.h"
+#include "bench/bench_parse.h"
+#include "core/child.h"
+#include "core/ctx.h"
+#include "core/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bench_deep_init(struct bench_deep *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->gpus = -1;
+	bench_nccl_init(&d->nccl);
+	d->nccl_check_ms = d->nccl_child_s = NAN;
+}
+
+void bench_deep_release(struct bench_deep *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		bench_gpu_release_conv(&d->g[i].conv);
+	free(d->g);
+	bench_nccl_release(&d->nccl);
+	bench_deep_init(d);
+}
+
+/* The death of a child as the cause of its layer: a deadline passed is a
+ * hang, anything else a failed call; with the end of what it said. */
+static void deep_death(const struct child_result *r, const char *what, const char *hang, const char *fail,
+		       char **cause, char **msg)
+{
+	struct buf d = BUF_INIT;
+	const char *err = r->err.len ? r->err.s : "";
+	size_t len = strlen(err);
+
+	child_outcome_describe(r, &d);
+	free(*cause);
+	free(*msg);
+	*cause = xstrdup(r->outcome == CHILD_TIMEOUT ? hang : fail);
+	*msg = xasprintf("the isolated %s child %s%s%.240s", what, d.s, len ? "; the end of its stderr: " : "",
+			 len > 240 ? err + len - 240 : err);
+	buf_release(&d);
+}
+
+static double deep_timeout(const struct gd_ctx *ctx)
+{
+	/* --timeout may shorten it (a test of the hang path), never lengthen
+	 * it past what "well under a second" of work needs. */
+	return ctx->timeout > 0 && ctx->timeout < BENCH_DEEP_TIMEOUT_S ? ctx->timeout : BENCH_DEEP_TIMEOUT_S;
+}
+
+static void deep_conv(const struct gd_ctx *ctx, struct bench_deep *d, int index)
+{
+	struct child_result r = CHILD_RESULT_INIT;
+	struct err e = ERR_INIT;
+	struct bench_deep_gpu *g;
+	char idx[16];
+	const char *argv[] = { ctx->self_exe, "__probe", "bench", "conv", idx, "--smoke", NULL };
+
+	snprintf(idx, sizeof(idx), "%d", index);
+	d->g = xrealloc(d->g, (d->n + 1) * sizeof(*d->g));
+	g = &d->g[d->n++];
+	memset(g, 0, sizeof(*g));
+	bench_gpu_init_conv(&g->conv);
+	g->index = index;
+	g->smoke_ms = g->child_s = NAN;
+	g->checked = -1;
+	g->conv.ran = 1;
+	if (child_run_argv(argv, NULL, deep_timeout(ctx), &r, &e) < 0) {
+		g->conv.refused = xstrdup("cudnn-call-failed");
+		g->conv.refused_msg = xasprintf("cannot start the cuDNN child: %s", e.msg);
+		child_result_release(&r);
+		return;
+	}
+	bench_parse_conv(&r.kv, &g->conv);
+	g->child_s = r.seconds;
+	g->smoke_ms = kv_get_double(&r.kv, "conv.smoke_ms", NAN);
+	g->checked = kv_get_ll(&r.kv, "conv.fwd.fp32.checked", -1);
+	if (index == 0)
+		d->gpus = (int)kv_get_ll(&r.kv, "conv.gpus", -1);
+	if (r.outcome != CHILD_OK)
+		deep_death(&r, "cuDNN", "cudnn-hang", "cudnn-call-failed", &g->conv.refused, &g->conv.refused_msg);
+	child_result_release(&r);
+}
+
+static void deep_nccl(const struct gd_ctx *ctx, struct bench_deep *d)
+{
+	struct child_result r = CHILD_RESULT_INIT;
+	struct err e = ERR_INIT;
+	const char *argv[] = { ctx->self_exe, "__probe", "bench", "nccl", "--smoke", NULL };
+
+	d->nccl.ran = 1;
+	if (child_run_argv(argv, NULL, deep_timeout(ctx), &r, &e) < 0) {
+		d->nccl.refused = xstrdup("nccl-call-failed");
+		d->nccl.refused_msg = xasprintf("cannot start the NCCL child: %s", e.msg);
+		child_result_release(&r);
+		return;
+	}
+	bench_parse_nccl(&r.kv, r.err.s, r.err.len, &d->nccl);
+	d->nccl_child_s = r.seconds;
+	d->nccl_check_ms = kv_get_double(&r.kv, "nccl.check_ms", NAN);
+	if (r.outcome != CHILD_OK)
+		deep_death(&r, "NCCL", "nccl-hang", "nccl-call-failed", &d->nccl.refused, &d->nccl.refused_msg);
+	child_result_release(&r);
+}
+
+void bench_deep_probe(const struct gd_ctx *ctx, struct bench_deep *d)
+{
+	if (ctx->no_load)
+		return;
+	d->ran = 1;
+	deep_conv(ctx, d, 0);
+	for (int i = 1; i < d->gpus && i < 64; i++)
+		deep_conv(ctx, d, i);
+	if (d->gpus >= 2)
+		deep_nccl(ctx, d);
+}
