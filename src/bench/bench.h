@@ -226,7 +226,7 @@ struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum bench_seve
 void bench_nccl_init(struct bench_nccl *n);
 void bench_nccl_release(struct bench_nccl *n);
 struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum bench_severity sev,
-					     const char *cause, const char *title,
+					     enum cause_id cause, const char *title,
 					     const char *evidence, const char *fix);
 
 /* Median of n doubles (sorts v in place); NAN when n == 0. */

@@ -118,7 +118,7 @@ void bench_render_json_nccl(struct json *j, const struct bench_nccl *n)
 
 		json_obj_begin(j, NULL);
 		json_str(j, "severity", severities[f->severity]);
-		json_str(j, "cause", f->cause);
+		json_str(j, "cause", cause_id_str(f->cause));
 		json_str(j, "title", f->title);
 		json_str(j, "evidence", f->evidence);
 		json_str(j, "fix", f->fix);

@@ -157,6 +157,15 @@ static const char *bench_fix_cudnn_hw =
 
 static const char *const conv_dir_labels[] = { "forward", "backward data", "backward filter" };
 
+/* A cause id a child reported, as the catalogue's enum; fallback when the
+ * child said something the catalogue does not know. */
+static enum cause_id bench_cause(const char *id, enum cause_id fallback)
+{
+	enum cause_id c = id ? cause_from_id(id) : CAUSE_NONE;
+
+	return c == CAUSE_NONE ? fallback : c;
+}
+
 /* Failed figures, one finding per cause (a cuDNN without kernels for this
  * GPU fails all nine alike): which ones, and the first message. */
 static void bench_judge_conv_errors(struct bench_gpu *g)
@@ -183,7 +192,7 @@ static void bench_judge_conv_errors(struct bench_gpu *g)
 					buf_printf(&which, "%s%s %s", n++ ? ", " : "", conv_dir_labels[d], bench_conv_prec_label(p));
 				}
 			buf_printf(&t, "%d cuDNN convolution%s failed (%s)", n, n == 1 ? "" : "s", which.s);
-			bench_gpu_add_finding(g, BENCH_FAIL, cause, "conv", t.s, first->error,
+			bench_gpu_add_finding(g, BENCH_FAIL, bench_cause(cause, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, first->error,
 					      !strcmp(cause, "cudnn-no-kernel-for-arch")
 					      ? "gpudoctor matrix --solve   # a cuDNN release that still ships kernels for this GPU's architecture"
 					      : "gpudoctor check   # then gpudoctor matrix --solve for a cuDNN release that fits this driver and GPU");
@@ -214,7 +223,7 @@ static void bench_judge_conv_wrong(struct bench_gpu *g)
 		buf_printf(&t, "%d cuDNN convolution%s gave wrong results", n, n == 1 ? "" : "s");
 		buf_printf(&ev, "sampled outputs of the %s convolution differ from a float64 CPU reference (worst relative error %.3g): %s",
 			   c->shape ? c->shape : "", worst, which.s);
-		bench_gpu_add_finding(g, BENCH_FAIL, "cudnn-wrong-result", "conv", t.s, ev.s, bench_fix_cudnn_hw);
+		bench_gpu_add_finding(g, BENCH_FAIL, CAUSE_CUDNN_WRONG_RESULT, "conv", t.s, ev.s, bench_fix_cudnn_hw);
 	}
 	buf_release(&t);
 	buf_release(&ev);
@@ -243,7 +252,7 @@ void bench_judge_conv(struct bench_gpu *g)
 		buf_printf(&t, "cuDNN convolutions could not run%s", c->cudnn ? "" : ": no cuDNN loaded");
 		buf_printf(&ev, "%s%s%s", c->refused_msg ? c->refused_msg : c->refused,
 			   c->cudnn ? "; cuDNN: " : "", c->cudnn ? c->cudnn : "");
-		bench_gpu_add_finding(g, sev, c->refused, "conv", t.s, ev.s, fix);
+		bench_gpu_add_finding(g, sev, bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, ev.s, fix);
 	}
 	bench_judge_conv_errors(g);
 	bench_judge_conv_wrong(g);
@@ -259,7 +268,7 @@ void bench_judge_conv(struct bench_gpu *g)
 				   bench_conv_prec_label(p), r->percent);
 			buf_printf(&ev, "%.1f TFLOP/s measured, datasheet %.1f TFLOP/s, algorithm %d", r->value,
 				   r->ceiling, r->algo);
-			bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", "conv", t.s, ev.s, bench_fix_clocks);
+			bench_gpu_add_finding(g, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, "conv", t.s, ev.s, bench_fix_clocks);
 		}
 	buf_release(&ev);
 	buf_release(&t);
@@ -282,10 +291,11 @@ void bench_judge_nccl(struct bench_nccl *n)
 		buf_printf(&t, "NCCL collectives could not run");
 		buf_printf(&ev, "%s%s%s", n->refused_msg ? n->refused_msg : n->refused,
 			   n->nccl_warning ? "; NCCL WARN: " : "", n->nccl_warning ? n->nccl_warning : "");
-		bench_nccl_add_finding(n, missing ? BENCH_INFO : BENCH_FAIL, n->refused, t.s, ev.s, fix);
+		bench_nccl_add_finding(n, missing ? BENCH_INFO : BENCH_FAIL, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED),
+				       t.s, ev.s, fix);
 	}
 	if (n->verified == 0) {
-		bench_nccl_add_finding(n, BENCH_FAIL, "nccl-call-failed", "an NCCL all-reduce gave wrong sums",
+		bench_nccl_add_finding(n, BENCH_FAIL, CAUSE_NCCL_CALL_FAILED, "an NCCL all-reduce gave wrong sums",
 				       "a 1 MiB FP32 all-reduce of rank+1 on every GPU did not give n(n+1)/2 everywhere",
 				       "NCCL_P2P_DISABLE=1 gpudoctor bench   # a correct result with P2P off points at the P2P path (IOMMU/ACS); nvidia-smi topo -m");
 	}
@@ -298,7 +308,7 @@ void bench_judge_nccl(struct bench_nccl *n)
 		buf_printf(&ev, "peak busbw %.1f GB/s against %.1f GB/s (%s); NCCL chose: %s", n->peak_busbw[c],
 			   n->ceiling_gbs, n->ceiling_source ? n->ceiling_source : "?",
 			   n->topology ? n->topology : "unknown (no INFO lines)");
-		bench_nccl_add_finding(n, BENCH_WARN, "bench-below-peak", t.s, ev.s,
+		bench_nccl_add_finding(n, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, t.s, ev.s,
 				       "nvidia-smi topo -m; nvidia-smi nvlink -s; env | grep ^NCCL_   # P2P or NVLink off (NCCL_P2P_DISABLE, IOMMU/ACS), or SHM only");
 	}
 	buf_release(&ev);

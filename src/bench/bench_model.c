@@ -127,7 +127,7 @@ void bench_nccl_release(struct bench_nccl *n)
 }
 
 struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum bench_severity sev,
-					     const char *cause, const char *title,
+					     enum cause_id cause, const char *title,
 					     const char *evidence, const char *fix)
 {
 	struct bench_finding *f;

@@ -169,7 +169,7 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 		const struct bench_finding *f = &n->findings[i];
 		static const char *const marks[] = { "note", "WARN", "FAIL" };
 
-		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], f->title, f->cause);
+		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], f->title, cause_id_str(f->cause));
 		if (f->evidence) {
 			buf_puts(out, "        evidence: ");
 			bt_safe(out, f->evidence);
