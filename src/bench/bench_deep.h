@@ -13,6 +13,7 @@
  *
  *	struct bench_deep d;
  *	bench_deep_init(&d);
+ *	bench_deep_paths(ctx, inv, &d);
  *	bench_deep_probe(ctx, &d);
  *	bench_deep_judge(&d, rep);
  *	bench_deep_release(&d);
@@ -23,6 +24,7 @@
 #include "bench/bench.h"
 
 struct gd_ctx;
+struct inventory;
 struct report;
 
 /* A smoke child is a library load, a context and one small kernel: far
@@ -39,6 +41,9 @@ struct bench_deep_gpu {
 
 struct bench_deep {
 	int ran;
+	/* Machine paths (inside --root) of the libraries check found the
+	 * loader picks; NULL: the children ask the loader themselves. */
+	char *libcuda, *libnvml, *cudnn_path, *nccl_path;
 	int gpus;			/* what CUDA saw, -1 */
 	struct bench_deep_gpu *g;
 	size_t n;
@@ -49,9 +54,11 @@ struct bench_deep {
 
 void bench_deep_init(struct bench_deep *d);
 void bench_deep_release(struct bench_deep *d);
+/* The libraries the check's inventory says the loader picks, as host paths. */
+void bench_deep_paths(const struct gd_ctx *ctx, const struct inventory *inv, struct bench_deep *d);
 void bench_deep_probe(const struct gd_ctx *ctx, struct bench_deep *d);
 void bench_deep_judge(const struct bench_deep *d, struct report *rep);
-/* All three in turn: what check --deep calls. */
-void bench_deep_check(const struct gd_ctx *ctx, struct report *rep);
+/* All of it in turn: what check --deep calls. */
+void bench_deep_check(const struct gd_ctx *ctx, const struct inventory *inv, struct report *rep);
 
 #endif

@@ -132,11 +132,12 @@ void bench_deep_judge(const struct bench_deep *d, struct report *rep)
 	deep_judge_nccl(d, rep);
 }
 
-void bench_deep_check(const struct gd_ctx *ctx, struct report *rep)
+void bench_deep_check(const struct gd_ctx *ctx, const struct inventory *inv, struct report *rep)
 {
 	struct bench_deep d;
 
 	bench_deep_init(&d);
+	bench_deep_paths(ctx, inv, &d);
 	bench_deep_probe(ctx, &d);
 	bench_deep_judge(&d, rep);
 	bench_deep_release(&d);

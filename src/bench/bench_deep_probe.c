@@ -3,6 +3,8 @@
 #include "bench/bench_parse.h"
 #include "core/child.h"
 #include "core/ctx.h"
+#include "core/fs.h"
+#include "probes/inventory.h"
 #include "core/xalloc.h"
 
 #include <math.h>
@@ -20,11 +22,49 @@ void bench_deep_init(struct bench_deep *d)
 
 void bench_deep_release(struct bench_deep *d)
 {
+	free(d->libcuda);
+	free(d->libnvml);
+	free(d->cudnn_path);
+	free(d->nccl_path);
 	for (size_t i = 0; i < d->n; i++)
 		bench_gpu_release_conv(&d->g[i].conv);
 	free(d->g);
 	bench_nccl_release(&d->nccl);
 	bench_deep_init(d);
+}
+
+static char *deep_host(const struct gd_ctx *ctx, const char *machine_path)
+{
+	struct buf b = BUF_INIT;
+	char *s;
+
+	if (!machine_path)
+		return NULL;
+	fs_path(ctx->root, machine_path, &b);
+	s = xstrdup(b.s);
+	buf_release(&b);
+	return s;
+}
+
+static char *deep_winner(const struct gd_ctx *ctx, const struct inventory *inv, const char *family)
+{
+	for (size_t i = 0; i < inv->libs.n; i++) {
+		const struct lib_copy *c = &inv->libs.copies[i];
+
+		if (c->winner && c->family && !strcmp(c->family, family))
+			return deep_host(ctx, c->realpath ? c->realpath : c->path);
+	}
+	return NULL;
+}
+
+void bench_deep_paths(const struct gd_ctx *ctx, const struct inventory *inv, struct bench_deep *d)
+{
+	const struct driver_lib *cu = &inv->driver.cuda, *nv = &inv->driver.nvml;
+
+	d->libcuda = deep_host(ctx, cu->realpath ? cu->realpath : cu->path);
+	d->libnvml = deep_host(ctx, nv->realpath ? nv->realpath : nv->path);
+	d->cudnn_path = deep_winner(ctx, inv, "cudnn");
+	d->nccl_path = deep_winner(ctx, inv, "nccl");
 }
 
 /* The death of a child as the cause of its layer: a deadline passed is a
@@ -58,9 +98,19 @@ static void deep_conv(const struct gd_ctx *ctx, struct bench_deep *d, int index)
 	struct err e = ERR_INIT;
 	struct bench_deep_gpu *g;
 	char idx[16];
-	const char *argv[] = { ctx->self_exe, "__probe", "bench", "conv", idx, "--smoke", NULL };
+	const char *argv[12] = { ctx->self_exe, "__probe", "bench", "conv", idx, "--smoke" };
+	size_t n = 6;
 
 	snprintf(idx, sizeof(idx), "%d", index);
+	if (d->libcuda) {
+		argv[n++] = "--libcuda";
+		argv[n++] = d->libcuda;
+	}
+	if (d->cudnn_path) {
+		argv[n++] = "--cudnn";
+		argv[n++] = d->cudnn_path;
+	}
+	argv[n] = NULL;
 	d->g = xrealloc(d->g, (d->n + 1) * sizeof(*d->g));
 	g = &d->g[d->n++];
 	memset(g, 0, sizeof(*g));
@@ -90,8 +140,22 @@ static void deep_nccl(const struct gd_ctx *ctx, struct bench_deep *d)
 {
 	struct child_result r = CHILD_RESULT_INIT;
 	struct err e = ERR_INIT;
-	const char *argv[] = { ctx->self_exe, "__probe", "bench", "nccl", "--smoke", NULL };
+	const char *argv[12] = { ctx->self_exe, "__probe", "bench", "nccl", "--smoke" };
+	size_t n = 5;
 
+	if (d->libcuda) {
+		argv[n++] = "--libcuda";
+		argv[n++] = d->libcuda;
+	}
+	if (d->libnvml) {
+		argv[n++] = "--libnvml";
+		argv[n++] = d->libnvml;
+	}
+	if (d->nccl_path) {
+		argv[n++] = "--nccl";
+		argv[n++] = d->nccl_path;
+	}
+	argv[n] = NULL;
 	d->nccl.ran = 1;
 	if (child_run_argv(argv, NULL, deep_timeout(ctx), &r, &e) < 0) {
 		d->nccl.refused = xstrdup("nccl-call-failed");

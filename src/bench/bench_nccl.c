@@ -236,7 +236,20 @@ static int nc_setup(struct nc *g)
 		    nc_cuda(g, g->cu.cuDevicePrimaryCtxRetain(&g->ctx[i], g->dev[i]), "cuDevicePrimaryCtxRetain") < 0)
 			return -1;
 		g->retained[i] = 1;
-		if (nc_cuda(g, g->cu.cuCtxSetCurrent(g->ctx[i]), "cuCtxSetCurrent") < 0 ||
+		if (nc_cuda(g, g->cu.cuCtxSetCurrent(g->ctx[i]), "cuCtxSetCurrent") < 0)
+			return -1;
+		if (i == 0) {
+			size_t fr = 0, tot = 0;
+
+			/* Two buffers per GPU and NCCL's own: the sweep stops at the
+			 * largest power of two that leaves most memory alone. */
+			if (nc_cuda(g, g->cu.cuMemGetInfo(&fr, &tot), "cuMemGetInfo_v2") < 0)
+				return -1;
+			while (g->max_bytes > NC_SMOKE_BYTES && g->max_bytes > fr / 4)
+				g->max_bytes /= 2;
+			kv_emit("nccl.max_bytes", "%zu", g->max_bytes);
+		}
+		if (
 		    nc_cuda(g, g->cu.cuStreamCreate(&g->stream[i], GD_CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
 		    nc_cuda(g, g->cu.cuMemAlloc(&g->send[i], g->max_bytes), what) < 0 ||
 		    nc_cuda(g, g->cu.cuMemAlloc(&g->recv[i], g->max_bytes), what) < 0 ||

@@ -138,7 +138,7 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 			s->probe_live(ctx, inv);
 		s->judge(&in, rep);
 		if (s->id == LAYER_LIBRARIES && in.live && ctx->deep)
-			bench_deep_check(ctx, rep);
+			bench_deep_check(ctx, inv, rep);
 		if (in.blocked) {
 			report_block(rep, s->id, (enum layer_id)blocked_by);
 		} else if (report_layer_worst(rep, s->id) == STATUS_FAIL) {

@@ -4,7 +4,8 @@
  *	gpudoctor __probe bench gpu INDEX [--quick] [--sys-root DIR] [--cublas PATH]...
  *	gpudoctor __probe bench cpu [--quick] [--blas PATH]... [--no-blas]
  *	gpudoctor __probe bench conv INDEX [--quick] [--smoke] [--shape N,C,H,W,K[,R,S[,pad[,stride]]]] [--cudnn PATH]...
- *	gpudoctor __probe bench nccl [--quick] [--smoke] [--nccl PATH]...
+ *	gpudoctor __probe bench nccl [--quick] [--smoke] [--nccl PATH]... [--libnvml PATH]
+ * (conv and nccl also take --libcuda PATH: the driver library check found)
  *
  * All GPU work of `gpudoctor bench` happens here (bench/bench_gpu.c), and
  * the CPU baseline too, since it loads a foreign BLAS (bench/bench_cpu.c).
@@ -26,7 +27,7 @@
 int probe_main_bench(int argc, char **argv)
 {
 	const char *paths[BENCH_CHILD_MAX_PATHS + 1];
-	const char *root = "/", *mode = argc > 1 ? argv[1] : "", *shape = NULL;
+	const char *root = "/", *mode = argc > 1 ? argv[1] : "", *shape = NULL, *libcuda = NULL, *libnvml = NULL;
 	int npaths = 0, quick = 0, no_blas = 0, index = 0, first = 2, smoke = 0;
 	char *end;
 
@@ -51,6 +52,10 @@ int probe_main_bench(int argc, char **argv)
 			no_blas = 1;
 		else if (!strcmp(argv[i], "--shape") && i + 1 < argc)
 			shape = argv[++i];
+		else if (!strcmp(argv[i], "--libcuda") && i + 1 < argc)
+			libcuda = argv[++i];
+		else if (!strcmp(argv[i], "--libnvml") && i + 1 < argc)
+			libnvml = argv[++i];
 		else if (!strcmp(argv[i], "--sys-root") && i + 1 < argc)
 			root = argv[++i];
 		else if ((!strcmp(argv[i], "--cublas") || !strcmp(argv[i], "--blas") ||
@@ -70,11 +75,13 @@ int probe_main_bench(int argc, char **argv)
 
 		bench_gpu_measure(&o);
 	} else if (!strcmp(mode, "conv")) {
-		struct bench_conv_gpu_opts o = { .index = index, .quick = quick, .smoke = smoke, .shape = shape, .cudnn = paths };
+		struct bench_conv_gpu_opts o = { .index = index, .quick = quick, .smoke = smoke, .shape = shape, .cudnn = paths,
+						   .libcuda = libcuda };
 
 		bench_conv_gpu_measure(&o);
 	} else if (!strcmp(mode, "nccl")) {
-		struct bench_nccl_opts o = { .quick = quick, .smoke = smoke, .nccl = paths };
+		struct bench_nccl_opts o = { .quick = quick, .smoke = smoke, .nccl = paths, .libcuda = libcuda,
+					     .libnvml = libnvml };
 
 		bench_nccl_measure(&o);
 	} else {
