@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """gpudoctor's NCCL busbw beside torch.distributed's, in alternating rounds.
 
-    compare-nccl-torch.py --gpudoctor build/gpudoctor [--rounds 3] [--out DIR]
+    compare-nccl-torch.py --gpudoctor build/gpudoctor [--rounds 3] [--out DIR] [--nccl PATH]
+
+--nccl PATH is passed to gpudoctor (for example torch's own libnccl.so.2
+from its nvidia-nccl wheel, so that both sides run the same NCCL build).
+NVLink multicast stays as the environment sets it (NCCL_NVLS_ENABLE).
 
 Each round runs `gpudoctor bench --json --no-cpu --no-conv` (one process,
 ncclCommInitAll over every GPU) and then the same sweep with
@@ -96,12 +100,13 @@ def main():
     ap.add_argument("--gpudoctor", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default="/tmp")
-    ap.add_argument("--torch-only", action="store_true")
+    ap.add_argument("--nccl")
     a = ap.parse_args()
     gd, tv, secs = [], [], []
     for i in range(a.rounds):
         t0 = time.monotonic()
-        p = subprocess.run([a.gpudoctor, "bench", "--json", "--no-cpu", "--no-conv"], capture_output=True, text=True)
+        extra = ["--nccl", a.nccl] if a.nccl else []
+        p = subprocess.run([a.gpudoctor, "bench", "--json", "--no-cpu", "--no-conv"] + extra, capture_output=True, text=True)
         secs.append(time.monotonic() - t0)
         with open(os.path.join(a.out, f"nccl-round{i}.json"), "w") as f:
             f.write(p.stdout)

@@ -334,6 +334,9 @@ static int cg_direction(struct cg *g, int dir)
 					(dir == BENCH_CONV_FWD ? bench_conv_y_elems(&g->s) :
 					 dir == BENCH_CONV_BWD_DATA ? bench_conv_x_elems(&g->s) :
 					 bench_conv_w_elems(&g->s)) * cg_esize(g->prec)), "cuMemsetD8_v2") < 0 ||
+	    /* The memset ran on the legacy stream, which a non-blocking stream
+	     * does not wait for. */
+	    cg_cuda(g, g->cu.cuCtxSynchronize(), "cuCtxSynchronize") < 0 ||
 	    cg_op(g, dir, best.algo) < 0 ||
 	    cg_cuda(g, g->cu.cuStreamSynchronize(g->stream), "cuStreamSynchronize") < 0 ||
 	    cg_verify(g, dir, CG_SAMPLES, &worst) < 0 || cg_time(g, dir, best.algo, &ms) < 0)
@@ -408,7 +411,9 @@ static int cg_precision(struct cg *g, int prec)
 	if (cg_descriptors(g) < 0 || cg_alloc(g, &g->x, nx * es) < 0 || cg_alloc(g, &g->w, nw * es) < 0 ||
 	    cg_alloc(g, &g->y, ny * es) < 0 || cg_alloc(g, &g->dy, ny * es) < 0 ||
 	    cg_alloc(g, &g->dx, nx * es) < 0 || cg_alloc(g, &g->dw, nw * es) < 0 ||
-	    cg_upload(g, g->x, g->hx, nx) < 0 || cg_upload(g, g->w, g->hw, nw) < 0 || cg_upload(g, g->dy, g->hdy, ny) < 0)
+	    cg_upload(g, g->x, g->hx, nx) < 0 || cg_upload(g, g->w, g->hw, nw) < 0 || cg_upload(g, g->dy, g->hdy, ny) < 0 ||
+	    /* A copy from pageable memory may still be in flight when it returns. */
+	    cg_cuda(g, g->cu.cuCtxSynchronize(), "cuCtxSynchronize") < 0)
 		return -1;
 	for (int d = 0; d < BENCH_CONV_NDIRS; d++) {
 		if (cg_direction(g, d) < 0) {
@@ -442,6 +447,7 @@ static int cg_smoke(struct cg *g)
 	    cg_alloc(g, &g->x, nx * 4) < 0 || cg_alloc(g, &g->w, nw * 4) < 0 || cg_alloc(g, &g->y, ny * 4) < 0 ||
 	    cg_upload(g, g->x, g->hx, nx) < 0 || cg_upload(g, g->w, g->hw, nw) < 0 ||
 	    cg_cuda(g, g->cu.cuMemsetD8(g->y, 0xff, ny * 4), "cuMemsetD8_v2") < 0 ||
+	    cg_cuda(g, g->cu.cuCtxSynchronize(), "cuCtxSynchronize") < 0 ||
 	    cg_op(g, BENCH_CONV_FWD, algo) < 0 ||
 	    cg_cuda(g, g->cu.cuStreamSynchronize(g->stream), "cuStreamSynchronize") < 0)
 		return -1;

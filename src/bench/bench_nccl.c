@@ -360,10 +360,13 @@ static int nc_check(struct nc *g)
 		memcpy(&bits, &v, sizeof(bits));
 		if (nc_cuda(g, g->cu.cuCtxSetCurrent(g->ctx[i]), "cuCtxSetCurrent") < 0 ||
 		    nc_cuda(g, g->cu.cuMemsetD32(g->send[i], bits, count), "cuMemsetD32_v2") < 0 ||
-		    nc_cuda(g, g->cu.cuMemsetD8(g->recv[i], 0xff, count * 4), "cuMemsetD8_v2") < 0)
+		    nc_cuda(g, g->cu.cuMemsetD8(g->recv[i], 0xff, count * 4), "cuMemsetD8_v2") < 0 ||
+		    /* the memsets ran on the legacy stream, which NCCL's
+		     * non-blocking streams do not wait for */
+		    nc_cuda(g, g->cu.cuCtxSynchronize(), "cuCtxSynchronize") < 0)
 			return -1;
 	}
-	if (nc_cuda(g, g->cu.cuCtxSynchronize(), "cuCtxSynchronize") < 0 || nc_issue(g, BENCH_ALL_REDUCE, count) < 0 ||
+	if (nc_issue(g, BENCH_ALL_REDUCE, count) < 0 ||
 	    nc_sync(g) < 0)
 		return -1;
 	for (int i = 0; i < g->n; i++) {
