@@ -175,7 +175,7 @@ struct bench_nccl {
 	int nccl_lines;		/* INFO/WARN lines read */
 	char *nccl_warning;	/* NCCL's first WARN line, or NULL */
 	int nvlinks;		/* active NVLinks of the GPU with the fewest, -1 */
-	int nvlink_version;	/* -1 */
+	int nvlink_version;	/* the NVLink generation, 1..5, -1 */
 	double ceiling_gbs;	/* per direction per GPU, NAN */
 	char *ceiling_source;
 	struct bench_finding *findings;

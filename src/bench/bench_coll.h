@@ -41,8 +41,12 @@ size_t bench_coll_count(enum bench_coll c, size_t bytes, int nranks, size_t elem
 /* The size (as defined above) that count elements per call move. */
 size_t bench_coll_bytes(enum bench_coll c, size_t count, int nranks, size_t elem);
 
-/* Per-direction GB/s of one NVLink of NVML's version number (1 = P100's
- * NVLink 1 ... 5 = Blackwell's NVLink 5); NAN unknown. */
-double bench_nvlink_link_gbs(int version);
+/* The NVLink generation (1..5) of NVML's nvmlNvlinkVersion_t answer
+ * (6 = "4.0"), for a GPU of compute capability cc_major (-1 unknown); -1
+ * when unknown. */
+int bench_nvlink_generation(int nvml_version, int cc_major);
+/* Per-direction GB/s of one NVLink of a generation (1 = P100's NVLink 1
+ * ... 5 = Blackwell's NVLink 5); NAN unknown. */
+double bench_nvlink_link_gbs(int generation);
 
 #endif

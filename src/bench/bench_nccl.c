@@ -176,7 +176,7 @@ static void nc_nvlinks(struct nc *g)
 	for (int i = 0; i < g->n; i++) {
 		char bus[64] = "";
 		nvmlDevice_t d;
-		int active = 0;
+		int active = 0, cc = -1;
 		unsigned ver = 0;
 
 		if (g->cu.cuDeviceGetPCIBusId(bus, sizeof(bus), g->dev[i]) != GD_CUDA_SUCCESS || by_bus(bus, &d) != 0)
@@ -200,6 +200,10 @@ static void nc_nvlinks(struct nc *g)
 			kv_emit(key, "%d", active);
 			snprintf(key, sizeof(key), "nccl.gpu.%d.nvlink_version", i);
 			kv_emit(key, "%u", ver);
+			if (g->cu.cuDeviceGetAttribute(&cc, GD_CU_ATTR_CC_MAJOR, g->dev[i]) == GD_CUDA_SUCCESS) {
+				snprintf(key, sizeof(key), "nccl.gpu.%d.cc_major", i);
+				kv_emit(key, "%d", cc);
+			}
 		}
 	}
 }

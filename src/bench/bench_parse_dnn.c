@@ -88,14 +88,16 @@ static void bp_nccl_points(const struct kvlist *kv, struct bench_nccl *n, int c)
 	}
 }
 
-/* The link between the GPUs: the fewest active NVLinks of any GPU, times
- * the per-link bandwidth of their version. */
+/* The link between the GPUs: the fewest active NVLinks of any GPU, and
+ * their generation (from NVML's version enum and the compute capability). */
 static void bp_nccl_nvlinks(const struct kvlist *kv, struct bench_nccl *n)
 {
 	int fewest = -1, ver = -1;
 
 	for (int i = 0; i < n->gpus && i < 64; i++) {
 		const char *s = kv_getf(kv, "nccl.gpu.%d.nvlinks", i), *v = kv_getf(kv, "nccl.gpu.%d.nvlink_version", i);
+		const char *cc = kv_getf(kv, "nccl.gpu.%d.cc_major", i);
+		int gen;
 
 		if (!s) {
 			fewest = -1;
@@ -103,8 +105,9 @@ static void bp_nccl_nvlinks(const struct kvlist *kv, struct bench_nccl *n)
 		}
 		if (fewest < 0 || atoi(s) < fewest)
 			fewest = atoi(s);
-		if (v && atoi(v) > ver)
-			ver = atoi(v);
+		gen = v ? bench_nvlink_generation(atoi(v), cc ? atoi(cc) : -1) : -1;
+		if (gen > ver)
+			ver = gen;
 	}
 	n->nvlinks = fewest;
 	n->nvlink_version = ver;
