@@ -578,10 +578,14 @@ static int cg_load_cudnn(struct cg *g)
 	struct err e = ERR_INIT;
 	size_t ver;
 
+	/* A cuDNN named on the command line is the one to measure: when it
+	 * does not load, say so rather than measure another. */
 	for (const char *const *c = g->o->cudnn; c && *c && n < 36; c++)
 		names[n++] = *c;
-	names[n++] = "libcudnn.so.9";
-	names[n++] = "libcudnn.so.8";
+	if (n == 0) {
+		names[n++] = "libcudnn.so.9";
+		names[n++] = "libcudnn.so.8";
+	}
 	names[n] = NULL;
 	bench_progress("gpudoctor bench: GPU %d: loading cuDNN...", g->o->index);
 	if (bench_cudnn_load(names, &g->dn, &e) < 0)

@@ -26,7 +26,7 @@ struct bench_conv_gpu_opts {
 	int quick;
 	int smoke;			/* one small forward convolution, checked whole */
 	const char *shape;		/* "N,C,H,W,K[,R,S[,pad[,stride]]]" or NULL: the ResNet layer */
-	const char *const *cudnn;	/* tried before the sonames, NULL-terminated */
+	const char *const *cudnn;	/* tried in turn instead of the sonames, NULL-terminated */
 	const char *libcuda;		/* NULL: "libcuda.so.1" */
 };
 

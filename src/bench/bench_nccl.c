@@ -127,9 +127,11 @@ static int nc_load(struct nc *g)
 	struct err one = ERR_INIT;
 	int ver = 0;
 
+	/* As with cuDNN: a library named on the command line, or the loader's pick. */
 	for (const char *const *c = g->o->nccl; c && *c && n < 38; c++)
 		names[n++] = *c;
-	names[n++] = "libnccl.so.2";
+	if (n == 0)
+		names[n++] = "libnccl.so.2";
 	names[n] = NULL;
 	bench_progress("gpudoctor bench: loading NCCL...");
 	for (const char *const *c = names; *c; c++) {

@@ -25,7 +25,7 @@
 struct bench_nccl_opts {
 	int quick;
 	int smoke;
-	const char *const *nccl;	/* tried before libnccl.so.2, NULL-terminated */
+	const char *const *nccl;	/* tried in turn instead of libnccl.so.2, NULL-terminated */
 	const char *libcuda;		/* NULL: "libcuda.so.1" */
 	const char *libnvml;		/* NULL: "libnvidia-ml.so.1" */
 };

@@ -129,6 +129,17 @@ class TestBenchConv(GDTestCase):
         self.assertIn("cudnn-wrong-result", bench_causes(doc))
         self.assertIs(conv_result(doc["gpus"][0], "fwd", "bf16")["verified"], False)
 
+    def test_without_cudnn(self):
+        # the cuDNN asked for is missing: a note (not everyone needs cuDNN), nothing measured
+        rc, doc = bench(["--conv-shape", SMALL, "--cudnn", "/nonexistent/libcudnn.so.9"])
+        self.assertEqual(rc, 0, json.dumps(doc["gpus"][0]["findings"], indent=1))
+        conv = doc["gpus"][0]["conv"]
+        self.assertEqual(conv["refused"]["cause"], "cudnn-missing")
+        self.assertIn("/nonexistent/libcudnn.so.9", conv["refused"]["message"])
+        self.assertEqual(conv["results"], [])
+        f = [f for f in doc["gpus"][0]["findings"] if f["cause"] == "cudnn-missing"]
+        self.assertEqual(f[0]["severity"], "info")
+
     def test_no_conv_and_bad_shape(self):
         rc, doc = bench(["--no-conv"])
         self.assertIsNone(doc["gpus"][0]["conv"])
@@ -173,6 +184,12 @@ class TestBenchNccl(GDTestCase):
         rc, doc = bench(["--no-conv"], FAKE_CUDA_DEVICES="2", FAKE_NCCL_WRONG="1")
         self.assertIs(doc["nccl"]["verified"], False)
         self.assertIn("nccl-call-failed", bench_causes(doc))
+
+    def test_without_nccl(self):
+        rc, doc = bench(["--no-conv", "--nccl", "/nonexistent/libnccl.so.2"], FAKE_CUDA_DEVICES="2")
+        self.assertEqual(rc, 0)
+        self.assertEqual(doc["nccl"]["refused"]["cause"], "nccl-missing")
+        self.assertEqual(doc["nccl"]["findings"][0]["severity"], "info")
 
     def test_skips(self):
         rc, doc = bench(["--no-conv", "--gpu", "0"], FAKE_CUDA_DEVICES="2")
