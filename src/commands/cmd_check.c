@@ -35,6 +35,7 @@ struct layer_step {
 static const struct layer_step steps[LAYER_COUNT] = {
 	{ LAYER_HARDWARE, probe_hardware, probe_hardware_live, rules_hardware },
 	{ LAYER_KERNEL, probe_kernel, probe_kernel_live, rules_kernel },
+	{ LAYER_CONTAINERS, probe_containers, probe_containers_live, rules_containers },
 	{ LAYER_DEVICES, probe_devices, probe_devices_live, rules_devices },
 	{ LAYER_DRIVER, probe_driver, probe_driver_live, rules_driver },
 	{ LAYER_CUDA, probe_cuda, probe_cuda_live, rules_cuda },
