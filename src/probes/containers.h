@@ -91,7 +91,7 @@ struct ctr_lib {
 	char *name;		/* libcuda.so.580.95.05 */
 	char *version;		/* 580.95.05, or NULL (libcuda.so.1 of a symlink chain) */
 	int bind_mounted;	/* 1 a mount point (injected), 0 part of the image, -1 unknown */
-	int compat;		/* under .../cuda*/compat/ */
+	int compat;		/* under /usr/local/cuda-X.Y/compat */
 	int on_loader_path;	/* compat: listed in ld.so.conf(.d) or LD_LIBRARY_PATH */
 };
 
