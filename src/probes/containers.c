@@ -626,6 +626,9 @@ void probe_containers(const struct gd_ctx *ctx, struct inventory *inv)
 
 	c->probed = 1;
 	detect(ctx, c);
+	/* an unpacked image has no kernel view of its own: nothing was injected into it */
+	c->image_root = strcmp(ctx->root, "/") && !fs_exists(ctx->root, "/proc/modules") &&
+			!fs_is_dir(ctx->root, "/sys/bus/pci/devices");
 	ctr_env_resolve(getenv_arg, NULL, &c->env);
 	probe_nodes(ctx, c);
 	probe_cgroup_devices(ctx, c);

@@ -173,6 +173,7 @@ struct containers_inventory {
 	int probed;
 	/* Are we in a container, and how do we know? */
 	int in_container;
+	int image_root;		/* --root over a tree without /proc or /sys: an unpacked image */
 	char *markers;		/* "/.dockerenv, cgroup /kubepods/..." */
 	enum ctr_engine engine;
 	char *engine_detail;	/* "podman-4.3.1" from /run/.containerenv, or NULL */
