@@ -258,6 +258,10 @@ plain:
 			y->i++;
 			return 0;
 		}
+		if (y->i + 1 < y->n && y->lines[y->i + 1].indent > ind &&
+		    key_colon(y, &y->lines[y->i + 1]) >= 0)
+			return err_set(y->p.e, "line %d: a mapping inside a plain scalar",
+				       y->lines[y->i + 1].no);
 		fold_plain(y, out, ind);
 		y->i++;
 		return 0;

@@ -1,7 +1,7 @@
 /*
  * cmd_check.c - gpudoctor check: verify the chain bottom-up.
  *
- * For each layer in order (hardware, kernel, devices, driver, cuda,
+ * For each layer in order (hardware, kernel, containers, devices, driver, cuda,
  * libraries, frameworks): gather its static facts, then -- unless --no-load
  * or a lower layer failed -- its runtime facts from isolated children, then
  * judge it.  The first failing layer blocks the ones above it: their live
@@ -49,7 +49,7 @@ static void check_usage(FILE *f)
 	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
-	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
+	      "containers, devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
 	      "evidence, a stable cause id and a fix.  A failing layer blocks the layers\n"
 	      "above it.  Exit status: 0 nothing failed, 1 a check failed, 2 error.\n"
 	      "\n"

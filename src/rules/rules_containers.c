@@ -451,9 +451,13 @@ static void judge_shm_memlock(const struct rules_in *in, struct report *rep)
 		f = report_add(rep, LAYER_CONTAINERS, "containers.memlock", CAUSE_MEMLOCK_LIMITED,
 			       REACH_WORK, "RLIMIT_MEMLOCK is %s, not unlimited",
 			       human(c->memlock_soft, h, sizeof(h)));
-		finding_evidence(f, "/proc/self/limits: Max locked memory %lld (soft) %s (hard)",
-				 c->memlock_soft, c->memlock_hard == -2 ? "unlimited" :
-				 c->memlock_hard >= 0 ? "limited" : "unknown");
+		if (c->memlock_hard >= 0)
+			finding_evidence(f, "/proc/self/limits: Max locked memory %lld bytes (soft), "
+					 "%lld (hard)", c->memlock_soft, c->memlock_hard);
+		else
+			finding_evidence(f, "/proc/self/limits: Max locked memory %lld bytes (soft), "
+					 "%s (hard)", c->memlock_soft, c->memlock_hard == -2 ?
+					 "unlimited" : "unknown");
 		finding_evidence(f, "%d RDMA device%s (/dev/infiniband/uverbs*): %s", c->rdma_devices,
 				 c->rdma_devices == 1 ? "" : "s", c->rdma_devices ?
 				 "NCCL's InfiniBand transport pins memory against this limit" :
