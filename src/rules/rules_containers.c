@@ -497,8 +497,11 @@ static void judge_cdi(const struct rules_in *in, struct report *rep)
 		}
 		for (size_t k = 0; k < s->npaths; k++) {
 			const struct cdi_path *p = &s->paths[k];
+			int again = 0;
 
-			if (p->exists != 0)
+			for (size_t m = 0; m < k && !again; m++)
+				again = !strcmp(s->paths[m].path, p->path);
+			if (p->exists != 0 || again)
 				continue;
 			if (!f)
 				f = report_add(rep, LAYER_CONTAINERS, id.s, CAUSE_CDI_SPEC_STALE,

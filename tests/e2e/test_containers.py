@@ -197,6 +197,16 @@ class TestInsideContainer(GDTestCase):
         self.assertIn("LimitMEMLOCK=infinity", assert_cause(self, doc, "memlock-limited")["fix"])
 
 
+class TestDevopenChild(GDTestCase):
+    def test_devopen_reports_errno(self):
+        import subprocess
+        from gdtest import GPUDOCTOR
+        p = subprocess.run([GPUDOCTOR, "__probe", "devopen", "/dev/null", "/dev/gd-no-such-node",
+                            "/etc/passwd"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual(p.stdout, "/dev/null=0\n/dev/gd-no-such-node=2\nend\n")
+
+
 class TestCudaCompat(GDTestCase):
     def compat_root(self, device_id, on_path=True):
         r = need_nodes(fc.container_root(device_id=device_id))

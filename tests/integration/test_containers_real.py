@@ -181,6 +181,26 @@ class TestRealContainer(unittest.TestCase):
         self.assertEqual(doc["inventory"]["containers"]["memlock_soft"], "unlimited")
         self.assertIsNone(self.finding(doc, "memlock-limited"))
 
+    def test_nodes_refused_by_device_cgroup(self):
+        # NVIDIA nodes the device cgroup does not list: what a host's
+        # systemctl daemon-reload leaves in a running GPU container
+        p = self.podman.run(["--cap-add", "MKNOD", "-v",
+                             f"{os.path.abspath(GPUDOCTOR)}:/usr/local/bin/gpudoctor:ro"],
+                            ["sh", "-c", "test -r /sys/fs/cgroup/devices/devices.list || exit 77; "
+                             "mknod -m 666 /dev/nvidiactl c 195 255 && mknod -m 666 /dev/nvidia0 c 195 0 "
+                             "&& /usr/local/bin/gpudoctor __probe devopen /dev/nvidia0 "
+                             "&& /usr/local/bin/gpudoctor --json check --no-load"])
+        if p.returncode == 77:
+            raise unittest.SkipTest("no cgroup v1 devices.list in the container (cgroup v2): the "
+                                    "device rules are an eBPF program only the live probe can test")
+        out = p.stdout
+        self.assertIn("/dev/nvidia0=1\n", out)	# EPERM from the device cgroup
+        doc = json.loads(out[out.index("end\n") + 4:])
+        f = self.finding(doc, "container-device-revoked")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        self.assertIn("has no entry allowing c 195:*", " ".join(f["evidence"]))
+        self.assertIsNone(self.finding(doc, "container-gpu-not-requested"))
+
     def test_cuda_image_without_nvidia_runtime(self):
         # what a CUDA image's own environment asks for, without any NVIDIA runtime
         doc = self.check_inside("--shm-size", "1g", "-e", "NVIDIA_VISIBLE_DEVICES=all",
