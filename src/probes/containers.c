@@ -27,6 +27,8 @@
 
 #define SMALL_FILE (256 * 1024)
 
+extern char **environ;
+
 const char *ctr_engine_name(enum ctr_engine e)
 {
 	switch (e) {
@@ -455,7 +457,7 @@ void probe_containers(const struct gd_ctx *ctx, struct inventory *inv)
 	/* an unpacked image has no kernel view of its own: nothing was injected into it */
 	c->image_root = strcmp(ctx->root, "/") && !fs_exists(ctx->root, "/proc/modules") &&
 			!fs_is_dir(ctx->root, "/sys/bus/pci/devices");
-	ctr_env_resolve(getenv_arg, NULL, &c->env);
+	ctr_env_resolve(getenv_arg, NULL, environ, &c->env);
 	probe_nodes(ctx, c);
 	probe_cgroup_devices(ctx, c);
 	probe_libs(ctx, c);

@@ -66,11 +66,33 @@ struct ctr_env {
 	int caps_from;		/* 0 default utility,compute, 1 the variable, 2 legacy: all */
 	char *caps_unknown;	/* names the toolkit rejects, or NULL */
 	size_t ndevices;	/* CTR_VIS_LIST: how many ids */
+	/* NVIDIA_REQUIRE_* (not _JETPACK) as "NAME=value", and a legacy image's cuda>=X.Y */
+	char **requires;
+	size_t nrequires;
+	int require_disabled;	/* NVIDIA_DISABLE_REQUIRE is true */
 };
 
-/* Reads variables through get (getenv, or a table in the tests). */
+/*
+ * Reads variables through get (getenv, or a table in the tests); envp (may
+ * be NULL) is scanned for the NVIDIA_REQUIRE_* variables.
+ */
 void ctr_env_resolve(const char *(*get)(const char *name, void *arg), void *arg,
-		     struct ctr_env *out);
+		     char *const *envp, struct ctr_env *out);
+
+/* The facts an NVIDIA_REQUIRE_* constraint is judged against (NULL unknown). */
+struct ctr_require_facts {
+	const char *cuda;	/* the driver's CUDA version, "13.0" */
+	const char *driver;	/* "580.95.05" */
+	const char *arch;	/* compute capability, "9.0" */
+	const char *brand;	/* "geforce", ... */
+};
+/*
+ * One NVIDIA_REQUIRE_* value as libnvidia-container evaluates it (space: or,
+ * comma: and): 1 holds, 0 fails (failed: the first failing constraint),
+ * -1 unknown.  (containers_require.c)
+ */
+int ctr_require_eval(const char *pred, const struct ctr_require_facts *f, char *failed,
+		     size_t failedsz);
 void ctr_env_release(struct ctr_env *env);
 /* "compute,utility" (static storage per call site: caller gives buf). */
 const char *ctr_caps_str(unsigned caps, char *buf, size_t bufsz);

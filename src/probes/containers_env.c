@@ -134,8 +134,37 @@ static void cap_item(const char *item, size_t n, void *arg)
 	buf_add(&c->unknown, item, n);
 }
 
+static void add_require(struct ctr_env *out, const char *s)
+{
+	if (out->nrequires >= 32)
+		return;
+	out->requires = xrealloc(out->requires, (out->nrequires + 1) * sizeof(char *));
+	out->requires[out->nrequires++] = xstrdup(s);
+}
+
+/* "12.8.1" -> "cuda>=12.8", as GetRequirements does for legacy images. */
+static void legacy_require(struct ctr_env *out)
+{
+	unsigned long major, minor = 0;
+	char *end;
+
+	major = strtoul(out->cuda_version, &end, 10);
+	if (end == out->cuda_version || major > 1000)
+		return;
+	if (*end == '.')
+		minor = strtoul(end + 1, NULL, 10);
+	if (minor > 1000)
+		return;
+	{
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "CUDA_VERSION=cuda>=%lu.%lu", major, minor);
+		add_require(out, buf);
+	}
+}
+
 void ctr_env_resolve(const char *(*get)(const char *name, void *arg), void *arg,
-		     struct ctr_env *out)
+		     char *const *envp, struct ctr_env *out)
 {
 	struct dev_scan d = { 0, 0, 0 };
 
@@ -147,6 +176,17 @@ void ctr_env_resolve(const char *(*get)(const char *name, void *arg), void *arg,
 	out->disable_require = get("NVIDIA_DISABLE_REQUIRE", arg);
 	out->legacy = out->cuda_version && *out->cuda_version &&
 		      (!out->require_cuda || !*out->require_cuda);
+	/* NVIDIA_DISABLE_REQUIRE: strconv.ParseBool's true spellings */
+	out->require_disabled = out->disable_require &&
+		(!strcmp(out->disable_require, "1") || !strcmp(out->disable_require, "t") ||
+		 !strcmp(out->disable_require, "T") || !strcmp(out->disable_require, "true") ||
+		 !strcmp(out->disable_require, "TRUE") || !strcmp(out->disable_require, "True"));
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "NVIDIA_REQUIRE_", 15) &&
+		    strncmp(envp[i], "NVIDIA_REQUIRE_JETPACK", 22) && strchr(envp[i], '='))
+			add_require(out, envp[i]);
+	if (out->legacy)
+		legacy_require(out);
 
 	/*
 	 * devices: "void" anywhere (or nothing) wins (devicesFromEnvvars); then
@@ -186,6 +226,9 @@ void ctr_env_resolve(const char *(*get)(const char *name, void *arg), void *arg,
 
 void ctr_env_release(struct ctr_env *env)
 {
+	for (size_t i = 0; i < env->nrequires; i++)
+		free(env->requires[i]);
+	free(env->requires);
 	free(env->caps_unknown);
 	memset(env, 0, sizeof(*env));
 }

@@ -26,6 +26,8 @@ static void env_json(const struct ctr_env *env, struct json *j)
 	json_str(j, "capabilities_from", env->caps_from == 0 ? "default" :
 		 env->caps_from == 1 ? "variable" : "legacy image");
 	json_str(j, "unknown_capabilities", env->caps_unknown);
+	json_str_array(j, "requirements", env->requires, env->nrequires);
+	json_bool(j, "requirements_disabled", env->require_disabled);
 	json_obj_end(j);
 }
 

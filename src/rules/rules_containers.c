@@ -257,6 +257,59 @@ static void judge_injection(const struct rules_in *in, struct report *rep, const
 	}
 }
 
+/* The image's NVIDIA_REQUIRE_* against the host: driver, its CUDA, the GPU. */
+static void judge_requires(const struct rules_in *in, struct report *rep)
+{
+	const struct containers_inventory *c = &in->inv->containers;
+	const char *kver = kmod_version(in->inv);
+	struct ctr_require_facts facts = { NULL, kver, NULL, NULL };
+	char cuda[32], arch[16], failed[128];
+	int cv = kver && in->kb ? kb_driver_cuda_version(in->kb, kver) : -1;
+	struct finding *f = NULL;
+
+	if (cv > 0) {
+		snprintf(cuda, sizeof(cuda), "%d.%d", cv / 1000, (cv % 1000) / 10);
+		facts.cuda = cuda;
+	}
+	for (size_t i = 0; i < in->inv->hw.ngpus; i++) {
+		const struct hw_pci_fn *g = &in->inv->hw.gpus[i];
+		const struct kb_gpu *k = in->kb && g->device >= 0 ?
+			kb_gpu_by_pci(in->kb, (unsigned)g->vendor, (unsigned)g->device) : NULL;
+
+		if (k && k->cc_major >= 0 && !facts.arch) {
+			snprintf(arch, sizeof(arch), "%d.%d", k->cc_major, k->cc_minor);
+			facts.arch = arch;
+			/* NVML's brand name for GeForce cards; the others are not certain */
+			if (k->klass && !strcmp(k->klass, "geforce"))
+				facts.brand = "geforce";
+		}
+	}
+	for (size_t i = 0; i < c->env.nrequires; i++) {
+		const char *r = c->env.requires[i];
+		const char *eq = strchr(r, '=');
+
+		if (!eq || ctr_require_eval(eq + 1, &facts, failed, sizeof(failed)) != 0)
+			continue;
+		if (!f)
+			f = report_add(rep, LAYER_CONTAINERS, "containers.requirements",
+				       CAUSE_CONTAINER_REQUIREMENT_UNSATISFIED, REACH_WORK,
+				       "the image requires %s; this host does not meet it", failed);
+		finding_evidence(f, "%s%s", r, !strncmp(r, "CUDA_VERSION=", 13) ?
+				 " (a legacy image: CUDA_VERSION without NVIDIA_REQUIRE_CUDA)" : "");
+	}
+	if (!f)
+		return;
+	finding_evidence(f, "the host: driver %s%s%s%s%s", kver ? kver : "unknown",
+			 facts.cuda ? ", CUDA " : "", facts.cuda ? facts.cuda : "",
+			 facts.arch ? ", compute capability " : "", facts.arch ? facts.arch : "");
+	finding_evidence(f, "%s", c->env.require_disabled ?
+			 "NVIDIA_DISABLE_REQUIRE is set: the toolkit did not check it" :
+			 "the toolkit's hook refuses this (\"unsatisfied condition\"); the container "
+			 "was started without that check (CDI, or another runtime)");
+	finding_fix(f, "install a host driver that supports the image's CUDA (or newer), or run "
+		    "an image built for CUDA %s or older", facts.cuda ? facts.cuda : "of the host");
+}
+
 static void judge_revoked(const struct rules_in *in, struct report *rep)
 {
 	const struct containers_inventory *c = &in->inv->containers;
@@ -784,6 +837,7 @@ void rules_containers(const struct rules_in *in, struct report *rep)
 				 s.libcuda_injected ? "bind-mounted from the host" :
 				 s.libcuda ? "present" : "absent");
 		judge_injection(in, rep, &s);
+		judge_requires(in, rep);
 		judge_revoked(in, rep);
 		judge_libs(in, rep);
 		judge_compat(in, rep);

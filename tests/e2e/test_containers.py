@@ -122,6 +122,25 @@ class TestInsideContainer(GDTestCase):
         self.assertEqual(inv(ctr_check(r, NVIDIA_VISIBLE_DEVICES="none,all"))["toolkit_env"]["devices"], "none")
         self.assertEqual(inv(ctr_check(r, NVIDIA_VISIBLE_DEVICES=" , "))["toolkit_env"]["devices"], "void")
 
+    def test_requirement_unsatisfied(self):
+        # the driver 580.95.05 supports CUDA 13.0; the image wants 13.1
+        r = need_nodes(fc.container_root())
+        doc = ctr_check(r, NVIDIA_VISIBLE_DEVICES="all", NVIDIA_DISABLE_REQUIRE="true",
+                        NVIDIA_REQUIRE_CUDA="cuda>=13.1 brand=tesla,driver>=535,driver<536")
+        f = assert_cause(self, doc, "container-requirement-unsatisfied", "fail")
+        self.assertEqual(f["title"], "the image requires cuda>=13.1; this host does not meet it")
+        ev = " ".join(f["evidence"])
+        self.assertIn("driver 580.95.05, CUDA 13.0, compute capability 9.0", ev)
+        self.assertIn("NVIDIA_DISABLE_REQUIRE is set", ev)
+        # met, or not decidable (the brand is not known): no finding
+        for req in ("cuda>=12.8", "cuda>=13.1 brand=tesla,driver>=580,driver<581"):
+            doc = ctr_check(r, NVIDIA_VISIBLE_DEVICES="all", NVIDIA_REQUIRE_CUDA=req)
+            assert_no_cause(self, doc, "container-requirement-unsatisfied")
+        # a legacy image: CUDA_VERSION alone means cuda>=major.minor
+        doc = ctr_check(r, CUDA_VERSION="13.2.0")
+        f = assert_cause(self, doc, "container-requirement-unsatisfied", "fail")
+        self.assertIn("legacy image", f["evidence"][0])
+
     def test_device_revoked_cgroup_v1(self):
         # after systemctl daemon-reload on the host: the unit's rules lack c 195:*
         r = need_nodes(fc.container_root(devices_list="c 1:3 rwm\nc 1:5 rwm\nc 136:* rwm\n"))

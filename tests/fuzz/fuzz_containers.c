@@ -7,7 +7,7 @@
  * in an exactly-sized heap buffer without a NUL (ASan catches over-reads).
  * The toolkit-environment resolver gets the text split into variables.
  *
- * fuzz-sources: src/probes/containers_cdi.c src/probes/containers_ctk_config.c src/probes/containers_docker.c src/probes/containers_containerd.c src/probes/containers_env.c src/probes/containers_parse.c src/cfg/doc.c src/cfg/doc_yaml.c src/cfg/toml.c src/core/buf.c src/core/err.c src/core/xalloc.c
+ * fuzz-sources: src/probes/containers_cdi.c src/probes/containers_require.c src/probes/containers_ctk_config.c src/probes/containers_docker.c src/probes/containers_containerd.c src/probes/containers_env.c src/probes/containers_parse.c src/cfg/doc.c src/cfg/doc_yaml.c src/cfg/toml.c src/core/buf.c src/core/err.c src/core/xalloc.c
  */
 #include "probes/containers.h"
 
@@ -102,12 +102,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a NUL-terminated copy: environment values are C strings */
 		struct envtext t = { malloc(n + 1), n };
 		struct ctr_env env;
-		char caps[128];
+		struct ctr_require_facts facts = { "13.0", "580.95.05", "9.0", "tesla" };
+		char caps[128], failed[64];
+		char *envp[2] = { NULL, NULL };
 
 		if (t.s) {
 			memcpy(t.s, text, n);
 			t.s[n] = '\0';
-			ctr_env_resolve(env_get, &t, &env);
+			/* the whole text as one NVIDIA_REQUIRE_ value and as a predicate */
+			envp[0] = strchr(t.s, '\n') ? NULL : t.s;
+			(void)ctr_require_eval(t.s, &facts, failed, sizeof(failed));
+			ctr_env_resolve(env_get, &t, envp, &env);
 			(void)ctr_caps_str(env.caps, caps, sizeof(caps));
 			(void)ctr_visible_name(env.visible);
 			ctr_env_release(&env);

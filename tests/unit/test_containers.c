@@ -23,7 +23,7 @@ static const char *get(const char *name, void *arg)
 
 static void resolve(struct kv *vars, struct ctr_env *env)
 {
-	ctr_env_resolve(get, vars, env);
+	ctr_env_resolve(get, vars, NULL, env);
 }
 
 static void test_env_devices(void)
@@ -281,8 +281,44 @@ static void test_proc_parsers(void)
 	CHECK_INT(ctr_devices_list_allows("", 0, 195), 0);
 }
 
+static void test_requires(void)
+{
+	struct ctr_require_facts f = { "13.0", "580.95.05", "9.0", NULL };
+	struct ctr_env e;
+	char failed[128];
+	char *envp[] = { "NVIDIA_REQUIRE_CUDA=cuda>=12.8", "NVIDIA_REQUIRE_JETPACK=csv-mounts=all",
+			 "NVIDIA_REQUIRE_ARCH=arch>=8.0", "PATH=/bin", NULL };
+	struct kv legacy[] = { { "CUDA_VERSION", "11.0.3" }, { "NVIDIA_DISABLE_REQUIRE", "true" },
+			       { NULL, NULL } };
+
+	CHECK_INT(ctr_require_eval("cuda>=12.8", &f, failed, sizeof(failed)), 1);
+	CHECK_INT(ctr_require_eval("cuda>=13.1", &f, failed, sizeof(failed)), 0);
+	CHECK_STR(failed, "cuda>=13.1");
+	CHECK_INT(ctr_require_eval("cuda>=13.0.0", &f, failed, sizeof(failed)), 1);
+	/* space: or; comma: and (the CUDA images' own NVIDIA_REQUIRE_CUDA shape) */
+	CHECK_INT(ctr_require_eval("cuda>=13.1 brand=tesla,driver>=535,driver<536", &f, failed,
+				   sizeof(failed)), 0);
+	CHECK_INT(ctr_require_eval("cuda>=13.1 brand=tesla,driver>=580,driver<581", &f, failed,
+				   sizeof(failed)), -1);	/* the brand is not known */
+	CHECK_INT(ctr_require_eval("cuda>=13.1 driver>=580,driver<581", &f, failed, sizeof(failed)), 1);
+	CHECK_INT(ctr_require_eval("arch>=9.0,arch<10", &f, failed, sizeof(failed)), 1);
+	CHECK_INT(ctr_require_eval("arch=8.6", &f, failed, sizeof(failed)), 0);
+	CHECK_INT(ctr_require_eval("bogus", &f, failed, sizeof(failed)), -1);
+	CHECK_INT(ctr_require_eval("", &f, failed, sizeof(failed)), -1);
+	f.brand = "GeForce";
+	CHECK_INT(ctr_require_eval("brand=geforce", &f, failed, sizeof(failed)), 1);
+	ctr_env_resolve(get, legacy, envp, &e);
+	CHECK_INT(e.nrequires, 3);
+	CHECK_STR(e.requires[0], "NVIDIA_REQUIRE_CUDA=cuda>=12.8");
+	CHECK_STR(e.requires[1], "NVIDIA_REQUIRE_ARCH=arch>=8.0");
+	CHECK_STR(e.requires[2], "CUDA_VERSION=cuda>=11.0");
+	CHECK_INT(e.require_disabled, 1);
+	ctr_env_release(&e);
+}
+
 int main(void)
 {
+	RUN(test_requires);
 	RUN(test_env_devices);
 	RUN(test_env_caps_and_legacy);
 	RUN(test_yaml_shapes);
