@@ -67,6 +67,7 @@ void containers_inventory_release(struct containers_inventory *p)
 	struct ctr_host *h = &p->host;
 
 	free(p->markers);
+	free(p->markers_ignored);
 	free(p->engine_detail);
 	ctr_env_release(&p->env);
 	for (size_t i = 0; i < p->nnodes; i++)
@@ -148,18 +149,24 @@ static enum ctr_engine cgroup_engine(const char *text, size_t len, struct buf *w
 	return CTR_ENGINE_UNKNOWN;
 }
 
+/*
+ * /.dockerenv is a file of the image: a VM or machine whose root was made
+ * from a container image carries it too (this project's own machines do).
+ * So it counts only with a sign of a running container beside it: the
+ * other markers, a container cgroup, the engine's environment, or a
+ * mountinfo with / on overlay or the engine's bind-mounted /etc files.
+ * Without a readable mountinfo (a fixture tree) it is believed.
+ */
 static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 {
 	static const char *const cgroup_files[] = { "/proc/1/cgroup", "/proc/self/cgroup" };
 	struct buf m = BUF_INIT, b = BUF_INIT;
+	int dockerenv = fs_exists(ctx->root, "/.dockerenv"), strong = 0, mi_read = 0;
+	char why[300] = "";
 
-	if (fs_exists(ctx->root, "/.dockerenv")) {
-		add_marker(&m, "%s exists", "/.dockerenv");
-		set_engine(c, CTR_ENGINE_DOCKER);
-	}
 	if (fs_exists(ctx->root, "/run/.containerenv")) {
 		add_marker(&m, "%s exists", "/run/.containerenv");
-		/* podman writes engine="podman-4.3.1" into it (when not --privileged, more) */
+		/* podman writes engine="podman-4.3.1" into it (for --privileged, at least) */
 		if (fs_read_file(ctx->root, "/run/.containerenv", SMALL_FILE, &b, NULL) == 0) {
 			const char *s = strstr(b.s, "engine=\"");
 
@@ -171,6 +178,7 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 			}
 		}
 		set_engine(c, CTR_ENGINE_PODMAN);
+		strong = 1;
 	}
 	for (size_t i = 0; i < sizeof(cgroup_files) / sizeof(cgroup_files[0]); i++) {
 		struct buf which = BUF_INIT;
@@ -183,6 +191,7 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 		if (e != CTR_ENGINE_UNKNOWN) {
 			buf_printf(&m, "%s%s: %s", m.len ? "; " : "", cgroup_files[i], which.s);
 			set_engine(c, e);
+			strong = 1;
 			buf_release(&which);
 			break;
 		}
@@ -195,6 +204,7 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 
 		if (ce && *ce) {
 			add_marker(&m, "container=%s in the environment", ce);
+			strong = 1;
 			if (!strcmp(ce, "podman"))
 				set_engine(c, CTR_ENGINE_PODMAN);
 			else if (!strcmp(ce, "docker"))
@@ -204,9 +214,28 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 			else if (!strcmp(ce, "systemd-nspawn"))
 				set_engine(c, CTR_ENGINE_NSPAWN);
 		}
-		if (k8s && *k8s && m.len) {
+		if (k8s && *k8s && (m.len || dockerenv)) {
 			add_marker(&m, "KUBERNETES_SERVICE_HOST=%s", k8s);
 			c->engine = CTR_ENGINE_KUBERNETES;	/* the pod spec decides, not the engine */
+		}
+	}
+	buf_reset(&b);
+	if (fs_read_file(ctx->root, "/proc/self/mountinfo", 4 * 1024 * 1024, &b, NULL) == 0) {
+		mi_read = 1;
+		if (ctr_mountinfo_container_sign(b.s, b.len, why, sizeof(why))) {
+			add_marker(&m, "/proc/self/mountinfo: %s", why);
+			strong = 1;
+		}
+	}
+	if (dockerenv) {
+		if (strong || !mi_read) {
+			add_marker(&m, "%s exists", "/.dockerenv");
+			set_engine(c, CTR_ENGINE_DOCKER);
+		} else {
+			c->markers_ignored = xstrdup("/.dockerenv exists, but / is not an overlay and "
+						     "/etc/hosts is not bind-mounted "
+						     "(/proc/self/mountinfo): a machine made from a "
+						     "container image, not a running container");
 		}
 	}
 	c->in_container = m.len > 0;

@@ -197,6 +197,7 @@ struct containers_inventory {
 	int in_container;
 	int image_root;		/* --root over a tree without /proc or /sys: an unpacked image */
 	char *markers;		/* "/.dockerenv, cgroup /kubepods/..." */
+	char *markers_ignored;	/* a marker file in what is not a container (a VM made from an image) */
 	enum ctr_engine engine;
 	char *engine_detail;	/* "podman-4.3.1" from /run/.containerenv, or NULL */
 	struct ctr_env env;
@@ -248,6 +249,12 @@ int ctr_parse_limits_memlock(const char *text, size_t len, long long *soft, long
 long long ctr_parse_shm_size(const char *text, size_t len);
 /* Is path a mount point in this /proc/self/mountinfo text? */
 int ctr_mountinfo_has(const char *text, size_t len, const char *path);
+/*
+ * Does this mountinfo show a container: / on overlay (or aufs,
+ * fuse-overlayfs), or /etc/hostname, /etc/hosts, /etc/resolv.conf bind-mounted
+ * as every engine does?  1 (why says which), 0.
+ */
+int ctr_mountinfo_container_sign(const char *text, size_t len, char *why, size_t whysz);
 /* Does a cgroup v1 devices.list allow char major 195 (rw)? 1/0. */
 int ctr_devices_list_allows(const char *text, size_t len, long major);
 

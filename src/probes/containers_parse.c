@@ -7,6 +7,7 @@
  */
 #include "probes/containers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,38 @@ int ctr_devices_list_allows(const char *text, size_t len, long major)
 				*colon = '\0';
 				if (!strcmp(dev, "*") || strtol(dev, NULL, 10) == major)
 					return 1;
+			}
+		}
+		pos = eol + 1;
+	}
+	return 0;
+}
+
+int ctr_mountinfo_container_sign(const char *text, size_t len, char *why, size_t whysz)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		size_t eol = pos;
+		char mnt[256], fstype[64];
+		const char *dash;
+
+		while (eol < len && text[eol] != '\n')
+			eol++;
+		dash = memmem(text + pos, eol - pos, " - ", 3);
+		if (field(text + pos, eol - pos, 4, mnt, sizeof(mnt)) == 0 && dash &&
+		    field(dash + 3, (size_t)(text + eol - dash - 3), 0, fstype, sizeof(fstype)) == 0) {
+			/* container engines root the container on an overlay... */
+			if (!strcmp(mnt, "/") && (!strcmp(fstype, "overlay") ||
+						  !strcmp(fstype, "fuse-overlayfs") || !strcmp(fstype, "aufs"))) {
+				snprintf(why, whysz, "/ is an %s mount", fstype);
+				return 1;
+			}
+			/* ...and bind-mount the files they write for it */
+			if (!strcmp(mnt, "/etc/hostname") || !strcmp(mnt, "/etc/hosts") ||
+			    !strcmp(mnt, "/etc/resolv.conf")) {
+				snprintf(why, whysz, "%s is a bind mount", mnt);
+				return 1;
 			}
 		}
 		pos = eol + 1;

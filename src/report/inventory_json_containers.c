@@ -101,6 +101,7 @@ void inventory_json_containers(const struct inventory *inv, struct json *j)
 	json_bool(j, "in_container", c->in_container);
 	json_bool(j, "unpacked_image", c->image_root);
 	json_str(j, "markers", c->markers);
+	json_str(j, "markers_ignored", c->markers_ignored);
 	json_str(j, "engine", c->in_container ? ctr_engine_name(c->engine) : NULL);
 	json_str(j, "engine_detail", c->engine_detail);
 	env_json(&c->env, j);

@@ -687,6 +687,8 @@ static void judge_host(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "no dockerd, podman, containerd or kubelet in /usr/bin, "
 				 "/usr/local/bin, /usr/sbin, /bin, /sbin%s; no /etc/docker/daemon.json",
 				 strcmp(in->ctx->root, "/") ? "" : " or $PATH");
+		if (c->markers_ignored)
+			finding_evidence(f, "%s", c->markers_ignored);
 		if (h->nvidia_ctk)
 			finding_evidence(f, "nvidia-ctk: %s", h->nvidia_ctk);
 		judge_cdi(in, rep);

@@ -261,6 +261,29 @@ class TestHost(GDTestCase):
         self.assertFalse(inv(doc)["in_container"])
         self.assertIsNone(inv(doc)["engine"])
 
+    def test_dockerenv_in_a_vm_made_from_an_image(self):
+        # this project's own machines: a Firecracker VM whose root came from a
+        # docker image keeps /.dockerenv, but / is ext4 and nothing is bind-mounted
+        r = fixtures.healthy_root()
+        r.write(".dockerenv", "")
+        r.write("proc/self/mountinfo",
+                "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+                "25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=24684084k\n"
+                "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n")
+        doc = ctr_check(r)
+        c = inv(doc)
+        self.assertFalse(c["in_container"])
+        self.assertIn("a machine made from a container image", c["markers_ignored"])
+        f = finding(doc, fid="containers.host")
+        self.assertEqual(f["title"], "not in a container, and no container runtime on this host")
+        # the same with the engine's bind mounts is a container
+        r.write("proc/self/mountinfo",
+                "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+                "612 600 254:0 /var/lib/docker/containers/abc/hostname /etc/hostname rw - ext4 /dev/vda rw\n")
+        c = inv(ctr_check(r))
+        self.assertTrue(c["in_container"])
+        self.assertEqual(c["markers"], "/proc/self/mountinfo: /etc/hostname is a bind mount; /.dockerenv exists")
+
     def test_toolkit_missing(self):
         doc = ctr_check(fc.host_root(docker=True))
         f = assert_cause(self, doc, "container-toolkit-missing", "warn")

@@ -2,7 +2,8 @@
  * fuzz_containers.c - libFuzzer target for the containers layer's readers:
  * a CDI spec (YAML and JSON), the NVIDIA Container Toolkit's config.toml,
  * Docker's daemon.json, containerd's config.toml, and the /proc parsers
- * (/proc/self/limits, /proc/self/mounts and mountinfo for /dev/shm, a cgroup
+ * (/proc/self/limits, /proc/self/mounts and mountinfo for /dev/shm and the
+ * signs of a container, a cgroup
  * v1 devices.list).  The first byte picks the reader; the rest is the text,
  * in an exactly-sized heap buffer without a NUL (ASan catches over-reads).
  * The toolkit-environment resolver gets the text split into variables.
@@ -94,6 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 6:
 		(void)ctr_parse_shm_size(text, n);
 		(void)ctr_mountinfo_has(text, n, "/usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05");
+		{
+			char why[64];
+
+			(void)ctr_mountinfo_container_sign(text, n, why, sizeof(why));
+		}
 		break;
 	case 7:
 		(void)ctr_devices_list_allows(text, n, 195);
