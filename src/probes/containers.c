@@ -178,6 +178,7 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 			}
 		}
 		set_engine(c, CTR_ENGINE_PODMAN);
+		c->marker_file = "/run/.containerenv";
 		strong = 1;
 	}
 	for (size_t i = 0; i < sizeof(cgroup_files) / sizeof(cgroup_files[0]); i++) {
@@ -191,6 +192,8 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 		if (e != CTR_ENGINE_UNKNOWN) {
 			buf_printf(&m, "%s%s: %s", m.len ? "; " : "", cgroup_files[i], which.s);
 			set_engine(c, e);
+			if (!c->marker_file)
+				c->marker_file = cgroup_files[i];
 			strong = 1;
 			buf_release(&which);
 			break;
@@ -204,6 +207,8 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 
 		if (ce && *ce) {
 			add_marker(&m, "container=%s in the environment", ce);
+			if (!c->marker_file)
+				c->marker_file = "/proc/self/environ";
 			strong = 1;
 			if (!strcmp(ce, "podman"))
 				set_engine(c, CTR_ENGINE_PODMAN);
@@ -216,6 +221,8 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 		}
 		if (k8s && *k8s && (m.len || dockerenv)) {
 			add_marker(&m, "KUBERNETES_SERVICE_HOST=%s", k8s);
+			if (!c->marker_file)
+				c->marker_file = "/proc/self/environ";
 			c->engine = CTR_ENGINE_KUBERNETES;	/* the pod spec decides, not the engine */
 		}
 	}
@@ -224,6 +231,8 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 		mi_read = 1;
 		if (ctr_mountinfo_container_sign(b.s, b.len, why, sizeof(why))) {
 			add_marker(&m, "/proc/self/mountinfo: %s", why);
+			if (!c->marker_file)
+				c->marker_file = "/proc/self/mountinfo";
 			strong = 1;
 		}
 	}
@@ -231,6 +240,7 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 		if (strong || !mi_read) {
 			add_marker(&m, "%s exists", "/.dockerenv");
 			set_engine(c, CTR_ENGINE_DOCKER);
+			c->marker_file = "/.dockerenv";	/* the file people know */
 		} else {
 			c->markers_ignored = xstrdup("/.dockerenv exists, but / is not an overlay and "
 						     "/etc/hosts is not bind-mounted "

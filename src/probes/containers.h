@@ -197,6 +197,7 @@ struct containers_inventory {
 	int in_container;
 	int image_root;		/* --root over a tree without /proc or /sys: an unpacked image */
 	char *markers;		/* "/.dockerenv, cgroup /kubepods/..." */
+	const char *marker_file;	/* the first file that shows it ("/run/.containerenv", "/proc/1/cgroup") */
 	char *markers_ignored;	/* a marker file in what is not a container (a VM made from an image) */
 	enum ctr_engine engine;
 	char *engine_detail;	/* "podman-4.3.1" from /run/.containerenv, or NULL */
