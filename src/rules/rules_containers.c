@@ -24,6 +24,7 @@
 #include "rules/rules.h"
 #include "core/buf.h"
 #include "core/ctx.h"
+#include "core/version.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
 
@@ -435,9 +436,24 @@ static int gpu_lacks_forward_compat(const struct rules_in *in, const char **name
 	return any;
 }
 
+/*
+ * A compat libcuda matters only when something puts it on the loader's path:
+ * an ld.so.conf.d entry or LD_LIBRARY_PATH now, or the toolkit's
+ * enable-cuda-compat hook, which does so when the compat driver is newer
+ * than the host's.  Older or equal, it is never used (every nvidia/cuda
+ * image carries one).
+ */
+static int compat_matters(const struct ctr_lib *l, const char *kver)
+{
+	if (l->on_loader_path == 1)
+		return 1;
+	return !kver || !l->version || version_cmp_str(l->version, kver) > 0;
+}
+
 static void judge_compat(const struct rules_in *in, struct report *rep)
 {
 	const struct containers_inventory *c = &in->inv->containers;
+	const char *kver = kmod_version(in->inv);
 	const char *gpu = NULL;
 	int lacks = gpu_lacks_forward_compat(in, &gpu);
 	struct finding *f = NULL;
@@ -450,12 +466,13 @@ static void judge_compat(const struct rules_in *in, struct report *rep)
 
 		if (!l->compat)
 			continue;
-		if (lacks != 1) {
+		if (lacks != 1 || !compat_matters(l, kver)) {
 			/* a datacenter GPU, or no GPU known: forward compatibility may apply */
 			if (!f)
 				f = report_ok(rep, LAYER_CONTAINERS, "containers.cuda-compat",
 					      "cuda-compat libcuda present (%s)", lacks == 0 ?
 					      "usable: forward compatibility works on this datacenter GPU" :
+					      lacks == 1 ? "not newer than the host's driver: never used" :
 					      "forward compatibility works only on datacenter GPUs");
 			finding_evidence(f, "%s (version %s)", l->path, l->version ? l->version : "?");
 			continue;
@@ -467,7 +484,8 @@ static void judge_compat(const struct rules_in *in, struct report *rep)
 				       "compatibility", gpu);
 		finding_evidence(f, "%s (version %s)%s", l->path, l->version ? l->version : "?",
 				 l->on_loader_path == 1 ? ": on the loader's path (ld.so.conf.d or "
-				 "LD_LIBRARY_PATH)" : ": not on the loader's path yet");
+				 "LD_LIBRARY_PATH)" : ": newer than the host's driver, so the toolkit's "
+				 "enable-cuda-compat hook or LD_LIBRARY_PATH would put it on the path");
 	}
 	if (f && lacks == 1) {
 		finding_evidence(f, "forward compatibility works only on datacenter GPUs, select "

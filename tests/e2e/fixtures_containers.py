@@ -299,3 +299,12 @@ def add_host_libs_at_lib(r, version=fixtures.DRIVER_VERSION):
     (the fixture's /lib holds modules/, so the link is one level down)."""
     if not os.path.lexists(r.p("lib/x86_64-linux-gnu")):
         r.symlink("lib/x86_64-linux-gnu", "../usr/lib/x86_64-linux-gnu")
+
+
+def add_kernel_version(r, version):
+    """The loaded module's version as /sys and /proc show it."""
+    r.write("sys/module/nvidia/version", version + "\n")
+    with open(r.p("proc/driver/nvidia/version")) as fh:
+        text = fh.read()
+    import re
+    r.write("proc/driver/nvidia/version", re.sub(r"\d+\.\d+\.\d+", version, text, count=1))

@@ -241,8 +241,15 @@ class TestCudaCompat(GDTestCase):
         f = assert_cause(self, doc, "cuda-compat-unusable", "fail")
         self.assertIn("GeForce RTX 4090", f["title"])
         self.assertTrue(any("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)" in e for e in f["evidence"]))
-        doc = ctr_check(self.compat_root(0x2684, on_path=False), NVIDIA_VISIBLE_DEVICES="all")
+        # not on the path, but newer than the host's driver 570.x: latent
+        r = self.compat_root(0x2684, on_path=False)
+        fc.add_kernel_version(r, "570.86.10")
+        doc = ctr_check(r, NVIDIA_VISIBLE_DEVICES="all")
         assert_cause(self, doc, "cuda-compat-unusable", "warn")
+        # not on the path and older than the host's 580.95.05 driver: never used
+        doc = ctr_check(self.compat_root(0x2684, on_path=False), NVIDIA_VISIBLE_DEVICES="all")
+        assert_no_cause(self, doc, "cuda-compat-unusable")
+        self.assertIn("never used", finding(doc, fid="containers.cuda-compat")["title"])
 
     def test_compat_on_datacenter_gpu(self):
         doc = ctr_check(self.compat_root(fixtures.H200_PCI_ID), NVIDIA_VISIBLE_DEVICES="all")
