@@ -746,6 +746,15 @@ static void judge_host(const struct rules_in *in, struct report *rep)
 			if (h->docker_nvidia_runtime)
 				buf_puts(&ok, ", --runtime=nvidia configured");
 		}
+		if (h->toolkit_mode && !strcmp(h->toolkit_mode, "cdi") && !h->nspecs) {
+			f = report_add(rep, LAYER_CONTAINERS, "containers.toolkit-cdi",
+				       CAUSE_CONTAINER_RUNTIME_MISSING, REACH_LATENT,
+				       "nvidia-container-runtime is in cdi mode but there is no CDI spec");
+			finding_evidence(f, "/etc/nvidia-container-runtime/config.toml: mode = \"cdi\"; "
+					 "nothing in %s%s%s", h->nspec_dirs ? h->spec_dirs[0] : "/etc/cdi",
+					 h->nspec_dirs > 1 ? " or " : "", h->nspec_dirs > 1 ? h->spec_dirs[1] : "");
+			finding_fix(f, "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml");
+		}
 		if (docker && h->docker_default_runtime && !strcmp(h->docker_default_runtime, "nvidia") &&
 		    !h->docker_nvidia_runtime) {
 			f = report_add(rep, LAYER_CONTAINERS, "containers.docker-default",
@@ -852,6 +861,11 @@ void rules_containers(const struct rules_in *in, struct report *rep)
 			      c->engine_detail ? c->engine_detail : "");
 		finding_evidence(f, "%s", c->markers);
 		env_evidence(f, &c->env);
+		if (c->env.visible == CTR_VIS_LIST && s.gpu_nodes != c->env.ndevices)
+			finding_evidence(f, "NVIDIA_VISIBLE_DEVICES names %zu device%s, %zu GPU node%s "
+					 "are here (MIG devices have no /dev/nvidiaN of their own)",
+					 c->env.ndevices, c->env.ndevices == 1 ? "" : "s", s.gpu_nodes,
+					 s.gpu_nodes == 1 ? "" : "s");
 		finding_evidence(f, "%zu GPU node%s, %s, libcuda %s", s.gpu_nodes,
 				 s.gpu_nodes == 1 ? "" : "s", s.ctl ? "/dev/nvidiactl" : "no /dev/nvidiactl",
 				 s.libcuda_injected ? "bind-mounted from the host" :

@@ -336,6 +336,15 @@ class TestHost(GDTestCase):
         f = assert_cause(self, doc, "container-runtime-missing", "warn")
         self.assertIn("nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml", f["fix"])
 
+    def test_cdi_mode_without_spec(self):
+        r = fc.host_root(docker=True, toolkit=True)
+        r.write("etc/nvidia-container-runtime/config.toml",
+                fc.TOOLKIT_CONFIG.replace('mode = "auto"', 'mode = "cdi"'))
+        doc = ctr_check(r)
+        f = assert_cause(self, doc, "container-runtime-missing", "warn")
+        self.assertEqual(f["title"], "nvidia-container-runtime is in cdi mode but there is no CDI spec")
+        self.assertEqual(inv(doc)["host"]["toolkit_config"]["mode"], "cdi")
+
     def test_config_invalid(self):
         r = fc.host_root(docker=True, toolkit=True)
         r.write("etc/docker/daemon.json", '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime",}}\n')
