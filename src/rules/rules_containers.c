@@ -79,8 +79,10 @@ static const char *human(long long bytes, char *buf, size_t n)
 {
 	if (bytes >= 1024LL * 1024 * 1024)
 		snprintf(buf, n, "%.1f GiB", (double)bytes / (1024.0 * 1024 * 1024));
-	else
+	else if (bytes >= 1024 * 1024)
 		snprintf(buf, n, "%.0f MiB", (double)bytes / (1024.0 * 1024));
+	else
+		snprintf(buf, n, "%lld KiB", bytes / 1024);
 	return buf;
 }
 
@@ -248,7 +250,8 @@ static void judge_injection(const struct rules_in *in, struct report *rep, const
 		f = report_add(rep, LAYER_CONTAINERS, "containers.capabilities",
 			       CAUSE_CONTAINER_CAPS_MISSING_COMPUTE, s->libcuda ? REACH_LATENT : REACH_WORK,
 			       "NVIDIA_DRIVER_CAPABILITIES lacks compute: %s",
-			       s->libcuda ? "libcuda.so.1 is there anyway (from the image?)" :
+			       s->libcuda_injected ? "libcuda.so.1 is bind-mounted anyway" :
+			       s->libcuda ? "libcuda.so.1 is there anyway, a file of the image" :
 			       "libcuda.so.1 was not injected");
 		env_evidence(f, env);
 		finding_evidence(f, "%s", s->nvml ? "libnvidia-ml.so is there (utility): nvidia-smi works, "
