@@ -524,9 +524,17 @@ void probe_containers_live(const struct gd_ctx *ctx, struct inventory *inv)
 	if (strcmp(ctx->root, "/") || !c->in_container || !c->nnodes)
 		return;
 	args = xcalloc(c->nnodes + 1, sizeof(*args));
-	for (size_t i = 0; i < c->nnodes; i++)
-		if (c->nodes[i].is_chr == 1)
+	/* only the nodes CUDA itself opens (not nvidia-modeset, -caps, -nvswitch) */
+	for (size_t i = 0; i < c->nnodes; i++) {
+		const char *b = c->nodes[i].path + 5;	/* past "/dev/" */
+		int digits = b[6] != '\0';
+
+		for (const char *d = b + 6; *d && digits; d++)
+			digits = *d >= '0' && *d <= '9';
+		if (c->nodes[i].is_chr == 1 && (!strcmp(b, "nvidiactl") || !strcmp(b, "nvidia-uvm") ||
+						digits))
 			args[na++] = c->nodes[i].path;
+	}
 	if (na && child_run_probe(ctx, "devopen", args, NULL, &r, NULL) == 0 && r.outcome == CHILD_OK) {
 		for (size_t i = 0; i < c->nnodes; i++) {
 			const char *v = kv_getf(&r.kv, "%s", c->nodes[i].path);
