@@ -4,9 +4,10 @@
  *
  * Options here; the measuring runs in isolated children (bench/bench_run.c,
  * bench/bench_gpu.c), the printing in bench/bench_text.c and bench_json.c.
- * Exit status: 0 measured (findings may be warnings), 1 refused (no GPU,
- * memory held by another process, out of memory) or a GEMM gave wrong
- * results, 2 usage or internal error.
+ * Exit status: 0 measured (findings may be warnings or notes: no cuDNN or
+ * NCCL installed is a note), 1 refused (no GPU, memory held by another
+ * process, out of memory), a GEMM or convolution gave wrong results, or
+ * cuDNN or NCCL failed, 2 usage or internal error.
  */
 #include "bench/bench_conv.h"
 #include "bench/bench_render.h"
@@ -54,7 +55,8 @@ static void bench_usage(FILE *f)
 	      "  --no-nccl        skip the NCCL collectives\n"
 	      "\n"
 	      "Exit status: 0 measured, 1 refused (no GPU, memory held by another process,\n"
-	      "out of memory) or wrong GEMM results, 2 usage error.\n", f);
+	      "out of memory), wrong GEMM or convolution results, or a cuDNN or NCCL\n"
+	      "failure, 2 usage error.\n", f);
 }
 
 static void bench_opts_free(struct bench_opts *o)
