@@ -37,6 +37,7 @@ struct matrix_item {
 	char why[1024];
 	char install[256];	/* "" none */
 	const char *source;
+	const char *table;	/* the knowledge-base table the answer comes from ("tf.tsv") */
 };
 
 #define MATRIX_MAX 64

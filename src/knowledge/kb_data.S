@@ -21,5 +21,7 @@ KB_EMBED(kb_data_archs, "src/knowledge/data/archs.tsv")
 KB_EMBED(kb_data_cudnn, "src/knowledge/data/cudnn.tsv")
 KB_EMBED(kb_data_sonames, "src/knowledge/data/sonames.tsv")
 KB_EMBED(kb_data_gpus, "src/knowledge/data/gpus.tsv")
+KB_EMBED(kb_data_gpu_drivers, "src/knowledge/data/gpu_drivers.tsv")
+KB_EMBED(kb_data_failures, "src/knowledge/data/failures.tsv")
 
 	.section .note.GNU-stack, "", @progbits
