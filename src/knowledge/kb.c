@@ -310,7 +310,10 @@ static int conv_tf(struct conv *c)
 	struct kb *kb = c->kb;
 
 	COLS("version", "python", "compiler", "build_tool", "cudnn", "cuda", "archs",
-	     "archs_conf", "install", "source", "pip_cudnn");
+	     "archs_conf", "install", "source");
+	/* added later: optional, so that older --kb directories still load */
+	int pip_col = kb_table_col(c->t, "pip_cudnn");
+
 	kb->tf = xcalloc(c->t->nrows + 1, sizeof(*kb->tf));
 	for (c->row = 0; c->row < c->t->nrows; c->row++) {
 		struct kb_tf *r = &kb->tf[kb->ntf];
@@ -327,9 +330,9 @@ static int conv_tf(struct conv *c)
 		r->archs = str(c, col[6]);
 		r->archs_conf = str(c, col[7]);
 		r->install = str(c, col[8]);
-		r->pip_cudnn = str(c, col[10]);
+		r->pip_cudnn = pip_col >= 0 ? str(c, pip_col) : NULL;
 		if (r->pip_cudnn && strncmp(r->pip_cudnn, "==", 2) && strncmp(r->pip_cudnn, ">=", 2))
-			return bad(c, col[10], "a requirement like ==9.3.0.75 or >=9.3.0.75,<10");
+			return bad(c, pip_col, "a requirement like ==9.3.0.75 or >=9.3.0.75,<10");
 		kb->ntf++;
 	}
 	return 0;
@@ -461,7 +464,9 @@ static int conv_archs(struct conv *c)
 {
 	struct kb *kb = c->kb;
 
-	COLS("sm", "arch", "first_cuda", "last_cuda", "last_branch", "conf", "source", "first_driver");
+	COLS("sm", "arch", "first_cuda", "last_cuda", "last_branch", "conf", "source");
+	int fd_col = kb_table_col(c->t, "first_driver");	/* optional (older --kb directories) */
+
 	kb->archs = xcalloc(c->t->nrows + 1, sizeof(*kb->archs));
 	for (c->row = 0; c->row < c->t->nrows; c->row++) {
 		struct kb_arch *r = &kb->archs[kb->narchs];
@@ -470,7 +475,7 @@ static int conv_archs(struct conv *c)
 		if (get_cc(c, col[0], &r->cc_major, &r->cc_minor) < 0 ||
 		    get_cuda(c, col[2], 0, &r->first_cuda) < 0 ||
 		    get_int(c, col[4], 1, &r->last_branch) < 0 ||
-		    get_version(c, col[7], 1, &r->first_driver) < 0 ||
+		    (fd_col >= 0 && get_version(c, fd_col, 1, &r->first_driver) < 0) ||
 		    get_source(c, col[6], &r->source) < 0)
 			return -1;
 		if (r->cc_major < 0)

@@ -250,6 +250,8 @@ int kb_torch_fit(const struct kb *kb, const struct kb_torch *p, const struct kb_
 		snprintf(f->cudnn, sizeof(f->cudnn), "%s", p->cudnn);
 		if (ma >= 0 && kb_cudnn_runs_on(kb, p->cudnn, ma, mi, &v) == 0)
 			add(&c, 0, v.source, "its cuDNN %s has no code for this GPU: %s", p->cudnn, v.why);
+	} else if (ma >= 0) {
+		add(&c, -1, NULL, "the cuDNN this wheel brings is not recorded");
 	}
 	finish(&c, f);
 	return f->v.ok;

@@ -101,7 +101,11 @@ class TestMatrix(GDTestCase):
         rc, doc, _ = matrix("--jax", "0.7.2", "--cc", "7.0")
         ok = {a["version"]: a["ok"] for a in answers(doc, "jax")}
         self.assertIs(ok[">=0.7.2 (cuda13)"], False)
-        self.assertIs(ok[">=0.6.0 (cuda12)"], True)
+        # 0.7.2 is served by the 0.6.0-0.11.1 cuda12 row (cuDNN >= 9.8); on a
+        # V100 the install pins cuDNN 9.10.2.21, the newest with sm_70 code
+        self.assertIs(ok["0.6.0-0.11.1 (cuda12)"], True)
+        inst = {a["version"]: a["install"] for a in answers(doc, "jax")}
+        self.assertIn('"nvidia-cudnn-cu12==9.10.2.21"', inst["0.6.0-0.11.1 (cuda12)"])
 
     def test_usage_errors(self):
         for args in (["--tf", "9.9"], ["--gpu", "Voodoo 5"], ["--cc", "x"], ["--pci", "zz"],
@@ -166,10 +170,17 @@ class TestSolve(GDTestCase):
         self.assertTrue(any("R470" in n for n in doc["notes"]))
 
     def test_no_gpu(self):
+        # issue 9, class 7: no GPU is never a "yes"
         r = machine([], None)
         rc, doc, _ = matrix("--solve", root=r.path)
-        self.assertEqual(rc, 0)
+        self.assertEqual(rc, 1)
+        self.assertIs(doc["verdict"], False)
         self.assertTrue(any("no NVIDIA GPU" in n for n in doc["notes"]))
+        self.assertFalse(any(a["ok"] is True for a in doc["answers"]))
+        rc, out, _ = run(["matrix", "--solve"], root=r.path, env=clean_env())
+        self.assertEqual(rc, 1)
+        self.assertIn("no NVIDIA GPU", out)
+        self.assertNotIn("yes", out.replace("answer: no", ""))
         rc, doc, _ = matrix("--solve", "--gpu", "T4", root=r.path)
         facts = {f["key"]: f["value"] for f in doc["facts"]}
         self.assertIn("T4", facts["gpu"])
