@@ -46,6 +46,7 @@ static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
 	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
+	      "                       [--upto LAYER | --layer LAYER]\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
@@ -56,12 +57,20 @@ static void check_usage(FILE *f)
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
 	      "  --python PATH          also inspect this interpreter's environment\n"
-	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
+	      "  --site-packages DIR    also inspect this site-packages directory\n"
+	      "  --upto LAYER           check the layers up to LAYER only (the step of an install\n"
+	      "                         that just set LAYER up: gpudoctor plan prints these)\n"
+	      "  --layer LAYER          report one layer (the layers below it are checked, as it\n"
+	      "                         stands on them; exit status 1 when it fails or is blocked)\n"
+	      "LAYER: hardware, kernel, devices, driver, cuda, libraries, frameworks.\n", f);
 }
 
 /* Run the pipeline into rep/inv; shared with tests and later commands. */
 int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
 	      struct report *rep);
+/* The same, for the layers up to `last` only; the others are reported as not checked. */
+int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+		   struct report *rep, int last);
 
 /*
  * The libraries and frameworks layers' static facts (walking toolkits,
@@ -92,6 +101,12 @@ static void *upper_scan_run(void *arg)
 int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
 	      struct report *rep)
 {
+	return check_run_upto(ctx, kb, inv, rep, LAYER_COUNT - 1);
+}
+
+int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+		   struct report *rep, int last)
+{
 	struct upper_scan scan = { ctx, inv, rep };
 	double t_all = child_now(), t;
 	int blocked_by = -1, threaded;
@@ -102,18 +117,27 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 	 * here; the upper layers' on a thread that is joined before any rule
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
-	for (int l = 0; l < LAYER_LIBRARIES; l++) {
+	for (int l = 0; l < LAYER_LIBRARIES && l <= last; l++) {
 		t = child_now();
 		steps[l].probe(ctx, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
-	threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
-	if (!threaded)
-		upper_scan_run(&scan);
+	/* the libraries rules read what the frameworks need: both scans or none */
+	threaded = 0;
+	if (last >= LAYER_LIBRARIES) {
+		threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
+		if (!threaded)
+			upper_scan_run(&scan);
+	}
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
+		if (l > last) {
+			report_skip(rep, s->id, "check.not-checked", "not checked: the check stopped at the %s "
+				    "layer (--upto/--layer)", layer_name((enum layer_id)last));
+			continue;
+		}
 		if (s->id == LAYER_LIBRARIES && threaded) {
 			pthread_join(thread, NULL);
 			threaded = 0;
@@ -127,7 +151,7 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 		 * by the cuda layer's live probe, or killed unused when that layer
 		 * is blocked.
 		 */
-		if (in.live && s->id == LAYER_DRIVER)
+		if (in.live && s->id == LAYER_DRIVER && last >= LAYER_CUDA)
 			probe_cuda_live_start(ctx, inv);
 		if (!in.live && s->id == LAYER_CUDA)
 			probe_cuda_live_cancel(inv);
@@ -148,6 +172,41 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 	return 0;
 }
 
+/*
+ * --layer: the layers below were checked because the one asked about stands
+ * on them; their findings are not its answer, so they leave the report (a
+ * failure below still shows as this layer being blocked).
+ */
+static void keep_one_layer(struct report *rep, int only)
+{
+	size_t kept = 0;
+	int by = rep->layers[only].status == STATUS_BLOCKED ? rep->layers[only].blocked_by : -1;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		/* the layer's own findings, and the failures of the layer that blocks it */
+		if ((int)rep->findings[i].layer == only ||
+		    ((int)rep->findings[i].layer == by && rep->findings[i].status == STATUS_FAIL)) {
+			rep->findings[kept++] = rep->findings[i];
+			continue;
+		}
+		free(rep->findings[i].id);
+		free(rep->findings[i].title);
+		for (size_t k = 0; k < rep->findings[i].nevidence; k++)
+			free(rep->findings[i].evidence[k]);
+		free(rep->findings[i].evidence);
+		free(rep->findings[i].fix);
+	}
+	rep->n = kept;
+	for (int l = 0; l < LAYER_COUNT; l++)
+		if (l != only && l != by) {
+			report_skip(rep, (enum layer_id)l, "check.not-shown", "not shown: --layer %s",
+				    layer_name((enum layer_id)only));
+			rep->layers[l].status = STATUS_SKIPPED;
+			rep->layers[l].blocked_by = -1;
+		}
+	report_finish(rep);
+}
+
 int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -155,8 +214,11 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		{ "live", no_argument, NULL, 'L' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
+		{ "upto", required_argument, NULL, 'U' },
+		{ "layer", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int last = LAYER_COUNT - 1, only = -1;
 	struct gd_ctx cctx = *ctx;
 	const char **pys = xcalloc((size_t)argc + 1, sizeof(*pys));
 	const char **sites = xcalloc((size_t)argc + 1, sizeof(*sites));
@@ -184,6 +246,19 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'S':
 			sites[cctx.nsite_dirs++] = optarg;
 			break;
+		case 'U':
+		case 'Y':
+			if (layer_from_name(optarg) < 0 || (c == 'U' ? only >= 0 : last != LAYER_COUNT - 1)) {
+				fprintf(stderr, "gpudoctor check: --%s '%s': expected one layer of hardware, kernel, "
+					"devices, driver, cuda, libraries, frameworks (and one of --upto/--layer)\n",
+					c == 'U' ? "upto" : "layer", optarg);
+				ret = 2;
+				goto out_opts;
+			}
+			last = layer_from_name(optarg);
+			if (c == 'Y')
+				only = last;
+			break;
 		default:
 			check_usage(stderr);
 			ret = 2;
@@ -208,13 +283,17 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	}
 	inventory_init(&inv);
 	report_init(&rep);
-	check_run(ctx, kb, &inv, &rep);
+	check_run_upto(ctx, kb, &inv, &rep, last);
+	if (only >= 0)
+		keep_one_layer(&rep, only);
 	if (ctx->json)
 		render_json(ctx, kb, &rep, &inv, &out);
 	else
 		render_text(ctx, &rep, &inv, &out);
 	fwrite(out.s, 1, out.len, stdout);
 	ret = rep.status == STATUS_FAIL ? 1 : 0;
+	if (only >= 0 && rep.layers[only].status == STATUS_BLOCKED)
+		ret = 1;	/* the layer asked about cannot work yet */
 	buf_release(&out);
 	report_release(&rep);
 	inventory_release(&inv);
