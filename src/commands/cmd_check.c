@@ -9,6 +9,7 @@
  * findings are still shown.
  */
 #include "commands/commands.h"
+#include "commands/check_run.h"
 #include "core/ctx.h"
 #include "core/buf.h"
 #include "core/child.h"
@@ -65,12 +66,6 @@ static void check_usage(FILE *f)
 	      "LAYER: hardware, kernel, devices, driver, cuda, libraries, frameworks.\n", f);
 }
 
-/* Run the pipeline into rep/inv; shared with tests and later commands. */
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-	      struct report *rep);
-/* The same, for the layers up to `last` only; the others are reported as not checked. */
-int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-		   struct report *rep, int last);
 
 /*
  * The libraries and frameworks layers' static facts (walking toolkits,
