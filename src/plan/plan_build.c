@@ -372,8 +372,9 @@ static void step_interference(const struct plan_machine *m, const struct target 
 	for (size_t i = 0; i < m->nconda_cudnn; i++) {
 		why(s, "LD_LIBRARY_PATH lists %s, a conda cuDNN that the loader would take before the one the "
 		    "framework brings (cuDNN's shim loads its sub-libraries through LD_LIBRARY_PATH);", q(m->conda_cudnn_dirs[i]));
-		cmd(s, "export LD_LIBRARY_PATH=\"$(printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -vxF %s | "
+		cmd(s, "LD_LIBRARY_PATH=\"$(printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -vxF %s | "
 		    "paste -sd: -)\"", q(m->conda_cudnn_dirs[i]));
+		cmd(s, "export LD_LIBRARY_PATH");
 		buf_printf(&v, "%s! printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -qxF %s", v.len ? " && " : "",
 			   q(m->conda_cudnn_dirs[i]));
 		any = 1;

@@ -131,6 +131,49 @@ static void comment(struct buf *out, const char *prefix, const char *text)
 
 void plan_render_sh(const struct plan *p, struct buf *out)
 {
+	struct buf body = BUF_INIT;
+	int uses_fail = 0, stopped = 0;
+
+	for (size_t i = 0; i < p->n && !stopped; i++) {
+		const struct plan_step *s = &p->steps[i];
+
+		buf_printf(&body, "\n# step %zu (%s): ", i + 1, s->id);
+		safe(&body, s->title);
+		buf_puts(&body, "\n");
+		if (s->why[0])
+			comment(&body, "", s->why);
+		if (s->state == PLAN_STOP) {
+			buf_printf(&body, "echo 'gpudoctor plan: stopped at step %zu (%s); see the reason above' >&2\n"
+				   "exit 1\n", i + 1, s->id);
+			stopped = 1;
+			break;
+		}
+		if (s->state == PLAN_DONE || !s->ncmds) {
+			buf_printf(&body, "echo 'step %zu (%s): already done'\n", i + 1, s->id);
+			if (s->verify[0]) {
+				buf_printf(&body, "if ! { %s; }; then step_failed %zu; fi\n", s->verify, i + 1);
+				uses_fail = 1;
+			}
+			continue;
+		}
+		if (s->verify[0])
+			buf_printf(&body, "if %s; then\n\techo 'step %zu (%s): already done'\nelse\n", s->verify, i + 1,
+				   s->id);
+		for (size_t k = 0; k < s->ncmds; k++)
+			buf_printf(&body, "%s%s\n", s->verify[0] ? "\t" : "", s->cmds[k]);
+		if (s->reboot) {
+			buf_printf(&body, "%secho 'step %zu (%s): reboot now, then run this script again'\n%sexit 0\n",
+				   s->verify[0] ? "\t" : "", i + 1, s->id, s->verify[0] ? "\t" : "");
+		} else if (s->verify[0]) {
+			buf_printf(&body, "\tif ! { %s; }; then step_failed %zu; fi\n", s->verify, i + 1);
+			uses_fail = 1;
+		}
+		if (s->verify[0])
+			buf_puts(&body, "fi\n");
+	}
+	if (!stopped)
+		buf_puts(&body, "\necho 'gpudoctor plan: every step is done and verified'\n");
+
 	buf_puts(out, "#!/bin/sh\n");
 	comment(out, "gpudoctor plan: ", p->framework);
 	comment(out, "release: ", p->release);
@@ -139,39 +182,10 @@ void plan_render_sh(const struct plan *p, struct buf *out)
 	buf_puts(out, "# Each step runs only when its verification does not pass yet, and is verified\n"
 		      "# after it; the script stops at the first verification that fails.  A step\n"
 		      "# that needs a reboot ends the script: reboot and run it again.\n"
-		      "set -eu\n\n");
-	buf_puts(out, "step_failed() {\n\techo \"gpudoctor plan: step $1 failed its verification\" >&2\n\texit 1\n}\n");
-	for (size_t i = 0; i < p->n; i++) {
-		const struct plan_step *s = &p->steps[i];
-
-		buf_printf(out, "\n# step %zu (%s): ", i + 1, s->id);
-		safe(out, s->title);
-		buf_puts(out, "\n");
-		if (s->why[0])
-			comment(out, "", s->why);
-		if (s->state == PLAN_STOP) {
-			buf_printf(out, "echo 'gpudoctor plan: stopped at step %zu (%s); see the reason above' >&2\nexit 1\n",
-				   i + 1, s->id);
-			return;
-		}
-		if (s->state == PLAN_DONE || !s->ncmds) {
-			buf_printf(out, "echo 'step %zu (%s): already done'\n", i + 1, s->id);
-			if (s->verify[0])
-				buf_printf(out, "%s || step_failed %zu\n", s->verify, i + 1);
-			continue;
-		}
-		if (s->verify[0])
-			buf_printf(out, "if %s; then\n\techo 'step %zu (%s): already done'\nelse\n", s->verify, i + 1, s->id);
-		for (size_t k = 0; k < s->ncmds; k++)
-			buf_printf(out, "%s%s\n", s->verify[0] ? "\t" : "", s->cmds[k]);
-		if (s->reboot) {
-			buf_printf(out, "%secho 'step %zu (%s): reboot now, then run this script again'\n%sexit 0\n",
-				   s->verify[0] ? "\t" : "", i + 1, s->id, s->verify[0] ? "\t" : "");
-		} else if (s->verify[0]) {
-			buf_printf(out, "\t%s || step_failed %zu\n", s->verify, i + 1);
-		}
-		if (s->verify[0])
-			buf_puts(out, "fi\n");
-	}
-	buf_puts(out, "\necho 'gpudoctor plan: every step is done and verified'\n");
+		      "set -eu\n");
+	if (uses_fail)
+		buf_puts(out, "\nstep_failed() {\n\techo \"gpudoctor plan: step $1 failed its verification\" >&2\n"
+			      "\texit 1\n}\n");
+	buf_add(out, body.s ? body.s : "", body.len);
+	buf_release(&body);
 }
