@@ -22,6 +22,8 @@ struct matrix_query {
 	const char *gpu;		/* name */
 	const char *cc;			/* "8.9" */
 	const char *pci;		/* "10de:2684" */
+	const char *cupy;		/* CuPy major ("14"), or NULL */
+	int nccl;			/* where NCCL comes from */
 	int solve;
 };
 

@@ -516,6 +516,39 @@ static const char *lowest_driver(const struct kb *kb, const struct env *x, const
 	return best;
 }
 
+static int ask_cupy(const struct kb *kb, const char *ver, const struct env *x, struct matrix_result *r,
+		    struct err *e)
+{
+	struct kb_target tg = target(x);
+	int any = 0, best = 0;
+
+	for (size_t i = 0; i < kb_cupy_count(kb); i++) {
+		const struct kb_cupy *c = kb_cupy_at(kb, i);
+		struct kb_fit f;
+		struct kb_verdict v;
+		char label[64];
+
+		if (version_cmp_str(c->cupy, ver) != 0 && strtol(ver, NULL, 10) != strtol(c->cupy, NULL, 10))
+			continue;
+		if (x->cuda_major > 0 && c->cuda_from / 1000 != x->cuda_major)
+			continue;
+		kb_cupy_fit(kb, c, &tg, &f);
+		v = f.v;
+		snprintf(label, sizeof(label), "%s (%s)", c->cupy, c->package);
+		fact(r, label, "CUDA %d.%d-%d.%d, Python %s", c->cuda_from / 1000, c->cuda_from % 1000 / 10,
+		     c->cuda_to / 1000, c->cuda_to % 1000 / 10, c->python ? c->python : "?");
+		item(r, "cupy", label, &v, f.install, "cupy.tsv");
+		any = 1;
+		if (v.ok == 1 || (v.ok == -1 && best == 0))
+			best = v.ok;
+	}
+	if (!any)
+		return err_set(e, "CuPy %s is not in the knowledge base (it has 13 and 14)", ver);
+	if (x->driver || x->ma >= 0)
+		judge(r, best);
+	return 0;
+}
+
 /* What a newer driver would add to the newest-that-runs answers. */
 static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct matrix_result *r)
 {
@@ -579,7 +612,7 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 {
 	const struct kb_gpu *g = NULL;
 	struct env x = { q->driver, -1, -1, -1, -1, -1, NULL };
-	int cuda = -1, asked = q->tf || q->torch || q->jax;
+	int cuda = -1, asked = q->tf || q->torch || q->jax || q->cupy || q->nccl;
 
 	memset(r, 0, sizeof(*r));
 	r->verdict = -1;
@@ -690,8 +723,8 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 			return err_set(e, "--driver '%s': expected a driver version like 535.104.05", x.driver);
 	}
 	if (!asked && !q->cuda && !x.driver && x.ma < 0 && !q->solve)
-		return err_set(e, "nothing to answer: give --tf, --torch, --jax, --cuda, --driver, --gpu, --cc, "
-			       "--pci or --solve (see gpudoctor matrix --help)");
+		return err_set(e, "nothing to answer: give --tf, --torch, --jax, --cupy, --nccl, --cuda, --driver, "
+			       "--gpu, --cc, --pci or --solve (see gpudoctor matrix --help)");
 
 	describe_gpu(kb, g, x.ma, x.mi, r);
 	if (x.driver) {
@@ -739,6 +772,11 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 		return -1;
 	if (q->jax && ask_jax(kb, q->jax, &x, r, e) < 0)
 		return -1;
+	if (q->cupy && ask_cupy(kb, q->cupy, &x, r, e) < 0)
+		return -1;
+	if (q->nccl && kb_fact(kb, "nccl.origin"))
+		fact(r, "nccl", "%s (source: %s)", kb_fact(kb, "nccl.origin"),
+		     kb_source_url(kb, "nccl-origin") ? kb_source_url(kb, "nccl-origin") : "nccl-origin");
 	if (!asked) {
 		newest_all(kb, &x, r, "");
 		if (x.driver && (q->solve || x.ma >= 0))

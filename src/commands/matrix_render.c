@@ -55,6 +55,8 @@ void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const
 	json_str(&j, "gpu", q->gpu);
 	json_str(&j, "cc", q->cc);
 	json_str(&j, "pci", q->pci);
+	json_str(&j, "cupy", q->cupy);
+	json_bool(&j, "nccl", q->nccl);
 	json_bool(&j, "solve", q->solve);
 	json_obj_end(&j);
 	json_tribool(&j, "verdict", r->verdict);

@@ -20,13 +20,13 @@
 const char *const kb_table_names[KB_NTABLES] = {
 	"sources.tsv", "facts.tsv", "tf.tsv", "torch.tsv", "jax.tsv", "cuda.tsv",
 	"cuda_compat.tsv", "branches.tsv", "archs.tsv", "cudnn.tsv", "sonames.tsv", "gpus.tsv",
-	"gpu_drivers.tsv", "failures.tsv",
+	"gpu_drivers.tsv", "failures.tsv", "cupy.tsv",
 };
 
 extern const char kb_data_sources[], kb_data_facts[], kb_data_tf[], kb_data_torch[],
 	kb_data_jax[], kb_data_cuda[], kb_data_cuda_compat[], kb_data_branches[],
 	kb_data_archs[], kb_data_cudnn[], kb_data_sonames[], kb_data_gpus[],
-	kb_data_gpu_drivers[], kb_data_failures[];
+	kb_data_gpu_drivers[], kb_data_failures[], kb_data_cupy[];
 
 const char *kb_embedded(int i)
 {
@@ -34,6 +34,7 @@ const char *kb_embedded(int i)
 		kb_data_sources, kb_data_facts, kb_data_tf, kb_data_torch, kb_data_jax,
 		kb_data_cuda, kb_data_cuda_compat, kb_data_branches, kb_data_archs,
 		kb_data_cudnn, kb_data_sonames, kb_data_gpus, kb_data_gpu_drivers, kb_data_failures,
+		kb_data_cupy,
 	};
 	return i >= 0 && i < KB_NTABLES ? data[i] : NULL;
 }
@@ -658,9 +659,32 @@ static int conv_failures(struct conv *c)
 	return 0;
 }
 
+static int conv_cupy(struct conv *c)
+{
+	struct kb *kb = c->kb;
+
+	COLS("cupy", "package", "cuda_from", "cuda_to", "python", "install", "source");
+	kb->cupy = xcalloc(c->t->nrows + 1, sizeof(*kb->cupy));
+	for (c->row = 0; c->row < c->t->nrows; c->row++) {
+		struct kb_cupy *r = &kb->cupy[kb->ncupy];
+
+		if (get_version(c, col[0], 0, &r->cupy) < 0 || get_cuda(c, col[2], 0, &r->cuda_from) < 0 ||
+		    get_cuda(c, col[3], 0, &r->cuda_to) < 0 || get_source(c, col[6], &r->source) < 0)
+			return -1;
+		r->package = str(c, col[1]);
+		r->python = str(c, col[4]);
+		r->install = str(c, col[5]);
+		if (!r->package || !r->install)
+			return bad(c, r->package ? col[5] : col[1], "known");
+		kb->ncupy++;
+	}
+	return 0;
+}
+
 static int (*const converters[KB_NTABLES])(struct conv *c) = {
 	conv_sources, conv_facts, conv_tf, conv_torch, conv_jax, conv_cuda, conv_compat,
 	conv_branches, conv_archs, conv_cudnn, conv_sonames, conv_gpus, conv_gpudrv, conv_failures,
+	conv_cupy,
 };
 
 int kb_open(const char *dir, struct kb **out, struct err *e)
@@ -703,6 +727,7 @@ void kb_close(struct kb *kb)
 	free(kb->gpus);
 	free(kb->gpudrv);
 	free(kb->failures);
+	free(kb->cupy);
 	free(kb);
 }
 

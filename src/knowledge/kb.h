@@ -30,7 +30,7 @@ void kb_close(struct kb *kb);
  */
 struct kb_verdict {
 	int ok;			/* 1 yes, 0 no, -1 unknown */
-	char why[512];
+	char why[1024];
 	const char *source;	/* source id, or NULL */
 	int via;		/* kb_arch_runs: KB_VIA_SASS or KB_VIA_PTX when ok; else 0 */
 };
@@ -297,6 +297,20 @@ struct kb_fit {
 };
 int kb_tf_fit(const struct kb *kb, const struct kb_tf *tf, const struct kb_target *t, struct kb_fit *f);
 int kb_torch_fit(const struct kb *kb, const struct kb_torch *p, const struct kb_target *t, struct kb_fit *f);
+/* CuPy: one wheel per CUDA major (cupy.tsv).  CuPy compiles its kernels at
+ * run time, so the GPU needs only a CUDA major that supports it. */
+struct kb_cupy {
+	const char *cupy;	/* "14" */
+	const char *package;	/* "cupy-cuda13x" */
+	int cuda_from, cuda_to;	/* 13000, 13010 */
+	const char *python;
+	const char *install;
+	const char *source;
+};
+size_t kb_cupy_count(const struct kb *kb);
+const struct kb_cupy *kb_cupy_at(const struct kb *kb, size_t i);
+int kb_cupy_fit(const struct kb *kb, const struct kb_cupy *c, const struct kb_target *t, struct kb_fit *f);
+
 /* version: the JAX release (NULL: the newest release the row serves). */
 int kb_jax_fit(const struct kb *kb, const struct kb_jax *j, const char *version, const struct kb_target *t,
 	       struct kb_fit *f);

@@ -23,5 +23,6 @@ KB_EMBED(kb_data_sonames, "src/knowledge/data/sonames.tsv")
 KB_EMBED(kb_data_gpus, "src/knowledge/data/gpus.tsv")
 KB_EMBED(kb_data_gpu_drivers, "src/knowledge/data/gpu_drivers.tsv")
 KB_EMBED(kb_data_failures, "src/knowledge/data/failures.tsv")
+KB_EMBED(kb_data_cupy, "src/knowledge/data/cupy.tsv")
 
 	.section .note.GNU-stack, "", @progbits

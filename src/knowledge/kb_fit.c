@@ -59,7 +59,7 @@ static void add(struct fitc *c, int r, const char *source, const char *fmt, ...)
 }
 
 /* The build has no architecture list: the toolkit's range still rules out some GPUs. */
-static void arch_by_toolkit(struct fitc *c, int cuda, int ma, int mi)
+static void arch_by_toolkit(struct fitc *c, int cuda, int ma, int mi, int runtime)
 {
 	const struct kb_arch *a = kb_arch_info(c->kb, ma, mi);
 
@@ -72,6 +72,9 @@ static void arch_by_toolkit(struct fitc *c, int cuda, int ma, int mi)
 	} else if (a->last_cuda >= 0 && cuda > a->last_cuda) {
 		add(c, 0, a->source, "CUDA %d.%d no longer supports sm_%d%d (%s): the last toolkit for it is %d.x",
 		    cuda / 1000, cuda % 1000 / 10, ma, mi, a->arch ? a->arch : "?", a->last_cuda / 1000);
+	} else if (runtime) {
+		add(c, 1, a->source, "its kernels are compiled at run time for sm_%d%d, which CUDA %d.%d supports", ma, mi,
+		    cuda / 1000, cuda % 1000 / 10);
 	} else {
 		add(c, -1, NULL, "the build's architecture list is not recorded, so whether it has code for "
 		    "sm_%d%d is unknown (CUDA %d.%d supports that architecture)", ma, mi, cuda / 1000,
@@ -81,7 +84,7 @@ static void arch_by_toolkit(struct fitc *c, int cuda, int ma, int mi)
 
 /* Driver, architecture, PTX and known-failure rules (the cuDNN rule is per framework). */
 static void common(struct fitc *c, const char *what, const char *framework, const char *version, int cuda,
-		   const char *archs, const char *min_driver)
+		   const char *archs, const char *min_driver, int runtime)
 {
 	const struct kb_target *t = c->t;
 	int ma = t->gpu ? t->gpu->cc_major : t->cc_major, mi = t->gpu ? t->gpu->cc_minor : t->cc_minor;
@@ -131,7 +134,7 @@ static void common(struct fitc *c, const char *what, const char *framework, cons
 				    a->arch ? a->arch : "?", a->first_cuda / 1000, a->first_cuda % 1000 / 10);
 		}
 	} else {
-		arch_by_toolkit(c, cuda, ma, mi);
+		arch_by_toolkit(c, cuda, ma, mi, runtime);
 	}
 	fail = kb_known_failure(c->kb, framework, version, ma, mi);
 	if (fail)
@@ -210,7 +213,7 @@ int kb_tf_fit(const struct kb *kb, const struct kb_tf *tf, const struct kb_targe
 	fit_init(&c, kb, t, tf->source, f);
 	snprintf(what, sizeof(what), "TensorFlow %s", tf->version);
 	snprintf(f->install, sizeof(f->install), "%s", tf->install ? tf->install : "");
-	common(&c, what, "tensorflow", tf->version, tf->cuda_version, tf->archs, NULL);
+	common(&c, what, "tensorflow", tf->version, tf->cuda_version, tf->archs, NULL, 0);
 	f->failure = kb_known_failure(kb, "tensorflow", tf->version, ma, mi);
 	if (tf->pip_cudnn) {
 		char pkg[32];
@@ -243,7 +246,7 @@ int kb_torch_fit(const struct kb *kb, const struct kb_torch *p, const struct kb_
 	fit_init(&c, kb, t, p->source, f);
 	snprintf(what, sizeof(what), "PyTorch %s+%s", p->version, p->variant);
 	kb_torch_install(p, f->install, sizeof(f->install));
-	common(&c, what, "torch", p->version, p->cuda_version, p->archs, NULL);
+	common(&c, what, "torch", p->version, p->cuda_version, p->archs, NULL, 0);
 	f->failure = kb_known_failure(kb, "torch", p->version, ma, mi);
 	/* the wheel pins (or bundles) its cuDNN exactly */
 	if (p->cudnn) {
@@ -277,7 +280,7 @@ int kb_jax_fit(const struct kb *kb, const struct kb_jax *j, const char *version,
 		snprintf(f->install, sizeof(f->install), "pip install \"jax[%s]==%s\"", j->plugin, version);
 	else
 		snprintf(f->install, sizeof(f->install), "%s", j->install);
-	common(&c, what, "jax", rel, j->cuda_min, j->archs, j->min_driver);
+	common(&c, what, "jax", rel, j->cuda_min, j->archs, j->min_driver, 0);
 	f->failure = kb_known_failure(kb, "jax", rel, ma, mi);
 	if (ma >= 0 && j->min_cc_major >= 0 &&
 	    (ma < j->min_cc_major || (ma == j->min_cc_major && mi < j->min_cc_minor)))
@@ -289,6 +292,36 @@ int kb_jax_fit(const struct kb *kb, const struct kb_jax *j, const char *version,
 			 j->cudnn_max ? j->cudnn_max : "");
 		cudnn_pip(&c, pkg, req, f);
 	}
+	finish(&c, f);
+	return f->v.ok;
+}
+
+size_t kb_cupy_count(const struct kb *kb)
+{
+	return kb->ncupy;
+}
+
+const struct kb_cupy *kb_cupy_at(const struct kb *kb, size_t i)
+{
+	return i < kb->ncupy ? &kb->cupy[i] : NULL;
+}
+
+int kb_cupy_fit(const struct kb *kb, const struct kb_cupy *cp, const struct kb_target *t, struct kb_fit *f)
+{
+	struct fitc c;
+	char what[64];
+	int ma = t->gpu ? t->gpu->cc_major : t->cc_major, mi = t->gpu ? t->gpu->cc_minor : t->cc_minor;
+
+	fit_init(&c, kb, t, cp->source, f);
+	snprintf(what, sizeof(what), "CuPy %s (%s)", cp->cupy, cp->package);
+	snprintf(f->install, sizeof(f->install), "%s", cp->install);
+	/* kernels are compiled for the GPU at run time: the CUDA major's range of
+	 * architectures is what counts, not a list of prebuilt ones */
+	/* with [ctk] pip brings the newest CUDA of the major: judge that one */
+	common(&c, what, "cupy", cp->cupy, cp->cuda_to, NULL, NULL, 1);
+	(void)ma;
+	(void)mi;
+	snprintf(f->cudnn, sizeof(f->cudnn), "-");
 	finish(&c, f);
 	return f->v.ok;
 }

@@ -12,7 +12,7 @@
 
 enum kb_tab {
 	KB_SOURCES, KB_FACTS, KB_TF, KB_TORCH, KB_JAX, KB_CUDA, KB_COMPAT, KB_BRANCHES,
-	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_GPUDRV, KB_FAILURES, KB_NTABLES
+	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_GPUDRV, KB_FAILURES, KB_CUPY, KB_NTABLES
 };
 
 struct kb_branch {
@@ -55,6 +55,7 @@ struct kb {
 	struct kb_gpu *gpus;		size_t ngpus;
 	struct kb_gpudrv *gpudrv;	size_t ngpudrv;
 	struct kb_failure *failures;	size_t nfailures;
+	struct kb_cupy *cupy;		size_t ncupy;
 };
 
 /* The file names, in enum order. */

@@ -159,6 +159,25 @@ static void walk_gpu(const struct kb_gpu *g)
 				check_yes(what, "torch", p->version, p->cuda_version, p->archs, NULL, g, drivers[d], &f);
 			}
 		}
+		for (size_t i = 0; i < kb_cupy_count(kb); i++) {
+			const struct kb_cupy *c = kb_cupy_at(kb, i);
+			const struct kb_arch *a = kb_arch_info(kb, g->cc_major, g->cc_minor);
+			struct kb_verdict v;
+
+			if (kb_cupy_fit(kb, c, &t, &f) != 1)
+				continue;
+			/* run-time compiled: the GPU needs a driver that knows it and runs the CUDA, and
+			 * an architecture that CUDA major supports */
+			yeses++;
+			checks += 3;
+			snprintf(what, sizeof(what), "CuPy %s (%s)", c->cupy, c->package);
+			if (kb_driver_knows_gpu(kb, drivers[d], g, -1, -1, &v) != 1)
+				violation(what, g, drivers[d], "the driver does not know the GPU", v.why);
+			if (kb_driver_runs_cuda(kb, drivers[d], c->cuda_to, g->datacenter, &v) != 1)
+				violation(what, g, drivers[d], "the driver does not run its CUDA", v.why);
+			if (!a || a->first_cuda > c->cuda_to || (a->last_cuda >= 0 && a->last_cuda < c->cuda_to))
+				violation(what, g, drivers[d], "its CUDA does not support the architecture", "");
+		}
 		for (size_t i = 0; i < kb_jax_count(kb); i++) {
 			const struct kb_jax *j = kb_jax_at(kb, i);
 			const char *p = rel;
@@ -210,9 +229,9 @@ static void test_invariant(void)
 		seen[nseen++] = cur;
 		walk_gpu(g);
 	}
-	printf("# invariant: %zu GPUs (%zu classes) x %zu drivers x %zu TF + %zu torch + %zu JAX rows: "
+	printf("# invariant: %zu GPUs (%zu classes) x %zu drivers x %zu TF + %zu torch + %zu JAX + %zu CuPy rows: "
 	       "%ld yes answers, %ld conditions checked, %ld violations\n", walked, nseen, ndrivers,
-	       kb_tf_count(kb), kb_torch_count(kb), kb_jax_count(kb), yeses, checks, violations);
+	       kb_tf_count(kb), kb_torch_count(kb), kb_jax_count(kb), kb_cupy_count(kb), yeses, checks, violations);
 	CHECK(walked > 500);
 	CHECK(yeses > 1000);
 	CHECK_INT(violations, 0);
