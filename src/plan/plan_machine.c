@@ -21,38 +21,16 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-/* One KEY=value of /etc/os-release, unquoted ("" and '' stripped). */
-static char *os_value(const char *text, const char *key)
-{
-	size_t k = strlen(key);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		size_t n = strcspn(p, "\n");
-
-		if (n > k && !strncmp(p, key, k) && p[k] == '=') {
-			const char *v = p + k + 1;
-			size_t len = n - k - 1;
-
-			if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
-				v++;
-				len -= 2;
-			}
-			return xstrndup(v, len);
-		}
-	}
-	return NULL;
-}
-
 static void read_os(const struct gd_ctx *ctx, struct plan_machine *m)
 {
 	struct buf b = BUF_INIT;
 
 	if (fs_read_file(ctx->root, "/etc/os-release", 64 * 1024, &b, NULL) == 0 ||
 	    fs_read_file(ctx->root, "/usr/lib/os-release", 64 * 1024, &b, NULL) == 0) {
-		m->os_id = os_value(b.s, "ID");
-		m->os_version = os_value(b.s, "VERSION_ID");
-		m->os_like = os_value(b.s, "ID_LIKE");
-		m->os_pretty = os_value(b.s, "PRETTY_NAME");
+		m->os_id = plan_os_value(b.s, "ID");
+		m->os_version = plan_os_value(b.s, "VERSION_ID");
+		m->os_like = plan_os_value(b.s, "ID_LIKE");
+		m->os_pretty = plan_os_value(b.s, "PRETTY_NAME");
 	}
 	buf_release(&b);
 }
