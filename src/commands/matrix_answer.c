@@ -509,7 +509,8 @@ static const char *lowest_driver(const struct kb *kb, const struct env *x, const
 			continue;
 		y.driver = d;
 		tg = target(&y);
-		ok = tf ? kb_tf_fit(kb, tf, &tg, &f) : pt ? kb_torch_fit(kb, pt, &tg, &f) : kb_jax_fit(kb, j, NULL, &tg, &f);
+		ok = tf ? kb_tf_fit(kb, tf, &tg, &f) : pt ? kb_torch_fit(kb, pt, &tg, &f)
+		   : j ? kb_jax_fit(kb, j, NULL, &tg, &f) : -1;
 		if (ok == 1)
 			best = d;
 	}

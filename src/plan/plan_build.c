@@ -470,7 +470,8 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 		    "not known.", m->device[0]);
 		return 0;
 	}
-	if (fit == 0 && !strstr(f.v.why, "driver")) {
+	/* judged without a driver: a "no" here is about the GPU itself */
+	if (fit == 0) {
 		s = step(p, "gpu", PLAN_STOP, "hardware", "a build of %s for %s", p->release, g->name);
 		why(s, "%s (compute capability %d.%d) cannot run %s %s: %s.", g->name, g->cc_major, g->cc_minor,
 		    p->framework, p->release, f.v.why);
