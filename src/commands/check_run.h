@@ -1,24 +1,25 @@
 /*
- * check_run.h - the check pipeline as a function, for commands that need the
- * machine's facts and verdicts without printing a report (plan).
+ * check_run.h - the check pipeline as a function, for commands that need
+ * check's verdicts (check itself, explain's live confirmation).
+ *
+ * check_run_upto() runs the layers from the bottom up to `top` (an enum
+ * layer_id) only: the layers above it are neither probed nor judged (their
+ * status stays ok with no findings; callers must not read them).
  *
  *	inventory_init(&inv); report_init(&rep);
- *	check_run_upto(ctx, kb, &inv, &rep, LAYER_DRIVER);
+ *	check_run_upto(ctx, kb, &inv, &rep, LAYER_LIBRARIES);
  */
 #ifndef GD_CHECK_RUN_H
 #define GD_CHECK_RUN_H
-
-#include "knowledge/layers.h"
 
 struct gd_ctx;
 struct kb;
 struct inventory;
 struct report;
 
-/* All layers. */
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv, struct report *rep);
-/* The layers up to `last` (an enum layer_id); the ones above are reported as not checked. */
+int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+	      struct report *rep);
 int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-		   struct report *rep, int last);
+		   struct report *rep, int top);
 
 #endif

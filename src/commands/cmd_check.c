@@ -47,7 +47,7 @@ static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
 	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
-	      "                       [--upto LAYER | --layer LAYER]\n"
+	      "                       [--format text|json|markdown] [--upto LAYER | --layer LAYER]\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
@@ -57,6 +57,9 @@ static void check_usage(FILE *f)
 	      "  --live                 also run each Python environment's interpreter (in a\n"
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
+	      "  --format FORMAT        text (default), json (as --json) or markdown: a\n"
+	      "                         GitHub-ready block for bug reports (summary, versions,\n"
+	      "                         findings in a <details> element)\n"
 	      "  --python PATH          also inspect this interpreter's environment\n"
 	      "  --site-packages DIR    also inspect this site-packages directory\n"
 	      "  --upto LAYER           check the layers up to LAYER only (the step of an install\n"
@@ -78,13 +81,14 @@ struct upper_scan {
 	const struct gd_ctx *ctx;
 	struct inventory *inv;
 	struct report *rep;
+	int top;
 };
 
 static void *upper_scan_run(void *arg)
 {
 	struct upper_scan *u = arg;
 
-	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT; l++) {
+	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT && l <= u->top; l++) {
 		double t = child_now();
 
 		steps[l].probe(u->ctx, u->inv);
@@ -100,9 +104,9 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 }
 
 int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-		   struct report *rep, int last)
+		   struct report *rep, int top)
 {
-	struct upper_scan scan = { ctx, inv, rep };
+	struct upper_scan scan = { ctx, inv, rep, top };
 	double t_all = child_now(), t;
 	int blocked_by = -1, threaded;
 	pthread_t thread;
@@ -112,27 +116,18 @@ int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct invento
 	 * here; the upper layers' on a thread that is joined before any rule
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
-	for (int l = 0; l < LAYER_LIBRARIES && l <= last; l++) {
+	for (int l = 0; l < LAYER_LIBRARIES && l <= top; l++) {
 		t = child_now();
 		steps[l].probe(ctx, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
-	/* the libraries rules read what the frameworks need: both scans or none */
-	threaded = 0;
-	if (last >= LAYER_LIBRARIES) {
-		threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
-		if (!threaded)
-			upper_scan_run(&scan);
-	}
-	for (int l = 0; l < LAYER_COUNT; l++) {
+	threaded = top >= LAYER_LIBRARIES && pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
+	if (!threaded && top >= LAYER_LIBRARIES)
+		upper_scan_run(&scan);
+	for (int l = 0; l < LAYER_COUNT && l <= top; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
-		if (l > last) {
-			report_skip(rep, s->id, "check.not-checked", "not checked: the check stopped at the %s "
-				    "layer (--upto/--layer)", layer_name((enum layer_id)last));
-			continue;
-		}
 		if (s->id == LAYER_LIBRARIES && threaded) {
 			pthread_join(thread, NULL);
 			threaded = 0;
@@ -146,7 +141,7 @@ int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct invento
 		 * by the cuda layer's live probe, or killed unused when that layer
 		 * is blocked.
 		 */
-		if (in.live && s->id == LAYER_DRIVER && last >= LAYER_CUDA)
+		if (in.live && s->id == LAYER_DRIVER)
 			probe_cuda_live_start(ctx, inv);
 		if (!in.live && s->id == LAYER_CUDA)
 			probe_cuda_live_cancel(inv);
@@ -167,10 +162,19 @@ int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct invento
 	return 0;
 }
 
+/* --upto/--layer: the layers above `top` were neither probed nor judged; say so. */
+static void mark_not_checked(struct report *rep, int top)
+{
+	for (int l = top + 1; l < LAYER_COUNT; l++)
+		report_skip(rep, (enum layer_id)l, "check.not-checked", "not checked: the check stopped at the %s "
+			    "layer (--upto/--layer)", layer_name((enum layer_id)top));
+	report_finish(rep);
+}
+
 /*
  * --layer: the layers below were checked because the one asked about stands
  * on them; their findings are not its answer, so they leave the report (a
- * failure below still shows as this layer being blocked).
+ * failure below still shows, as the reason this layer is blocked).
  */
 static void keep_one_layer(struct report *rep, int only)
 {
@@ -192,8 +196,8 @@ static void keep_one_layer(struct report *rep, int only)
 		free(rep->findings[i].fix);
 	}
 	rep->n = kept;
-	for (int l = 0; l < LAYER_COUNT; l++)
-		if (l != only && l != by) {
+	for (int l = 0; l < only; l++)
+		if (l != by) {
 			report_skip(rep, (enum layer_id)l, "check.not-shown", "not shown: --layer %s",
 				    layer_name((enum layer_id)only));
 			rep->layers[l].status = STATUS_SKIPPED;
@@ -207,13 +211,14 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
 		{ "upto", required_argument, NULL, 'U' },
 		{ "layer", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int last = LAYER_COUNT - 1, only = -1;
+	int top = LAYER_COUNT - 1, only = -1;
 	struct gd_ctx cctx = *ctx;
 	const char **pys = xcalloc((size_t)argc + 1, sizeof(*pys));
 	const char **sites = xcalloc((size_t)argc + 1, sizeof(*sites));
@@ -222,7 +227,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
-	int c, ret = 0;
+	int c, ret = 0, markdown = 0;
 
 	cctx.python_paths = pys;
 	cctx.site_dirs = sites;
@@ -232,6 +237,18 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			check_usage(stdout);
 			ret = 0;
 			goto out_opts;
+		case 'F':
+			if (!strcmp(optarg, "json")) {
+				cctx.json = 1;
+			} else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) {
+				markdown = 1;
+			} else if (strcmp(optarg, "text")) {
+				fprintf(stderr, "gpudoctor check: --format must be text, json or markdown, not '%s'\n",
+					optarg);
+				ret = 2;
+				goto out_opts;
+			}
+			break;
 		case 'L':
 			cctx.live = 1;
 			break;
@@ -243,16 +260,16 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			break;
 		case 'U':
 		case 'Y':
-			if (layer_from_name(optarg) < 0 || (c == 'U' ? only >= 0 : last != LAYER_COUNT - 1)) {
+			if (layer_from_name(optarg) < 0 || (c == 'U' ? only >= 0 : top != LAYER_COUNT - 1)) {
 				fprintf(stderr, "gpudoctor check: --%s '%s': expected one layer of hardware, kernel, "
 					"devices, driver, cuda, libraries, frameworks (and one of --upto/--layer)\n",
 					c == 'U' ? "upto" : "layer", optarg);
 				ret = 2;
 				goto out_opts;
 			}
-			last = layer_from_name(optarg);
+			top = layer_from_name(optarg);
 			if (c == 'Y')
-				only = last;
+				only = top;
 			break;
 		default:
 			check_usage(stderr);
@@ -278,10 +295,14 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	}
 	inventory_init(&inv);
 	report_init(&rep);
-	check_run_upto(ctx, kb, &inv, &rep, last);
+	check_run_upto(ctx, kb, &inv, &rep, top);
+	if (top < LAYER_COUNT - 1)
+		mark_not_checked(&rep, top);
 	if (only >= 0)
 		keep_one_layer(&rep, only);
-	if (ctx->json)
+	if (markdown)
+		render_markdown(ctx, &rep, &inv, &out);
+	else if (ctx->json)
 		render_json(ctx, kb, &rep, &inv, &out);
 	else
 		render_text(ctx, &rep, &inv, &out);

@@ -9,10 +9,11 @@
 
 #include "knowledge/kb.h"
 #include "knowledge/kb_table.h"
+#include "knowledge/kb_xid.h"
 
 enum kb_tab {
 	KB_SOURCES, KB_FACTS, KB_TF, KB_TORCH, KB_JAX, KB_CUDA, KB_COMPAT, KB_BRANCHES,
-	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_GPUDRV, KB_FAILURES, KB_CUPY, KB_NTABLES
+	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_GPUDRV, KB_FAILURES, KB_CUPY, KB_XID, KB_NTABLES
 };
 
 struct kb_branch {
@@ -56,6 +57,7 @@ struct kb {
 	struct kb_gpudrv *gpudrv;	size_t ngpudrv;
 	struct kb_failure *failures;	size_t nfailures;
 	struct kb_cupy *cupy;		size_t ncupy;
+	struct kb_xid *xids;		size_t nxids;
 };
 
 /* The file names, in enum order. */

@@ -4,7 +4,7 @@
  * input is written as one --kb file and loaded; errors are fine, crashes,
  * leaks and undefined behaviour are not.
  *
- * fuzz-sources: src/knowledge/kb.c src/knowledge/kb_table.c src/knowledge/kb_query.c src/knowledge/kb_rules.c src/knowledge/kb_fit.c src/knowledge/kb_combine.c src/knowledge/kb_data.S src/core/buf.c src/core/err.c src/core/xalloc.c src/core/version.c
+ * fuzz-sources: src/knowledge/kb.c src/knowledge/kb_table.c src/knowledge/kb_query.c src/knowledge/kb_rules.c src/knowledge/kb_fit.c src/knowledge/kb_combine.c src/knowledge/kb_xid.c src/knowledge/kb_data.S src/core/buf.c src/core/err.c src/core/xalloc.c src/core/version.c
  */
 #include "knowledge/kb.h"
 #include "knowledge/kb_table.h"
@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const names[] = {
 	"sources.tsv", "facts.tsv", "tf.tsv", "torch.tsv", "jax.tsv", "cuda.tsv",
 	"cuda_compat.tsv", "branches.tsv", "archs.tsv", "cudnn.tsv", "sonames.tsv", "gpus.tsv",
-	"gpu_drivers.tsv", "failures.tsv", "cupy.tsv",
+	"gpu_drivers.tsv", "failures.tsv", "cupy.tsv", "xid.tsv",
 };
 
 static char dir[64];
