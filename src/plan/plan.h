@@ -77,6 +77,7 @@ struct plan_machine {
 	char *conda_cudnn_dirs[PLAN_MAX];	/* LD_LIBRARY_PATH entries holding a conda cuDNN */
 	size_t nconda_cudnn;
 	/* Python */
+	char *conda_active;		/* the active conda environment (CONDA_PREFIX), or NULL */
 	struct plan_python pythons[PLAN_MAX];
 	size_t npythons;
 	struct plan_fw fws[PLAN_MAX];

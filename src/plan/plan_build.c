@@ -413,6 +413,10 @@ static void step_interference(const struct plan_machine *m, const struct target 
 		buf_printf(&v, "%stest ! -e /usr/bin/nvidia-uninstall", v.len ? " && " : "");
 		any = 1;
 	}
+	if (m->conda_active)
+		note(p, "a conda environment is active (%s): run conda deactivate in your shell before the python "
+		     "step, so that the virtualenv is made from the system Python and conda's libraries stay out of it",
+		     q(m->conda_active));
 	if (!any) {
 		s->state = PLAN_DONE;
 		snprintf(s->why, sizeof(s->why), "nothing interferes: no conda cuDNN on LD_LIBRARY_PATH, "

@@ -120,6 +120,8 @@ static void read_python(const struct inventory *inv, struct plan_machine *m)
 	for (size_t i = 0; i < inv->pyenvs.n && m->npythons < PLAN_MAX; i++) {
 		const struct pyenv *e = &inv->pyenvs.envs[i];
 
+		if (e->kind && !strcmp(e->kind, "conda") && e->active && !m->conda_active && e->prefix)
+			m->conda_active = xstrdup(e->prefix);
 		if (!e->python || !e->python_version)
 			continue;
 		m->pythons[m->npythons].path = xstrdup(e->python);
@@ -189,6 +191,7 @@ void plan_machine_release(struct plan_machine *m)
 		free(m->toolkit_versions[i]);
 	}
 	free(m->ld_library_path);
+	free(m->conda_active);
 	for (size_t i = 0; i < m->nconda_cudnn; i++)
 		free(m->conda_cudnn_dirs[i]);
 	for (size_t i = 0; i < m->npythons; i++) {

@@ -116,10 +116,13 @@ class TestPlanFixtures(GDTestCase):
         r = base(0x2684, ["nvidia", "nvidia_uvm"], driver="580.95.05", os_version="24.04")
         add_toolkit(r, mm="11.8", full="11.8.0", cudart="11.8.89", cublas="11.11.3.6")
         r.mkdir("opt/conda/conda-meta")
+        r.mkdir("opt/conda/lib/python3.11/site-packages")
+        r.write("opt/conda/bin/python3", "", mode=0o755)
         add_cudnn(r, "opt/conda/lib", version="9.1.0")
         llp = {"LD_LIBRARY_PATH": "/opt/conda/lib"}
-        rc, doc, _ = plan(r, "--torch", "2.15", extra_env=llp)
+        rc, doc, _ = plan(r, "--torch", "2.15", extra_env=dict(llp, CONDA_PREFIX="/opt/conda"))
         self.assertEqual(rc, 0, doc)
+        self.assertTrue(any("conda deactivate" in n for n in doc["notes"]), doc["notes"])
         s = steps(doc)
         inter = s["interference"]
         self.assertEqual(inter["state"], "todo")
