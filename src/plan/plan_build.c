@@ -236,6 +236,24 @@ static int torch_pick(const struct kb *kb, const char *version, const char *vari
 	return bok;
 }
 
+/* "3.12+" for a JAX release, from facts.tsv jax.requires_python ("0.7.0:3.11 0.11.0:3.12"). */
+static const char *jax_python(const struct kb *kb, const char *version)
+{
+	static char out[16];
+	const char *list = kb_fact(kb, "jax.requires_python");
+
+	out[0] = '\0';
+	for (const char *p = list; p && *p;) {
+		char from[16] = "", py[8] = "";
+		size_t n = strcspn(p, " ");
+
+		if (sscanf(p, "%15[0-9.]:%7[0-9.]", from, py) == 2 && version_cmp_str(version, from) >= 0)
+			snprintf(out, sizeof(out), "%s+", py);
+		p += n + (p[n] == ' ');
+	}
+	return out[0] ? out : NULL;
+}
+
 static int choose(const struct kb *kb, const struct plan_request *r, const struct kb_target *tg,
 		  struct target *t, struct plan *p, struct err *e)
 {
@@ -267,7 +285,7 @@ static int choose(const struct kb *kb, const struct plan_request *r, const struc
 				       r->jax);
 		t->jver = r->jax;
 		t->cuda = t->j->cuda_min;
-		t->python = NULL;
+		t->python = jax_python(kb, r->jax);
 		snprintf(p->framework, sizeof(p->framework), "jax");
 		snprintf(p->release, sizeof(p->release), "%s (jax[%s])", r->jax, t->j->plugin);
 		return 0;
