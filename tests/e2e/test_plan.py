@@ -249,6 +249,29 @@ class TestPlanFixtures(GDTestCase):
             self.assertIn("gpudoctor plan:", err)
 
 
+class TestPlanShellcheck(GDTestCase):
+    def test_every_fixture_script_passes_shellcheck(self):
+        if not shutil.which("shellcheck"):
+            self.skipTest("shellcheck is not installed (apt-get install shellcheck; tests/ci.sh does)")
+        machines = [
+            (base(0x2204, ["nouveau"], bound="nouveau"), []),
+            (base(0x2330, ["nvidia"], driver="515.65.01"), []),
+            (base(0x1b80, ["nvidia"], driver="535.104.05"), ["--tf", "2.21"]),
+            (base(0x102d, ["nvidia"], driver="470.256.02"), ["--jax", "0.12.0"]),
+            (base(0x20b0, ["xfs"], secure_boot=True, os_id="rocky", os_version="9.4"), ["--torch", "2.14"]),
+            (base(0x2684, ["nvidia"], driver="580.95.05"), ["--tf", "2.13", "--venv", "/opt/my env"]),
+        ]
+        d = tempfile.mkdtemp(prefix="gd-plan-sc-")
+        self.addCleanup(shutil.rmtree, d, True)
+        for i, (r, args) in enumerate(machines):
+            rc, script, _ = plan(r, *args, fmt="sh")
+            path = os.path.join(d, "plan%d.sh" % i)
+            with open(path, "w") as f:
+                f.write(script)
+            p = subprocess.run(["shellcheck", "-s", "sh", path], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout)
+
+
 class TestCheckUpto(GDTestCase):
     def test_upto_and_layer(self):
         r = base(0x2204, ["nouveau"], bound="nouveau")
