@@ -40,6 +40,7 @@ struct matrix_item {
 	char install[256];	/* "" none */
 	const char *source;
 	const char *table;	/* the knowledge-base table the answer comes from ("tf.tsv") */
+	int known_failure;	/* no because of a reported failure (failures.tsv) */
 };
 
 #define MATRIX_MAX 64

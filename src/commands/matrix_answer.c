@@ -71,6 +71,13 @@ static struct matrix_item *item(struct matrix_result *r, const char *what, const
 	return it;
 }
 
+/* A "no" that a recorded failure report makes: the item says so. */
+static void known_failure(struct matrix_item *it, const struct kb_fit *f)
+{
+	if (it && f->failure && it->ok == 0)
+		it->known_failure = 1;
+}
+
 /* The context every fit is judged in. */
 struct env {
 	const char *driver;
@@ -211,21 +218,21 @@ static void newest_all(const struct kb *kb, const struct env *x, struct matrix_r
 
 	snprintf(what, sizeof(what), "%stensorflow", prefix);
 	if (t) {
-		item(r, what, t->version, &f.v, f.install, "tf.tsv");
+		known_failure(item(r, what, t->version, &f.v, f.install, "tf.tsv"), &f);
 		tf_loader_note(kb, t, r);
 	} else
 		item(r, what, "none", &(struct kb_verdict){ 0, "no TensorFlow release in the knowledge base fits", NULL, 0 }, NULL, "tf.tsv");
 	snprintf(what, sizeof(what), "%storch", prefix);
 	if ((p = newest_torch(kb, x, NULL, &f))) {
 		snprintf(label, sizeof(label), "%s+%s", p->version, p->variant);
-		item(r, what, label, &f.v, f.install, "torch.tsv");
+		known_failure(item(r, what, label, &f.v, f.install, "torch.tsv"), &f);
 	} else {
 		item(r, what, "none", &(struct kb_verdict){ 0, "no PyTorch release in the knowledge base fits", NULL, 0 }, NULL, "torch.tsv");
 	}
 	snprintf(what, sizeof(what), "%sjax", prefix);
 	if ((j = newest_jax(kb, x, &f))) {
 		jax_label(j, label, sizeof(label));
-		item(r, what, label, &f.v, f.install, "jax.tsv");
+		known_failure(item(r, what, label, &f.v, f.install, "jax.tsv"), &f);
 	} else {
 		item(r, what, "none", &(struct kb_verdict){ 0, "no JAX CUDA plugin in the knowledge base fits", NULL, 0 }, NULL, "jax.tsv");
 	}
@@ -382,7 +389,7 @@ static int ask_tf(const struct kb *kb, const char *ver, const struct env *x, int
 		return 0;
 	}
 	kb_tf_fit(kb, t, &tg, &f);
-	item(r, "tensorflow", t->version, &f.v, f.install, "tf.tsv");
+	known_failure(item(r, "tensorflow", t->version, &f.v, f.install, "tf.tsv"), &f);
 	v = f.v;
 	tf_loader_note(kb, t, r);
 	if (x->driver || x->ma >= 0)
@@ -423,7 +430,7 @@ static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, 
 				 t->cuda_version % 1000 / 10, x->cuda / 1000, x->cuda % 1000 / 10);
 		}
 		snprintf(label, sizeof(label), "%s+%s", t->version, t->variant);
-		item(r, "torch", label, &v, f.install, "torch.tsv");
+		known_failure(item(r, "torch", label, &v, f.install, "torch.tsv"), &f);
 		fact(r, label, "Python %s, CUDA %d.%d, cuDNN %s, archs %s, %s%s", t->python ? t->python : "?",
 		     t->cuda_version / 1000, t->cuda_version % 1000 / 10, t->cudnn ? t->cudnn : "?",
 		     t->archs ? t->archs : "not recorded", t->stable ? "stable" : "experimental",
@@ -469,7 +476,7 @@ static int ask_jax(const struct kb *kb, const char *ver, const struct env *x, st
 		     j->cuda_min / 1000, j->cuda_min % 1000 / 10, j->cudnn_min ? j->cudnn_min : "?",
 		     j->cudnn_max ? j->cudnn_max : "?", j->min_driver ? j->min_driver : "?",
 		     j->min_cc_major, j->min_cc_minor, j->archs ? ", archs " : "", j->archs ? j->archs : "");
-		item(r, "jax", label, &v, f.install, "jax.tsv");
+		known_failure(item(r, "jax", label, &v, f.install, "jax.tsv"), &f);
 		any = 1;
 		if (v.ok == 1 || (v.ok == -1 && best == 0))
 			best = v.ok;

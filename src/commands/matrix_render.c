@@ -23,7 +23,8 @@ void matrix_render_text(const struct kb *kb, const struct matrix_result *r)
 		const struct matrix_item *it = &r->items[i];
 		const char *url = it->source ? kb_source_url(kb, it->source) : NULL;
 
-		printf("%-5s %s %s\n", yesno(it->ok), it->what, it->version);
+		printf("%-5s %s %s%s\n", yesno(it->ok), it->what, it->version,
+		       it->known_failure ? " (known failure)" : "");
 		if (it->why[0])
 			printf("      %s\n", it->why);
 		if (it->install[0])
@@ -82,6 +83,7 @@ void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const
 		json_str(&j, "source_url", it->source ? kb_source_url(kb, it->source) : NULL);
 		json_str(&j, "table", it->table);
 		json_bool(&j, "excluded", r->verdict == 0 && it->ok == 1);
+		json_bool(&j, "known_failure", it->known_failure);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

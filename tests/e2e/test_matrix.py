@@ -187,6 +187,9 @@ class TestIssue9Also(GDTestCase):
         tf = answers(doc, "tensorflow")[0]
         self.assertIs(tf["ok"], False)
         self.assertIn("known failure", tf["why"])
+        self.assertIs(tf["known_failure"], True)
+        rc, out, _ = run(["matrix", "--tf", "2.21", "--gpu", "RTX 5090", "--driver", "580.95.05"], env=clean_env())
+        self.assertIn("no    tensorflow 2.21.0 (known failure)", out)
         self.assertIn("tensorflow/tensorflow/issues", tf["source_url"])
 
 
