@@ -52,6 +52,8 @@ struct plan_fw {
 struct plan_machine {
 	/* /etc/os-release */
 	char *os_id, *os_version, *os_like, *os_pretty;
+	int in_container;		/* 1: a container (the driver is the host's) */
+	char *container_markers;
 	/* hardware, kernel, driver */
 	size_t ngpus;
 	unsigned device[PLAN_MAX];

@@ -534,6 +534,30 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 		}
 	}
 
+	/* In a container the kernel, its modules and the driver are the host's:
+	 * the plan cannot install them here. */
+	if (m->in_container) {
+		struct kb_target now = tg;
+
+		now.driver = m->driver;
+		if (m->driver && fit_of(kb, &t, &now, &f) == 1) {
+			s = step(p, "driver", PLAN_DONE, "driver", "the host's NVIDIA driver %s", m->driver);
+			why(s, "this is a container (%s): the host's driver %s is visible and runs %s here.",
+			    m->container_markers ? m->container_markers : "container markers", m->driver, p->release);
+			snprintf(s->verify, sizeof(s->verify), "%s check --upto driver", gd);
+		} else {
+			s = step(p, "driver", PLAN_STOP, "driver", "the host's NVIDIA driver");
+			why(s, "this is a container (%s): the driver, its kernel module and Secure Boot belong to the host. "
+			    "%s. Install driver R%d (>= %s) on the host (gpudoctor plan there), then start the container "
+			    "with the GPUs passed in (docker run --gpus all, or CDI: --device nvidia.com/gpu=all).",
+			    m->container_markers ? m->container_markers : "container markers",
+			    m->driver ? "The host's driver is too old for the release" : "No NVIDIA driver is visible here",
+			    branch, need ? need : "?");
+			return 0;
+		}
+		goto after_driver;
+	}
+
 	/* 4. Secure Boot */
 	{
 		struct kb_target now = tg;
@@ -600,6 +624,7 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 		snprintf(s->verify, sizeof(s->verify), "%s check --upto driver", gd);
 	}
 
+after_driver:
 	/* 6. CUDA runtime and cuDNN */
 	system = r->system_cuda || (t.tf && !t.tf->pip_cudnn);
 	if (t.pt && system) {

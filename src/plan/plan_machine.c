@@ -153,6 +153,8 @@ void plan_machine_read(const struct gd_ctx *ctx, const struct inventory *inv, st
 			m->device[m->ngpus++] = (unsigned)inv->hw.gpus[i].device;
 	if (inv->hw.ngpus)
 		m->gpu_driver_bound = dup_or_null(inv->hw.gpus[0].driver);
+	m->in_container = inv->containers.in_container == 1;
+	m->container_markers = dup_or_null(inv->containers.markers);
 	m->nouveau_loaded = inv->kernel.mods[KMOD_NOUVEAU].loaded;
 	if (m->gpu_driver_bound && !strcmp(m->gpu_driver_bound, "nouveau"))
 		m->nouveau_loaded = 1;
@@ -178,6 +180,7 @@ void plan_machine_release(struct plan_machine *m)
 	free(m->os_like);
 	free(m->os_pretty);
 	free(m->gpu_driver_bound);
+	free(m->container_markers);
 	free(m->secure_boot_evidence);
 	free(m->mok_key);
 	free(m->driver);

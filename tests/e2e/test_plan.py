@@ -240,6 +240,25 @@ class TestPlanFixtures(GDTestCase):
         self.assertIn("'/tmp/it'\\''s here'/bin/python", cmds(fw))
         self.assert_script_ok(r, "--venv", "/tmp/it's here")
 
+    def test_container_driver_is_the_hosts(self):
+        r = base(0x2330, ["nvidia"], driver="580.95.05")
+        r.write(".dockerenv", "")
+        rc, doc, _ = plan(r, "--torch", "2.14")
+        self.assertEqual(rc, 0, doc)
+        s = steps(doc)
+        self.assertNotIn("secure-boot", s)
+        self.assertEqual(s["driver"]["state"], "done")
+        self.assertIn("container", s["driver"]["why"])
+        # no driver visible in the container: the plan stops, nothing is installed here
+        r = base(0x2330, ["ext4"])
+        r.write(".dockerenv", "")
+        rc, doc, _ = plan(r, "--torch", "2.14")
+        self.assertEqual(rc, 1)
+        drv = steps(doc)["driver"]
+        self.assertEqual(drv["state"], "stop")
+        self.assertIn("--gpus all", drv["why"])
+        self.assertEqual(drv["commands"], [])
+
     def test_usage(self):
         r = Root()
         for args in (["--tf", "9.9"], ["--jax", "0.4.99"], ["--tf", "2.15", "--torch", "2.7"],
