@@ -3,7 +3,10 @@
  * loader picks (missing, the toolkit stub, a version other than the kernel
  * module's), NVML (missing, failing, crashing), per-GPU state from NVML (lost,
  * ECC, memory held by others, persistence), and the environment (GPUs
- * hidden, debugging variables).  Reads inv->driver only.
+ * hidden, debugging variables), and whether the driver knows each GPU at
+ * all (its PCI id from the hardware layer against the knowledge base's
+ * first driver per id and last branch per architecture).  Reads inv->driver
+ * and the PCI ids of inv->hw.
  */
 #include "rules/rules.h"
 #include "core/buf.h"
@@ -498,6 +501,67 @@ static void summary_versions(const struct driver_inventory *d, struct buf *b)
 		buf_printf(b, ", libcuda %s from a forward-compatibility package", d->cuda.version);
 }
 
+/*
+ * Does the driver bind each NVIDIA GPU?  The first driver per PCI device id
+ * (gpu_drivers.tsv), else per architecture, and the architecture's last
+ * branch (kb_driver_knows_gpu).  A no is a failure on the path of all work:
+ * the driver that runs does not bind the GPU.  An unknown says nothing.
+ */
+static void rules_driver_knows_gpus(const struct rules_in *in, struct report *rep)
+{
+	const struct hw_inventory *hw = &in->inv->hw;
+	const char *drv = in->inv->driver.version;
+
+	if (!drv || !in->kb)
+		return;
+	for (size_t i = 0; i < hw->ngpus; i++) {
+		const struct hw_pci_fn *p = &hw->gpus[i];
+		const struct kb_gpu *g = p->vendor == 0x10de && p->device >= 0
+			? kb_gpu_by_pci(in->kb, 0x10de, (unsigned)p->device) : NULL;
+		const struct kb_arch *a = g ? kb_arch_info(in->kb, g->cc_major, g->cc_minor) : NULL;
+		const char *names = g ? kb_gpu_driver_names(in->kb, g->device) : NULL;
+		const char *url, *first;
+		struct kb_verdict v;
+		struct version dv;
+		int too_new, nlen;
+		struct buf id = BUF_INIT;
+		struct finding *f;
+
+		memset(&v, 0, sizeof(v));
+		if (!g || kb_driver_knows_gpu(in->kb, drv, g, -1, -1, &v) != 0)
+			continue;
+		too_new = a && a->last_branch >= 0 && version_parse(drv, &dv) == 0 && dv.part[0] > a->last_branch;
+		nlen = names ? (int)strcspn(names, "|") : (int)strlen(g->name);
+		buf_printf(&id, "driver.knows-gpu.%s", p->bdf);
+		if (too_new)
+			f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_DRIVER_TOO_NEW_FOR_GPU, REACH_WORK,
+				       "driver %s no longer supports GPU %s (%.*s, %s): R%d was the last branch for it",
+				       drv, p->bdf, nlen, names ? names : g->name, a->arch ? a->arch : "?",
+				       a->last_branch);
+		else
+			f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_DRIVER_TOO_OLD_FOR_GPU, REACH_WORK,
+				       "driver %s does not know GPU %s (%.*s, PCI id 10de:%04x)", drv, p->bdf, nlen,
+				       names ? names : g->name, g->device);
+		buf_release(&id);
+		finding_evidence(f, "/sys/bus/pci/devices/%s: 10de:%04lx (%s, sm_%d%d), bound to %s", p->bdf, p->device,
+				 g->name, g->cc_major, g->cc_minor, p->driver ? p->driver : "no driver");
+		finding_evidence(f, "driver %s (%s)", drv, in->inv->driver.version_source ?
+				 in->inv->driver.version_source : "?");
+		finding_evidence(f, "%s", v.why);
+		url = v.source ? kb_source_url(in->kb, v.source) : NULL;
+		if (v.source)
+			finding_evidence(f, "source: %s%s%s", v.source, url ? " " : "", url ? url : "");
+		first = kb_gpu_first_driver(in->kb, g);
+		if (too_new)
+			finding_fix(f, "install the R%d driver branch, the last for %s (e.g. sudo apt-get install nvidia-driver-%d), "
+				    "and hold it: sudo apt-mark hold nvidia-driver-%d", a->last_branch,
+				    a->arch ? a->arch : "this architecture", a->last_branch, a->last_branch);
+		else
+			finding_fix(f, "install NVIDIA driver %s or newer (the first that lists 10de:%04x), e.g. the "
+				    "distribution's current nvidia-driver package", first ? first : "?", g->device);
+	}
+}
+
 /* One line for the layer: versions, CUDA version, GPU count (or what was not run). */
 static void rules_driver_summary(const struct rules_in *in, struct report *rep)
 {
@@ -536,5 +600,6 @@ void rules_driver(const struct rules_in *in, struct report *rep)
 	rules_driver_nvml(in, rep);
 	rules_driver_versions(in, rep);
 	rules_driver_env(in, rep);
+	rules_driver_knows_gpus(in, rep);
 	rules_driver_summary(in, rep);
 }

@@ -7,6 +7,12 @@
  * cudnn-missing, cudnn-version-mismatch, lib-shadowed, lib-dependency-missing,
  * nccl-missing, framework-driver-too-old, gpu-arch-unsupported,
  * framework-python-unsupported and, with --live, framework-live-disagrees.
+ * The combination rules that matrix and plan apply hold here too
+ * (knowledge/kb.h): a build that reaches a GPU only through PTX needs a
+ * driver that can JIT that toolkit's PTX (ptx-too-new-for-driver); a known
+ * failure of the release on the GPU's architecture (failures.tsv) is
+ * gpu-arch-unsupported; a GPU the driver does not know (the driver layer's
+ * driver-too-old-for-gpu / driver-too-new-for-gpu) leaves nothing to run on.
  */
 #include "rules/rules.h"
 #include "rules/fw_verdict.h"
@@ -27,6 +33,7 @@ struct rf_gpu {
 	const char *name;
 	int cc_major, cc_minor;
 	int datacenter;
+	const struct kb_gpu *kbg;	/* its row by PCI id, or NULL */
 };
 
 struct rf {
@@ -73,6 +80,7 @@ static void rf_collect(struct rf *r)
 			/* same order as CUDA's (PCI bus order by default): borrow the class */
 			if (g)
 				r->gpus[i].datacenter = g->datacenter;
+			r->gpus[i].kbg = g;
 			continue;
 		}
 		if (r->ngpus >= 16)
@@ -81,6 +89,7 @@ static void rf_collect(struct rf *r)
 		r->gpus[r->ngpus].cc_major = g ? g->cc_major : -1;
 		r->gpus[r->ngpus].cc_minor = g ? g->cc_minor : -1;
 		r->gpus[r->ngpus].datacenter = g ? g->datacenter : -1;
+		r->gpus[r->ngpus].kbg = g;
 		r->ngpus++;
 	}
 	/* the driver layer's one reading, with its precedence (driver.h) */
@@ -619,6 +628,150 @@ static const struct kb_torch *rf_torch_variant_for(const struct kb *kb, const ch
 	return NULL;
 }
 
+/* "sm_60 sm_70 compute_90": the build's arch list, for evidence. */
+static void rf_archs_text(const struct fw_entry *w, struct buf *b)
+{
+	for (size_t k = 0; k < w->narchs; k++)
+		buf_printf(b, "%s%s", k ? " " : "", w->archs[k]);
+}
+
+/* "source: tf-issue-90291 https://..." for each id of a ";" list. */
+static void rf_source_evidence(const struct rf *r, struct finding *f, const char *ids)
+{
+	while (ids && *ids) {
+		size_t n = strcspn(ids, ";");
+		char *one = xstrndup(ids, n);
+		const char *url = kb_source_url(r->in->kb, one);
+
+		finding_evidence(f, "source: %s%s%s", one, url ? " " : "", url ? url : "");
+		free(one);
+		ids += n + (ids[n] == ';');
+	}
+}
+
+/*
+ * The PTX JIT rule: a build with no SASS for GPU g reaches it only through
+ * PTX, which the driver compiles at the first launch -- only PTX of a
+ * toolkit no newer than the driver's own CUDA.  Minor-version compatibility
+ * (which lets the same build's SASS run on an older driver) does not cover
+ * PTX.  The PTX comes from the toolkit the build names (its CUDA version).
+ */
+static void rf_ptx_jit(struct rf *r, const struct fw_entry *w, const char *idbase, size_t g,
+		       const char *how, struct rf_acc *a)
+{
+	const struct rf_gpu *gpu = &r->gpus[g];
+	const char *floor;
+	struct kb_verdict pv;
+	struct buf have = BUF_INIT;
+	struct finding *f;
+	char *id;
+
+	if (!r->driver || !r->in->kb || w->cuda_version <= 0)
+		return;
+	memset(&pv, 0, sizeof(pv));
+	if (kb_ptx_jit_runs(r->in->kb, r->driver, w->cuda_version, &pv) != 0)
+		return;
+	floor = kb_cuda_min_driver(r->in->kb, w->cuda_version);
+	id = xasprintf("%s.ptx%zu", idbase, g);
+	f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_PTX_TOO_NEW_FOR_DRIVER, REACH_WORK,
+		       "%s %s reaches GPU %zu (%s, sm_%d%d) only through PTX from CUDA %s, which driver %s cannot JIT-compile",
+		       rf_pretty(w->name), w->version ? w->version : "", g, gpu->name ? gpu->name : "?",
+		       gpu->cc_major, gpu->cc_minor, w->cuda_build ? w->cuda_build : "?", r->driver);
+	free(id);
+	rf_archs_text(w, &have);
+	finding_evidence(f, "built for: %s (%s of %s)", have.s, w->archs_source ? w->archs_source : "?",
+			 w->archs_from ? w->archs_from : "?");
+	finding_evidence(f, "%s", how);
+	finding_evidence(f, "the PTX comes from CUDA %s (%s)", w->cuda_build ? w->cuda_build : "?",
+			 w->build_file ? w->build_file : "the build's CUDA version");
+	finding_evidence(f, "driver %s (%s)", r->driver, r->driver_from ? r->driver_from : "?");
+	finding_evidence(f, "%s", pv.why);
+	rf_source_evidence(r, f, pv.source);
+	finding_fix(f, "upgrade the NVIDIA driver to %s or newer (CUDA %d.%d's minimum), or install a %s build with SASS for sm_%d%d",
+		    floor ? floor : "the toolkit's minimum", w->cuda_version / 1000, w->cuda_version % 1000 / 10,
+		    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
+	rf_acc_note(a, STATUS_FAIL, CAUSE_PTX_TOO_NEW_FOR_DRIVER, "the driver cannot JIT-compile its PTX for this GPU",
+		    f->fix);
+	buf_release(&have);
+}
+
+/*
+ * A failure reported for this release on this GPU's architecture
+ * (failures.tsv), although the build's arch list alone would say it runs
+ * (TensorFlow 2.16..2.21 on Blackwell through compute_90 PTX).  A GPU the
+ * arch list already rules out has its finding from rf_arch.
+ */
+static void rf_known_failures(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	for (size_t g = 0; g < r->ngpus; g++) {
+		const struct rf_gpu *gpu = &r->gpus[g];
+		const struct kb_failure *kf = kb_known_failure(r->in->kb, w->name, w->version, gpu->cc_major,
+							       gpu->cc_minor);
+		struct buf have = BUF_INIT;
+		struct finding *f;
+		char *id;
+
+		if (!kf || (w->narchs && kb_arch_runs((const char *const *)w->archs, w->narchs, gpu->cc_major,
+						       gpu->cc_minor, NULL) == 0))
+			continue;
+		id = xasprintf("%s.known-failure%zu", idbase, g);
+		f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_GPU_ARCH_UNSUPPORTED, REACH_WORK,
+			       "%s %s is known to fail on GPU %zu (%s, sm_%d%d)", rf_pretty(w->name),
+			       w->version ? w->version : "", g, gpu->name ? gpu->name : "?", gpu->cc_major,
+			       gpu->cc_minor);
+		free(id);
+		finding_evidence(f, "known failure of %s %s..%s on compute capability %d.%d..%d.%d: %s",
+				 rf_pretty(w->name), kf->from, kf->to, kf->cc_min / 10, kf->cc_min % 10,
+				 kf->cc_max / 10, kf->cc_max % 10, kf->what);
+		rf_archs_text(w, &have);
+		if (have.len)
+			finding_evidence(f, "built for: %s (%s of %s)", have.s, w->archs_source ? w->archs_source : "?",
+					 w->archs_from ? w->archs_from : "?");
+		rf_source_evidence(r, f, kf->source);
+		finding_fix(f, "install a %s release outside %s..%s that is built for sm_%d%d (gpudoctor matrix lists them)",
+			    rf_pretty(w->name), kf->from, kf->to, gpu->cc_major, gpu->cc_minor);
+		rf_acc_note(a, STATUS_FAIL, CAUSE_GPU_ARCH_UNSUPPORTED, "it is known to fail on this GPU's architecture",
+			    f->fix);
+		buf_release(&have);
+	}
+}
+
+/*
+ * The driver layer reports a GPU the driver does not know
+ * (driver-too-old-for-gpu, driver-too-new-for-gpu); the verdict here
+ * follows it: no framework runs on a GPU without a driver.
+ */
+static void rf_driver_knows(struct rf *r, struct rf_acc *a)
+{
+	for (size_t g = 0; g < r->ngpus; g++) {
+		const struct rf_gpu *gpu = &r->gpus[g];
+		const struct kb_arch *ka;
+		struct kb_verdict v;
+		struct version dv;
+		int too_new;
+		char *fix;
+
+		if (!gpu->kbg || !r->driver || !r->in->kb)
+			continue;
+		memset(&v, 0, sizeof(v));
+		if (kb_driver_knows_gpu(r->in->kb, r->driver, gpu->kbg, -1, -1, &v) != 0)
+			continue;
+		ka = kb_arch_info(r->in->kb, gpu->kbg->cc_major, gpu->kbg->cc_minor);
+		too_new = ka && ka->last_branch >= 0 && version_parse(r->driver, &dv) == 0 &&
+			  dv.part[0] > ka->last_branch;
+		if (too_new)
+			fix = xasprintf("install the R%d driver branch, the last for %s", ka->last_branch,
+					ka->arch ? ka->arch : "this architecture");
+		else
+			fix = xasprintf("install NVIDIA driver %s or newer (the first that knows this GPU)",
+					kb_gpu_first_driver(r->in->kb, gpu->kbg) ? kb_gpu_first_driver(r->in->kb, gpu->kbg)
+					: "?");
+		rf_acc_note(a, STATUS_FAIL, too_new ? CAUSE_DRIVER_TOO_NEW_FOR_GPU : CAUSE_DRIVER_TOO_OLD_FOR_GPU,
+			    v.why, fix);
+		free(fix);
+	}
+}
+
 static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {
 	if (!w->narchs || w->is_cuda_build != 1)
@@ -633,8 +786,11 @@ static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, 
 		if (gpu->cc_major < 0)
 			continue;
 		memset(&v, 0, sizeof(v));
-		if (kb_arch_runs((const char *const *)w->archs, w->narchs, gpu->cc_major, gpu->cc_minor, &v) < 0 ||
-		    v.ok != 0)
+		if (kb_arch_runs((const char *const *)w->archs, w->narchs, gpu->cc_major, gpu->cc_minor, &v) < 0)
+			continue;
+		if (v.ok == 1 && v.via == KB_VIA_PTX)
+			rf_ptx_jit(r, w, idbase, g, v.why, a);
+		if (v.ok != 0)
 			continue;
 		for (size_t k = 0; k < w->narchs; k++)
 			buf_printf(&have, "%s%s", k ? " " : "", w->archs[k]);
@@ -872,8 +1028,10 @@ static enum status rf_judge(struct rf *r, const struct fw_entry *w)
 	if (w->is_cuda_build == 1) {
 		rf_missing(r, w, idbase, &a);
 		rf_cudnn(r, w, idbase, &a);
+		rf_driver_knows(r, &a);
 		rf_driver(r, w, idbase, &a);
 		rf_arch(r, w, idbase, &a);
+		rf_known_failures(r, w, idbase, &a);
 	}
 	rf_python(r, w, idbase);
 	rf_live(r, w, idbase, &a);

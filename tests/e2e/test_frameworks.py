@@ -173,7 +173,8 @@ class TensorFlow(GDTestCase):
         assert_no_cause(self, check(r2, env=env()), "framework-python-unsupported")
 
     def test_driver_too_old_for_cuda_12(self):
-        r = fixtures.healthy_root(driver_version="470.256.02")
+        # an A100 (10de:20b0): R470 knows it, as it does not know the H200
+        r = fixtures.healthy_root(driver_version="470.256.02", device_id=0x20b0)
         site = fw.add_venv(r)
         fw.add_tensorflow(r, site)
         fw.add_cuda12_wheels(r, site)

@@ -296,7 +296,8 @@ class Runtime(GDTestCase):
         self.assertIn("ldconfig", f["fix"])
 
     def test_runtime_too_new_for_driver(self):
-        r = fixtures.healthy_root(driver_version="535.104.05")
+        # an A100 (10de:20b0): R535 knows it, as it does not know the H200 (550.40.65 on)
+        r = fixtures.healthy_root(driver_version="535.104.05", device_id=0x20b0)
         fl.add_toolkit(r)
         doc = check(r, "--no-load")
         f = assert_cause(self, doc, "cuda-runtime-too-new-for-driver", status="fail")
