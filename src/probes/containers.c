@@ -6,7 +6,10 @@
  * reading of our environment, the NVIDIA nodes in /dev (and their
  * /dev/char links), the cgroup v1 device list, the driver libraries in the
  * library directories (bind mounts per /proc/self/mountinfo), /dev/shm,
- * RLIMIT_MEMLOCK, then the host side (containers_host.c).
+ * RLIMIT_MEMLOCK, then the host side (containers_host.c).  The
+ * environment and the loader's search come from the probe_in (probe_in.h),
+ * as for every static probe: nothing here calls getenv() or reads
+ * ld.so.conf.
  */
 #include "probes/containers.h"
 #include "core/buf.h"
@@ -27,8 +30,6 @@
 #include <sys/sysmacros.h>
 
 #define SMALL_FILE (256 * 1024)
-
-extern char **environ;
 
 const char *ctr_engine_name(enum ctr_engine e)
 {
@@ -158,8 +159,9 @@ static enum ctr_engine cgroup_engine(const char *text, size_t len, struct buf *w
  * mountinfo with / on overlay or the engine's bind-mounted /etc files.
  * Without a readable mountinfo (a fixture tree) it is believed.
  */
-static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
+static void detect(const struct probe_in *in, struct containers_inventory *c)
 {
+	const struct gd_ctx *ctx = in->ctx;
 	static const char *const cgroup_files[] = { "/proc/1/cgroup", "/proc/self/cgroup" };
 	struct buf m = BUF_INIT, b = BUF_INIT;
 	int dockerenv = fs_exists(ctx->root, "/.dockerenv"), strong = 0, mi_read = 0;
@@ -203,8 +205,8 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 	}
 	/* The runtime's environment describes only the live machine. */
 	if (!strcmp(ctx->root, "/")) {
-		const char *ce = getenv("container");
-		const char *k8s = getenv("KUBERNETES_SERVICE_HOST");
+		const char *ce = probe_env_get(&in->env, "container");
+		const char *k8s = probe_env_get(&in->env, "KUBERNETES_SERVICE_HOST");
 
 		if (ce && *ce) {
 			add_marker(&m, "container=%s in the environment", ce);
@@ -255,10 +257,9 @@ static void detect(const struct gd_ctx *ctx, struct containers_inventory *c)
 	buf_release(&b);
 }
 
-static const char *getenv_arg(const char *name, void *arg)
+static const char *env_get_arg(const char *name, void *arg)
 {
-	(void)arg;
-	return getenv(name);
+	return probe_env_get(arg, name);
 }
 
 static int starts_with(const char *s, const char *p)
@@ -359,36 +360,46 @@ static void add_lib(const struct gd_ctx *ctx, struct containers_inventory *c, co
 	l->on_loader_path = -1;
 }
 
-/* Is dir named by a ld.so.conf.d file or LD_LIBRARY_PATH? 1/0 */
-static int on_loader_path(const struct gd_ctx *ctx, const char *dir)
+/* The same directory, a trailing '/' aside ("/usr/local/cuda/compat/"). */
+static int same_dir(const char *a, size_t alen, const char *b)
 {
-	const char *llp = getenv("LD_LIBRARY_PATH");
-	char **names = NULL;
-	size_t n = 0;
-	int found = 0;
-	struct buf b = BUF_INIT;
+	size_t blen = strlen(b);
 
-	if (llp && strstr(llp, dir))
-		return 1;
-	if (fs_read_file(ctx->root, "/etc/ld.so.conf", SMALL_FILE, &b, NULL) == 0 && strstr(b.s, dir))
-		found = 1;
-	if (!found && fs_list_dir(ctx->root, "/etc/ld.so.conf.d", &names, &n, NULL) == 0) {
-		for (size_t i = 0; i < n && !found; i++) {
-			char *p = fs_join("/etc/ld.so.conf.d", names[i]);
-
-			buf_reset(&b);
-			if (fs_read_file(ctx->root, p, SMALL_FILE, &b, NULL) == 0 && strstr(b.s, dir))
-				found = 1;
-			free(p);
-		}
-		fs_names_free(names, n);
-	}
-	buf_release(&b);
-	return found;
+	while (alen > 1 && a[alen - 1] == '/')
+		alen--;
+	while (blen > 1 && b[blen - 1] == '/')
+		blen--;
+	return alen == blen && !strncmp(a, b, alen);
 }
 
-static void probe_libs(const struct gd_ctx *ctx, struct containers_inventory *c)
+/*
+ * Is dir on the loader's search: an entry of LD_LIBRARY_PATH (':' or ';'
+ * separated, as ld.so splits it), or a directory of ld.so.conf with its
+ * includes, as the probe_in's loader read them?  1/0; -1 when the loader
+ * could not be set up.
+ */
+static int on_loader_path(const struct probe_in *in, const char *dir)
 {
+	const char *llp = in->env.ld_library_path;
+
+	if (!in->loader)
+		return -1;
+	for (const char *s = llp; s && *s;) {
+		size_t n = strcspn(s, ":;");
+
+		if (n && same_dir(s, n, dir))
+			return 1;
+		s += n + (s[n] != '\0');
+	}
+	for (size_t i = 0; i < in->loader->nconf_dirs; i++)
+		if (same_dir(in->loader->conf_dirs[i], strlen(in->loader->conf_dirs[i]), dir))
+			return 1;
+	return 0;
+}
+
+static void probe_libs(const struct probe_in *in, struct containers_inventory *c)
+{
+	const struct gd_ctx *ctx = in->ctx;
 	static const char *const dirs[] = {
 		"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64",
 		"/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib",
@@ -434,7 +445,7 @@ static void probe_libs(const struct gd_ctx *ctx, struct containers_inventory *c)
 				continue;
 			dir = xasprintf("/usr/local/%s/compat", names[i]);
 			if (fs_list_dir(ctx->root, dir, &libs, &nl, NULL) == 0) {
-				int onpath = on_loader_path(ctx, dir);
+				int onpath = on_loader_path(in, dir);
 
 				for (size_t k = 0; k < nl; k++) {
 					if (!starts_with(libs[k], "libcuda.so."))
@@ -494,19 +505,19 @@ void probe_containers(const struct probe_in *in, struct inventory *inv)
 	static const char *const smi[] = { "/usr/bin/nvidia-smi", "/usr/local/nvidia/bin/nvidia-smi" };
 
 	c->probed = 1;
-	detect(ctx, c);
+	detect(in, c);
 	/* an unpacked image has no kernel view of its own: nothing was injected into it */
 	c->image_root = strcmp(ctx->root, "/") && !fs_exists(ctx->root, "/proc/modules") &&
 			!fs_is_dir(ctx->root, "/sys/bus/pci/devices");
-	ctr_env_resolve(getenv_arg, NULL, environ, &c->env);
+	ctr_env_resolve(env_get_arg, (void *)&in->env, in->env.envp, &c->env);
 	probe_nodes(ctx, c);
 	probe_cgroup_devices(ctx, c);
-	probe_libs(ctx, c);
+	probe_libs(in, c);
 	for (size_t i = 0; i < sizeof(smi) / sizeof(smi[0]) && !c->nvidia_smi; i++)
 		if (fs_exists(ctx->root, smi[i]))
 			c->nvidia_smi = xstrdup(smi[i]);
 	probe_shm_memlock(ctx, c);
-	probe_containers_host(ctx, c);
+	probe_containers_host(in, c);
 }
 
 /*

@@ -228,7 +228,7 @@ void containers_inventory_release(struct containers_inventory *p);
 void probe_containers(const struct probe_in *in, struct inventory *inv);
 void probe_containers_live(const struct gd_ctx *ctx, struct inventory *inv);
 /* The host side (tools, configs, CDI specs); called by probe_containers. */
-void probe_containers_host(const struct gd_ctx *ctx, struct containers_inventory *c);
+void probe_containers_host(const struct probe_in *in, struct containers_inventory *c);
 
 /*
  * The readers of each configuration file: text in, fields of h out; -1 with

@@ -9,6 +9,7 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
+#include "probes/probe_in.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -23,9 +24,10 @@ static const char *const bin_dirs[] = {
 };
 
 /* The machine path of a program in the usual directories (and $PATH when live). */
-static char *find_tool(const struct gd_ctx *ctx, const char *name)
+static char *find_tool(const struct probe_in *in, const char *name)
 {
-	const char *path = getenv("PATH");
+	const struct gd_ctx *ctx = in->ctx;
+	const char *path = in->env.path;
 
 	for (size_t i = 0; i < sizeof(bin_dirs) / sizeof(bin_dirs[0]); i++) {
 		char *p = fs_join(bin_dirs[i], name);
@@ -183,8 +185,9 @@ static void read_cdi_dir(const struct gd_ctx *ctx, struct ctr_host *h, const cha
 	fs_names_free(names, n);
 }
 
-void probe_containers_host(const struct gd_ctx *ctx, struct containers_inventory *c)
+void probe_containers_host(const struct probe_in *in, struct containers_inventory *c)
 {
+	const struct gd_ctx *ctx = in->ctx;
 	static const char *const default_dirs[] = { "/etc/cdi", "/var/run/cdi" };
 	static const char *const hooks[] = {
 		"/usr/share/containers/oci/hooks.d/oci-nvidia-hook.json",
@@ -193,15 +196,15 @@ void probe_containers_host(const struct gd_ctx *ctx, struct containers_inventory
 	struct ctr_host *h = &c->host;
 	struct buf b = BUF_INIT;
 
-	h->nvidia_ctk = find_tool(ctx, "nvidia-ctk");
-	h->nvidia_container_cli = find_tool(ctx, "nvidia-container-cli");
-	h->nvidia_container_runtime = find_tool(ctx, "nvidia-container-runtime");
-	h->nvidia_hook = find_tool(ctx, "nvidia-container-runtime-hook");
-	h->dockerd = find_tool(ctx, "dockerd");
-	h->podman = find_tool(ctx, "podman");
-	h->containerd = find_tool(ctx, "containerd");
-	h->kubelet = find_tool(ctx, "kubelet");
-	h->crio = find_tool(ctx, "crio");
+	h->nvidia_ctk = find_tool(in, "nvidia-ctk");
+	h->nvidia_container_cli = find_tool(in, "nvidia-container-cli");
+	h->nvidia_container_runtime = find_tool(in, "nvidia-container-runtime");
+	h->nvidia_hook = find_tool(in, "nvidia-container-runtime-hook");
+	h->dockerd = find_tool(in, "dockerd");
+	h->podman = find_tool(in, "podman");
+	h->containerd = find_tool(in, "containerd");
+	h->kubelet = find_tool(in, "kubelet");
+	h->crio = find_tool(in, "crio");
 	read_toolkit(ctx, h, &b);
 	read_docker(ctx, h, &b);
 	read_containerd(ctx, h, &b);

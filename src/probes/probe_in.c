@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
 void probe_env_from_process(struct probe_env *env)
 {
 	/* The machine's environment is ours: gpudoctor runs in it. */
@@ -16,6 +18,17 @@ void probe_env_from_process(struct probe_env *env)
 	env->conda_prefix = getenv("CONDA_PREFIX");
 	env->cuda_path = getenv("CUDA_PATH");
 	env->cuda_home = getenv("CUDA_HOME");
+	env->envp = environ;
+}
+
+const char *probe_env_get(const struct probe_env *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; env->envp && env->envp[i]; i++)
+		if (!strncmp(env->envp[i], name, n) && env->envp[i][n] == '=')
+			return env->envp[i] + n + 1;
+	return NULL;
 }
 
 int probe_in_init(struct probe_in *in, const struct gd_ctx *ctx, const struct kb *kb)

@@ -37,6 +37,9 @@ struct probe_env {
 	const char *conda_prefix;	/* the active conda environment's lib/ */
 	const char *cuda_path;		/* cuda-pathfinder's CUDA_PATH, else CUDA_HOME */
 	const char *cuda_home;
+	char *const *envp;		/* the whole environment (NULL: none), for probes
+					   that look variables up by name or pattern:
+					   the containers layer's NVIDIA_*, container= */
 };
 
 struct probe_in {
@@ -55,6 +58,8 @@ struct probe_in {
 };
 
 void probe_env_from_process(struct probe_env *env);
+/* The value of variable `name` in env->envp, or NULL (unset, or no envp). */
+const char *probe_env_get(const struct probe_env *env, const char *name);
 int probe_in_init(struct probe_in *in, const struct gd_ctx *ctx, const struct kb *kb);
 void probe_in_release(struct probe_in *in);
 

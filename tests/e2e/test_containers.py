@@ -9,9 +9,13 @@ nodes need mknod (root); without it those tests skip and say so.
 """
 import json
 import os
+import re
+import shutil
+import subprocess
+import tempfile
 import unittest
 
-from gdtest import GDTestCase, Root, check, assert_cause, assert_no_cause, layer, finding
+from gdtest import GDTestCase, GPUDOCTOR, Root, check, assert_cause, assert_no_cause, layer, finding
 import fixtures
 import fixtures_containers as fc
 
@@ -250,6 +254,37 @@ class TestCudaCompat(GDTestCase):
         doc = ctr_check(self.compat_root(0x2684, on_path=False), NVIDIA_VISIBLE_DEVICES="all")
         assert_no_cause(self, doc, "cuda-compat-unusable")
         self.assertIn("never used", finding(doc, fid="containers.cuda-compat")["title"])
+
+    def test_compat_on_the_loader_path(self):
+        """Whether the compat directory is on the loader's search comes from the check's one
+        loader (probe_in.h): ld.so.conf with its includes and the LD_LIBRARY_PATH entries,
+        each compared as a directory; ld.so.conf is not read a second time for it."""
+        def compat_lib(doc):
+            (l,) = [l for l in inv(doc)["driver_libraries"] if l["compat"]]
+            return l["on_loader_path"]
+        self.assertIs(compat_lib(ctr_check(self.compat_root(fixtures.H200_PCI_ID))), True)
+        r = self.compat_root(fixtures.H200_PCI_ID, on_path=False)
+        self.assertIs(compat_lib(ctr_check(r)), False)
+        self.assertIs(compat_lib(ctr_check(r, LD_LIBRARY_PATH="/opt/x:/usr/local/cuda-12.8/compat/")), True)
+        # a directory whose name merely contains it is another directory
+        self.assertIs(compat_lib(ctr_check(r, LD_LIBRARY_PATH="/usr/local/cuda-12.8/compat-old")), False)
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed (tests/ci.sh installs it)")
+    def test_compat_reads_no_loader_file_again(self):
+        r = self.compat_root(fixtures.H200_PCI_ID)
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "trace")
+            p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log,
+                                GPUDOCTOR, "--root", r.path, "--json", "check", "--no-load"],
+                               capture_output=True, text=True, env=fc.env(), timeout=60)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            with open(log) as fh:
+                trace = fh.read()
+        opens = {f: len(re.findall(r'"%s/%s"' % (re.escape(r.path), re.escape(f)), trace))
+                 for f in ("etc/ld.so.conf", "etc/ld.so.conf.d/000_cuda-compat.conf")}
+        self.assertGreater(sum(opens.values()), 1, trace[-2000:])
+        for f, n in opens.items():
+            self.assertLessEqual(n, 1, f"{f} opened {n} times")
 
     def test_compat_on_datacenter_gpu(self):
         doc = ctr_check(self.compat_root(fixtures.H200_PCI_ID), NVIDIA_VISIBLE_DEVICES="all")
