@@ -111,6 +111,26 @@ const char *fw_kind_id(enum fw_kind k)
 	return "?";
 }
 
+const char *fw_role_id(enum fw_role r)
+{
+	switch (r) {
+	case FW_ROLE_NEEDED: return "needed";
+	case FW_ROLE_DRIVER: return "driver";
+	case FW_ROLE_CUDART: return "cudart";
+	case FW_ROLE_CUBLAS: return "cublas";
+	case FW_ROLE_CUBLASLT: return "cublasLt";
+	case FW_ROLE_CUFFT: return "cufft";
+	case FW_ROLE_CUSOLVER: return "cusolver";
+	case FW_ROLE_CUSPARSE: return "cusparse";
+	case FW_ROLE_CURAND: return "curand";
+	case FW_ROLE_NVRTC: return "nvrtc";
+	case FW_ROLE_CUDNN: return "cudnn";
+	case FW_ROLE_CUDNN_SUB: return "cudnn-sub";
+	case FW_ROLE_NCCL: return "nccl";
+	}
+	return "?";
+}
+
 struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyenv_list *envs,
 			      size_t env, const char *site_dir, enum fw_kind kind)
 {

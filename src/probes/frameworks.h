@@ -38,10 +38,32 @@ enum fw_kind { FW_TENSORFLOW, FW_TORCH, FW_JAX, FW_CUPY };
 /* "tensorflow", "torch", "jax", "cupy": the JSON vocabulary and the id part of findings. */
 const char *fw_kind_id(enum fw_kind k);
 
+/*
+ * What a library is to the framework; fw_role_id() is its one JSON name
+ * ("role"), which is also the library's key in the knowledge base's soname
+ * table (kb_soname: "cudart", "cublasLt" ...).  Rules compare the enum.
+ */
+enum fw_role {
+	FW_ROLE_NEEDED,		/* "needed": another DT_NEEDED library */
+	FW_ROLE_DRIVER,		/* "driver": libcuda.so.1 */
+	FW_ROLE_CUDART,		/* "cudart" */
+	FW_ROLE_CUBLAS,		/* "cublas" */
+	FW_ROLE_CUBLASLT,	/* "cublasLt" */
+	FW_ROLE_CUFFT,		/* "cufft" */
+	FW_ROLE_CUSOLVER,	/* "cusolver" */
+	FW_ROLE_CUSPARSE,	/* "cusparse" */
+	FW_ROLE_CURAND,		/* "curand" */
+	FW_ROLE_NVRTC,		/* "nvrtc" */
+	FW_ROLE_CUDNN,		/* "cudnn": the library the framework loads (cuDNN 9: the shim) */
+	FW_ROLE_CUDNN_SUB,	/* "cudnn-sub": a sub-library cuDNN 9's shim loads */
+	FW_ROLE_NCCL,		/* "nccl" */
+};
+const char *fw_role_id(enum fw_role r);
+
 /* One library a framework loads, and where the loader finds it. */
 struct fw_lib {
 	char *soname;		/* what is asked for: "libcudnn.so.9" */
-	const char *role;	/* "cudart", "cublas", "cudnn", "cudnn-sub", "nccl", "driver", "needed" */
+	enum fw_role role;	/* fw_role_id(): "cudart", "cudnn", "cudnn-sub", "driver", "needed" ... */
 	int required;		/* its absence changes the outcome */
 	int dlopened;		/* 1 dlopen at run time, 0 DT_NEEDED */
 	char *requester;	/* the object whose search path applies */

@@ -39,7 +39,7 @@ struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyen
 
 /* Resolve soname as chain[0] (loaded by chain[1..]) would, add it to fw->libs. */
 struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
-			      const char *role, int required, int dlopened,
+			      enum fw_role role, int required, int dlopened,
 			      const char *const *chain, size_t n);
 /* site/nvidia/<x>/lib/<soname> when an nvidia wheel of this site has it. */
 char *fw_site_wheel_lib(struct fw_site *s, const char *soname);
@@ -48,7 +48,7 @@ void fw_lib_set_path(struct fw_site *s, const struct fw_entry *fw, struct fw_lib
 		     const char *path, const char *source);
 /* A library found by path (JAX's preload of nvidia wheels). */
 struct fw_lib *fw_lib_at_path(struct fw_site *s, struct fw_entry *fw, const char *soname,
-			      const char *role, int required, const char *path);
+			      enum fw_role role, int required, const char *path);
 /* cuDNN's shim loads its sub-libraries with itself as requester. */
 void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct fw_lib *shim,
 			   int cudnn_major);

@@ -39,12 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const jax_libs[] = {
-	"cudart", "cublas", "cublasLt", "cufft", "cusolver", "cusparse", NULL
+static const enum fw_role jax_libs[] = {
+	FW_ROLE_CUDART, FW_ROLE_CUBLAS, FW_ROLE_CUBLASLT, FW_ROLE_CUFFT, FW_ROLE_CUSOLVER, FW_ROLE_CUSPARSE,
 };
 
 static void fw_jax_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
-		       const char *role, int required)
+		       enum fw_role role, int required)
 {
 	char *pre = fw_site_wheel_lib(s, soname);
 	const char *chain[] = { fw->main_lib };
@@ -103,10 +103,10 @@ void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 		if (!fw->main_lib && !fw->error)
 			fw->error = xasprintf("the %s PJRT plugin (jax-%s-pjrt) is not installed",
 					      plugin, plugin);
-		fw_resolve_lib(s, fw, "libcuda.so.1", "driver", 1, 1,
+		fw_resolve_lib(s, fw, "libcuda.so.1", FW_ROLE_DRIVER, 1, 1,
 			       (const char *const *)&fw->main_lib, fw->main_lib ? 1 : 0);
-		for (size_t i = 0; jax_libs[i]; i++) {
-			const char *so = s->kb ? kb_soname(s->kb, major, jax_libs[i]) : NULL;
+		for (size_t i = 0; i < sizeof(jax_libs) / sizeof(jax_libs[0]); i++) {
+			const char *so = s->kb ? kb_soname(s->kb, major, fw_role_id(jax_libs[i])) : NULL;
 
 			if (so)
 				fw_jax_lib(s, fw, so, jax_libs[i], 1);
@@ -118,12 +118,12 @@ void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 			if (so) {
 				size_t at = fw->nlibs;
 
-				fw_jax_lib(s, fw, so, "cudnn", 1);
+				fw_jax_lib(s, fw, so, FW_ROLE_CUDNN, 1);
 				fw_resolve_cudnn_subs(s, fw, &fw->libs[at], 9);
 			}
 			so = s->kb ? kb_soname(s->kb, major, "nccl") : NULL;
 			if (so)
-				fw_jax_lib(s, fw, so, "nccl", 0);
+				fw_jax_lib(s, fw, so, FW_ROLE_NCCL, 0);
 		}
 		if (fw->main_lib)
 			fw_archs_from_fatbin(s, fw, fw->main_lib, NULL);
@@ -158,7 +158,7 @@ static char *fw_pathfinder_under(struct fw_site *s, const char *prefix, const ch
 
 /* cuda-pathfinder's load_nvidia_dynamic_lib(), step by step (see the top). */
 static void fw_pathfinder_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
-			      const char *role)
+			      enum fw_role role)
 {
 	char *hit = fw_site_wheel_lib(s, soname);
 	struct fw_lib *l;
@@ -275,16 +275,18 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 			continue;
 		if (!strncmp(so, "libcudart.so", 12))
 			have_cudart = 1;
-		fw_resolve_lib(s, fw, so, !strncmp(so, "libcuda.so", 10) ? "driver" : "needed", 1,
+		fw_resolve_lib(s, fw, so, !strncmp(so, "libcuda.so", 10) ? FW_ROLE_DRIVER : FW_ROLE_NEEDED, 1,
 			       0, chain, 1);
 	}
 	fw_strv_free(needed, nneeded);
 	pathfinder = fw_requirement(s, d, "cuda-pathfinder", NULL);
 	if (pathfinder && !have_cudart && fw->cuda_major > 0 && s->kb) {
-		static const char *const pf_libs[] = { "cublas", "cusolver", "cusparse", "curand", "nvrtc", NULL };
+		static const enum fw_role pf_libs[] = {
+			FW_ROLE_CUBLAS, FW_ROLE_CUSOLVER, FW_ROLE_CUSPARSE, FW_ROLE_CURAND, FW_ROLE_NVRTC,
+		};
 
-		for (size_t i = 0; pf_libs[i]; i++) {
-			const char *so = kb_soname(s->kb, fw->cuda_major, pf_libs[i]);
+		for (size_t i = 0; i < sizeof(pf_libs) / sizeof(pf_libs[0]); i++) {
+			const char *so = kb_soname(s->kb, fw->cuda_major, fw_role_id(pf_libs[i]));
 
 			if (so)
 				fw_pathfinder_lib(s, fw, so, pf_libs[i]);
@@ -302,7 +304,7 @@ void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 		const char *chain[] = { fw->main_lib };
 
 		if (so)
-			fw_resolve_lib(s, fw, so, "cudart", 1, 1, chain, 1);
+			fw_resolve_lib(s, fw, so, FW_ROLE_CUDART, 1, 1, chain, 1);
 	}
 	fw_note_other_cudart(s, fw);
 	fw->needed_fatal = 1;

@@ -290,7 +290,7 @@ static char *fw_normpath(const char *p)
 	return buf_detach(&b);
 }
 
-static struct fw_lib *fw_lib_new(struct fw_entry *fw, const char *soname, const char *role,
+static struct fw_lib *fw_lib_new(struct fw_entry *fw, const char *soname, enum fw_role role,
 				 int required, int dlopened, const char *requester)
 {
 	struct fw_lib *l;
@@ -329,7 +329,7 @@ char *fw_site_wheel_lib(struct fw_site *s, const char *soname)
 }
 
 struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char *soname,
-			      const char *role, int required, int dlopened,
+			      enum fw_role role, int required, int dlopened,
 			      const char *const *chain, size_t n)
 {
 	struct fw_lib *l = fw_lib_new(fw, soname, role, required, dlopened, n ? chain[0] : NULL);
@@ -344,9 +344,9 @@ struct fw_lib *fw_resolve_lib(struct fw_site *s, struct fw_entry *fw, const char
 		l->via = r.source;
 		l->from = xstrdup_or_null(r.from);
 		fw_lib_fill(s, l, r.realpath);
-		if (strcmp(role, "driver") != 0)
+		if (role != FW_ROLE_DRIVER)
 			fw_check_deps(s, fw, l, chain, n);
-	} else if (strcmp(role, "driver") != 0) {
+	} else if (role != FW_ROLE_DRIVER) {
 		/*
 		 * Not found, yet an nvidia wheel in this very site may hold it: the
 		 * requester's RUNPATH lacks that directory (TF 2.21's DsoLoader and
@@ -376,7 +376,7 @@ void fw_lib_set_path(struct fw_site *s, const struct fw_entry *fw, struct fw_lib
 }
 
 struct fw_lib *fw_lib_at_path(struct fw_site *s, struct fw_entry *fw, const char *soname,
-			      const char *role, int required, const char *path)
+			      enum fw_role role, int required, const char *path)
 {
 	struct fw_lib *l = fw_lib_new(fw, soname, role, required, 1, NULL);
 
@@ -430,7 +430,7 @@ void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct 
 
 		/* the full-version name first: it only exists where that release is */
 		if (full && ldso_resolve(s->ldso, full, chain, 1, &r, NULL) == 0 && r.path) {
-			l = fw_lib_new(fw, full, "cudnn-sub", 1, 1, shim_path);
+			l = fw_lib_new(fw, full, FW_ROLE_CUDNN_SUB, 1, 1, shim_path);
 			l->path = fw_normpath(r.path);
 			l->realpath = xstrdup_or_null(r.realpath);
 			l->source = ldso_source_id(r.source);
@@ -438,7 +438,7 @@ void fw_resolve_cudnn_subs(struct fw_site *s, struct fw_entry *fw, const struct 
 			l->from = xstrdup_or_null(r.from);
 			fw_lib_fill(s, l, r.realpath);
 		} else {
-			l = fw_resolve_lib(s, fw, soname, "cudnn-sub", 1, 1, chain, 1);
+			l = fw_resolve_lib(s, fw, soname, FW_ROLE_CUDNN_SUB, 1, 1, chain, 1);
 		}
 		ldso_result_release(&r);
 		if (l->path) {
@@ -472,7 +472,7 @@ void fw_note_other_cudart(struct fw_site *s, struct fw_entry *fw)
 	size_t n = 0;
 
 	for (size_t i = 0; i < fw->nlibs; i++)
-		if (!strcmp(fw->libs[i].role, "cudart") && fw->libs[i].path)
+		if (fw->libs[i].role == FW_ROLE_CUDART && fw->libs[i].path)
 			return;
 	if (!s->ldso || !s->kb)
 		return;

@@ -36,8 +36,8 @@ static const struct {
 	{ NULL, NULL },
 };
 
-static const char *const tf_cuda_libs[] = {
-	"cudart", "cublas", "cublasLt", "cufft", "cusolver", "cusparse", NULL
+static const enum fw_role tf_cuda_libs[] = {
+	FW_ROLE_CUDART, FW_ROLE_CUBLAS, FW_ROLE_CUBLASLT, FW_ROLE_CUFFT, FW_ROLE_CUSOLVER, FW_ROLE_CUSPARSE,
 };
 
 static void fw_tf_build_info(struct fw_site *s, struct fw_entry *fw)
@@ -145,14 +145,14 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 		fw_elf_dyn(s->root, fw->main_lib, &fw->main_rpath, &fw->main_runpath, NULL, NULL);
 	chain[0] = fw->main_lib;
 
-	fw_resolve_lib(s, fw, "libcuda.so.1", "driver", 1, 1, chain, fw->main_lib ? 1 : 0);
-	for (size_t i = 0; tf_cuda_libs[i] && fw->cuda_major > 0; i++) {
-		const char *so = s->kb ? kb_soname(s->kb, fw->cuda_major, tf_cuda_libs[i]) : NULL;
+	fw_resolve_lib(s, fw, "libcuda.so.1", FW_ROLE_DRIVER, 1, 1, chain, fw->main_lib ? 1 : 0);
+	for (size_t i = 0; i < sizeof(tf_cuda_libs) / sizeof(tf_cuda_libs[0]) && fw->cuda_major > 0; i++) {
+		const char *so = s->kb ? kb_soname(s->kb, fw->cuda_major, fw_role_id(tf_cuda_libs[i])) : NULL;
 
 		if (!so) {
 			if (!fw->error)
 				fw->error = xasprintf("the knowledge base has no soname for %s of CUDA %d",
-						      tf_cuda_libs[i], fw->cuda_major);
+						      fw_role_id(tf_cuda_libs[i]), fw->cuda_major);
 			continue;
 		}
 		fw_resolve_lib(s, fw, so, tf_cuda_libs[i], 1, 1, chain, fw->main_lib ? 1 : 0);
@@ -161,7 +161,7 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 		const char *so = s->kb ? kb_soname(s->kb, fw->cudnn_major, "cudnn") : NULL;
 
 		if (so) {
-			const struct fw_lib *l = fw_resolve_lib(s, fw, so, "cudnn", 1, 1, chain,
+			const struct fw_lib *l = fw_resolve_lib(s, fw, so, FW_ROLE_CUDNN, 1, 1, chain,
 								fw->main_lib ? 1 : 0);
 
 			fw_resolve_cudnn_subs(s, fw, l, fw->cudnn_major);
@@ -171,7 +171,7 @@ void fw_probe_tensorflow(struct fw_site *s, struct frameworks_inventory *inv,
 		const char *so = s->kb ? kb_soname(s->kb, fw->cuda_major, "nccl") : NULL;
 
 		if (so)
-			fw_resolve_lib(s, fw, so, "nccl", 0, 1, chain, fw->main_lib ? 1 : 0);
+			fw_resolve_lib(s, fw, so, FW_ROLE_NCCL, 0, 1, chain, fw->main_lib ? 1 : 0);
 	}
 	/* the [and-cuda] pin of cuDNN names the release the wheel was tested with */
 	req = fw_requirement(s, d, fw->cuda_major == 12 ? "nvidia-cudnn-cu12" : "nvidia-cudnn-cu11",

@@ -23,20 +23,20 @@
 #include <string.h>
 
 /* The role of a DT_NEEDED of libtorch_cuda.so, by its name. */
-static const char *fw_torch_role(const char *so)
+static enum fw_role fw_torch_role(const char *so)
 {
-	static const struct { const char *prefix, *role; } roles[] = {
-		{ "libcudart.so", "cudart" }, { "libcublasLt.so", "cublasLt" },
-		{ "libcublas.so", "cublas" }, { "libcudnn.so", "cudnn" },
-		{ "libnccl.so", "nccl" }, { "libcufft.so", "cufft" },
-		{ "libcusparse.so", "cusparse" }, { "libcusolver.so", "cusolver" },
-		{ "libcurand.so", "curand" }, { NULL, NULL },
+	static const struct { const char *prefix; enum fw_role role; } roles[] = {
+		{ "libcudart.so", FW_ROLE_CUDART }, { "libcublasLt.so", FW_ROLE_CUBLASLT },
+		{ "libcublas.so", FW_ROLE_CUBLAS }, { "libcudnn.so", FW_ROLE_CUDNN },
+		{ "libnccl.so", FW_ROLE_NCCL }, { "libcufft.so", FW_ROLE_CUFFT },
+		{ "libcusparse.so", FW_ROLE_CUSPARSE }, { "libcusolver.so", FW_ROLE_CUSOLVER },
+		{ "libcurand.so", FW_ROLE_CURAND }, { NULL, FW_ROLE_NEEDED },
 	};
 
 	for (size_t i = 0; roles[i].prefix; i++)
 		if (!strncmp(so, roles[i].prefix, strlen(roles[i].prefix)))
 			return roles[i].role;
-	return "needed";
+	return FW_ROLE_NEEDED;
 }
 
 static int fw_torch_skip(const char *so)
@@ -159,7 +159,7 @@ void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
 		if (fw_torch_skip(needed[i]))
 			continue;
 		l = fw_resolve_lib(s, fw, needed[i], fw_torch_role(needed[i]), 1, 0, chain, 1);
-		if (!strcmp(l->role, "cudnn"))
+		if (l->role == FW_ROLE_CUDNN)
 			cudnn_i = (long)(l - fw->libs);	/* fw->libs moves as it grows */
 	}
 	fw_strv_free(needed, nneeded);
@@ -167,7 +167,7 @@ void fw_probe_torch(struct fw_site *s, struct frameworks_inventory *inv,
 		const char *chain[] = { fw->main_lib };
 
 		/* libcuda.so.1 is dlopen()ed lazily by the CUDA runtime */
-		fw_resolve_lib(s, fw, "libcuda.so.1", "driver", 1, 1, chain, 1);
+		fw_resolve_lib(s, fw, "libcuda.so.1", FW_ROLE_DRIVER, 1, 1, chain, 1);
 		if (cudnn_i >= 0) {
 			const char *so = fw->libs[cudnn_i].soname;
 			const char *dot = strrchr(so, '.');

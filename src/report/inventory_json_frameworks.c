@@ -19,7 +19,7 @@ static void ij_fw_lib(const struct fw_lib *l, struct json *j)
 {
 	json_obj_begin(j, NULL);
 	json_str(j, "soname", l->soname);
-	json_str(j, "role", l->role);
+	json_str(j, "role", fw_role_id(l->role));
 	json_bool(j, "required", l->required);
 	json_str(j, "how", l->dlopened ? "dlopen" : "needed");
 	json_str(j, "requester", l->requester);

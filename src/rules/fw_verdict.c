@@ -38,7 +38,7 @@ enum fw_prediction fw_predict(const struct fw_entry *w, struct buf *why)
 	for (size_t i = 0; i < w->nlibs; i++) {
 		const struct fw_lib *l = &w->libs[i];
 
-		if (!l->required || !strcmp(l->role, "cudnn-sub"))
+		if (!l->required || l->role == FW_ROLE_CUDNN_SUB)
 			continue;
 		if (!l->path || l->missing_dep) {
 			/* a DT_NEEDED library the loader cannot find fails the import */

@@ -112,10 +112,10 @@ static char *rf_env_id(const struct fw_entry *w)
 	return buf_detach(&b);
 }
 
-static const struct fw_lib *rf_lib(const struct fw_entry *w, const char *role)
+static const struct fw_lib *rf_lib(const struct fw_entry *w, enum fw_role role)
 {
 	for (size_t i = 0; i < w->nlibs; i++)
-		if (!strcmp(w->libs[i].role, role))
+		if (w->libs[i].role == role)
 			return &w->libs[i];
 	return NULL;
 }
@@ -175,11 +175,11 @@ static void rf_fix_libs(const struct fw_entry *w, struct buf *fix)
 
 static enum cause_id rf_missing_cause(const struct fw_lib *l)
 {
-	if (!strcmp(l->role, "cudnn") || !strcmp(l->role, "cudnn-sub"))
+	if (l->role == FW_ROLE_CUDNN || l->role == FW_ROLE_CUDNN_SUB)
 		return CAUSE_CUDNN_MISSING;
-	if (!strcmp(l->role, "nccl"))
+	if (l->role == FW_ROLE_NCCL)
 		return CAUSE_NCCL_MISSING;
-	if (!strcmp(l->role, "driver"))
+	if (l->role == FW_ROLE_DRIVER)
 		return CAUSE_LIBCUDA_MISSING;
 	return CAUSE_CUDA_RUNTIME_MISSING;
 }
@@ -332,7 +332,7 @@ static void rf_pathlist_distinct(const char *list, struct buf *out)
 
 static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {
-	const struct fw_lib *cudart = rf_lib(w, "cudart");
+	const struct fw_lib *cudart = rf_lib(w, FW_ROLE_CUDART);
 
 	for (size_t i = 0; i < w->nlibs; i++) {
 		const struct fw_lib *l = &w->libs[i];
@@ -344,7 +344,7 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 		enum reach reach = l->required ? REACH_WORK : REACH_LATENT;
 		enum status st = l->required ? STATUS_FAIL : STATUS_WARN;
 
-		if (!strcmp(l->role, "driver") || (l->path && !l->missing_dep))
+		if (l->role == FW_ROLE_DRIVER || (l->path && !l->missing_dep))
 			continue;
 		id = xasprintf("%s.%s", idbase, l->soname);
 		if (!l->path && l->unreached) {
@@ -385,7 +385,7 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 			finding_evidence(f, "%s has DT_NEEDED %s, not found from there", l->path, l->missing_dep);
 		if (w->nwheels == 0)
 			finding_evidence(f, "no nvidia-* wheels in %s", w->site_dir);
-		if (!strcmp(l->role, "nccl"))
+		if (l->role == FW_ROLE_NCCL)
 			buf_printf(&fix, "%s -m pip install nvidia-nccl-cu%d", rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
 		else
 			rf_fix_libs(w, &fix);
@@ -434,7 +434,7 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 		const struct fw_lib *l = &w->libs[i];
 		char *dir, *rel;
 
-		if (strcmp(l->role, "cudnn-sub") != 0 || !l->path || !l->shadowed)
+		if (l->role != FW_ROLE_CUDNN_SUB || !l->path || !l->shadowed)
 			continue;
 		if (!first)
 			first = l;
@@ -472,7 +472,7 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 	for (size_t i = 0; i < w->nlibs; i++) {
 		const struct fw_lib *l = &w->libs[i];
 
-		if (strcmp(l->role, "cudnn-sub") != 0 || !l->path || !l->shadowed)
+		if (l->role != FW_ROLE_CUDNN_SUB || !l->path || !l->shadowed)
 			continue;
 		finding_evidence(f, "%s -> %s (%s), version %s; its own copy %s is %s", l->soname,
 				 l->realpath ? l->realpath : l->path, rf_source(l),
@@ -503,7 +503,7 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 
 static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {
-	const struct fw_lib *c = rf_lib(w, "cudnn");
+	const struct fw_lib *c = rf_lib(w, FW_ROLE_CUDNN);
 	struct kb_verdict v;
 	int too_old = 0;
 
@@ -929,8 +929,8 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	} else if (a->worst >= STATUS_FAIL) {
 		buf_printf(&title, "will not work on the GPU: %s", a->because.s);
 	} else if (pred == FW_PREDICT_GPU) {
-		const struct fw_lib *c = rf_lib(w, "cudnn");
-		const struct fw_lib *rt = rf_lib(w, "cudart");
+		const struct fw_lib *c = rf_lib(w, FW_ROLE_CUDNN);
+		const struct fw_lib *rt = rf_lib(w, FW_ROLE_CUDART);
 
 		if (has_gpu) {
 			const struct rf_gpu *g = &r->gpus[0];
@@ -983,7 +983,7 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 		buf_release(&rup);
 	}
 	for (size_t i = 0; i < w->nlibs; i++)
-		if (strcmp(w->libs[i].role, "needed") != 0 && strcmp(w->libs[i].role, "cudnn-sub") != 0)
+		if (w->libs[i].role != FW_ROLE_NEEDED && w->libs[i].role != FW_ROLE_CUDNN_SUB)
 			rf_lib_evidence(f, &w->libs[i]);
 	if (w->narchs) {
 		struct buf archs = BUF_INIT;
