@@ -11,6 +11,7 @@
 #include "rules/rules.h"
 
 #include "core/buf.h"
+#include "core/shquote.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -117,9 +118,10 @@ static const struct fw_lib *rf_lib(const struct fw_entry *w, const char *role)
 	return NULL;
 }
 
+/* The environment's interpreter as one shell word (a ring buffer: see shq). */
 static const char *rf_py(const struct fw_entry *w)
 {
-	return w->python ? w->python : "python3";
+	return w->python ? shq(w->python) : "python3";
 }
 
 /* The pip command that gives this framework its CUDA build. */
@@ -129,7 +131,7 @@ static void rf_fix_gpu_build(const struct rf *r, const struct fw_entry *w, struc
 
 	if (!strcmp(w->name, "tensorflow")) {
 		if (w->dist && strcmp(w->dist, "tensorflow") != 0)
-			buf_printf(fix, "%s -m pip uninstall -y %s && ", py, w->dist);
+			buf_printf(fix, "%s -m pip uninstall -y %s && ", py, shq(w->dist));
 		buf_printf(fix, "%s -m pip install 'tensorflow[and-cuda]'", py);
 	} else if (!strcmp(w->name, "torch")) {
 		const struct kb_torch *t = r->in->kb && w->version
@@ -154,16 +156,21 @@ static void rf_fix_libs(const struct fw_entry *w, struct buf *fix)
 	const char *py = rf_py(w);
 
 	if (!strcmp(w->name, "tensorflow") && w->version &&
-	    version_cmp_str(w->version, "2.14") >= 0)
-		buf_printf(fix, "%s -m pip install 'tensorflow[and-cuda]==%s'", py, w->version);
-	else if (!strcmp(w->name, "tensorflow"))
+	    version_cmp_str(w->version, "2.14") >= 0) {
+		char *spec = xasprintf("tensorflow[and-cuda]==%s", w->version);
+
+		buf_printf(fix, "%s -m pip install %s", py, shq(spec));
+		free(spec);
+	} else if (!strcmp(w->name, "tensorflow"))
 		buf_printf(fix, "install the CUDA %s libraries and cuDNN %s (TensorFlow %s predates the [and-cuda] extra)",
-			   w->cuda_build ? w->cuda_build : "?", w->cudnn_build ? w->cudnn_build : "?",
-			   w->version ? w->version : "");
-	else if (!strcmp(w->name, "torch"))
-		buf_printf(fix, "%s -m pip install --force-reinstall 'torch==%s'", py,
-			   w->version ? w->version : "");
-	else if (!strcmp(w->name, "jax"))
+			   w->cuda_build ? shq(w->cuda_build) : "?", w->cudnn_build ? shq(w->cudnn_build) : "?",
+			   w->version ? shq(w->version) : "");
+	else if (!strcmp(w->name, "torch")) {
+		char *spec = xasprintf("torch==%s", w->version ? w->version : "");
+
+		buf_printf(fix, "%s -m pip install --force-reinstall %s", py, shq(spec));
+		free(spec);
+	} else if (!strcmp(w->name, "jax"))
 		buf_printf(fix, "%s -m pip install -U 'jax[cuda%d]'", py, w->cuda_major > 0 ? w->cuda_major : 13);
 	else
 		buf_printf(fix, "%s -m pip install 'nvidia-cuda-runtime-cu%d'", py,
@@ -344,7 +351,7 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 			finding_evidence(f, "%s is in this environment's nvidia wheel", l->unreached);
 			finding_evidence(f, "%s: not found by the search from %s (its DT_RUNPATH does not list %s)",
 					 l->soname, l->requester ? l->requester : "the framework", dir);
-			buf_printf(&fix, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", dir);
+			buf_printf(&fix, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", shq(dir));
 			finding_fix(f, "%s", fix.s);
 			free(dir);
 			if (l->required) {
@@ -432,7 +439,7 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 		dir = rf_dirname(l->path);
 		if (!strstr(dirs.len ? dirs.s : "", dir)) {
 			buf_printf(&dirs, "%s%s", dirs.len ? ", " : "", dir);
-			buf_printf(&grep, " -e '%s'", dir);
+			buf_printf(&grep, " -e %s", shq(dir));
 		}
 		free(dir);
 		rel = l->version ? rf_release3(l->version) : xstrdup("of an unknown release");
@@ -470,11 +477,11 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 	if (differs)
 		finding_evidence(f, "mixed cuDNN releases fail at the first cuDNN call (\"cuDNN version incompatibility\")");
 	if (llp)
-		buf_printf(&fix, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vx%s | paste -sd:)",
+		buf_printf(&fix, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF%s | paste -sd:)",
 			   grep.s);
 	else
 		buf_printf(&fix, "remove the other cuDNN from %s, or reinstall one cuDNN: %s -m pip install --force-reinstall nvidia-cudnn-cu%d",
-			   dirs.s, rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
+			   shq(dirs.s), rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
 	finding_fix(f, "%s", fix.s);
 	rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN, differs ? "cudnn-version-mismatch" : "lib-shadowed",
 		    differs ? "cuDNN's sub-libraries come from another release" : NULL, fix.s);
@@ -690,8 +697,8 @@ static void rf_python(struct rf *r, const struct fw_entry *w, const char *idbase
 	finding_evidence(f, "environment %s (Python %s)", w->env_prefix, w->python_version);
 	finding_evidence(f, "%s %s: Python %s (knowledge base)", rf_pretty(w->name), w->version ? w->version : "",
 			 w->python_range);
-	finding_fix(f, "create an environment with a Python in %s for %s %s", w->python_range,
-		    rf_pretty(w->name), w->version ? w->version : "");
+	finding_fix(f, "create an environment with a Python in %s for %s %s", shq(w->python_range),
+		    rf_pretty(w->name), w->version ? shq(w->version) : "");
 }
 
 static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)

@@ -5,6 +5,7 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/kv.h"
+#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 
@@ -300,6 +301,34 @@ static void test_fs_link_limit_and_escape(void)
 	buf_release(&out);
 }
 
+static void test_shquote(void)
+{
+	struct buf b = BUF_INIT;
+
+	CHECK_STR(shq("/usr/local/cuda-13.0"), "/usr/local/cuda-13.0");
+	CHECK_STR(shq("torch==2.5.1+cu124"), "torch==2.5.1+cu124");
+	CHECK_STR(shq(""), "''");
+	CHECK_STR(shq(NULL), "''");
+	CHECK_STR(shq("~root"), "'~root'");
+	CHECK_STR(shq("a b"), "'a b'");
+	CHECK_STR(shq("cuda-13.0$(touch${IFS}x)"), "'cuda-13.0$(touch${IFS}x)'");
+	CHECK_STR(shq("it's"), "'it'\\''s'");
+	CHECK_STR(shq("a\nb"), "'a\nb'");
+	/* results stay valid for SHQ_RING - 1 further calls */
+	{
+		const char *first = shq("x y");
+
+		for (int i = 0; i < SHQ_RING - 1; i++)
+			shq("z");
+		CHECK_STR(first, "'x y'");
+	}
+	shquote_buf(&b, "a'b");
+	buf_puts(&b, " ");
+	shquote_buf(&b, "ok");
+	CHECK_STR(b.s, "'a'\\''b' ok");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	RUN(test_buf_printf_grows);
@@ -311,5 +340,6 @@ int main(void)
 	RUN(test_fs_resolve_in_root);
 	RUN(test_fs_read_and_list);
 	RUN(test_fs_link_limit_and_escape);
+	RUN(test_shquote);
 	return tap_done();
 }
