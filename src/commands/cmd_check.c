@@ -10,6 +10,7 @@
  */
 #include "commands/commands.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 #include "core/buf.h"
 #include "core/child.h"
 #include "core/xalloc.h"
@@ -191,7 +192,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor check: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "gpudoctor check: unexpected argument '%s'\n", tesc(argv[optind]));
 		ret = 2;
 		goto out_opts;
 	}
@@ -202,7 +203,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	}
 	ctx = &cctx;
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor: %s\n", tesc(e.msg));
 		ret = 2;
 		goto out_opts;
 	}

@@ -8,6 +8,7 @@
  */
 #include "commands/commands.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -121,7 +122,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			if (!realpath(v, root_buf)) {
-				fprintf(stderr, "gpudoctor: --root '%s': %s\n", v, strerror(errno));
+				fprintf(stderr, "gpudoctor: --root '%s': %s\n", tesc(v), strerror(errno));
 				ret = 2;
 				goto out;
 			}
@@ -136,7 +137,7 @@ int main(int argc, char **argv)
 			}
 			ctx.timeout = strtod(v, &end);
 			if (*end || ctx.timeout <= 0 || ctx.timeout > 3600) {
-				fprintf(stderr, "gpudoctor: --timeout '%s' is not a number of seconds in (0, 3600]\n", v);
+				fprintf(stderr, "gpudoctor: --timeout '%s' is not a number of seconds in (0, 3600]\n", tesc(v));
 				ret = 2;
 				goto out;
 			}
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(v, "never"))
 				ctx.color = COLOR_NEVER;
 			else {
-				fprintf(stderr, "gpudoctor: --color must be auto, always or never, not '%s'\n", v);
+				fprintf(stderr, "gpudoctor: --color must be auto, always or never, not '%s'\n", tesc(v));
 				ret = 2;
 				goto out;
 			}
@@ -180,7 +181,7 @@ int main(int argc, char **argv)
 					if (!strcmp(commands[k].name, a))
 						cmd = &commands[k];
 				if (!cmd) {
-					fprintf(stderr, "gpudoctor: '%s' is not a command; see 'gpudoctor --help'\n", a);
+					fprintf(stderr, "gpudoctor: '%s' is not a command; see 'gpudoctor --help'\n", tesc(a));
 					ret = 2;
 					goto out;
 				}
