@@ -75,6 +75,7 @@ static void json_loader(struct json *j, const struct ldso *l)
 	json_str(j, "cache_stale_reason", l->cache_stale_reason);
 	json_str(j, "ld_library_path", l->env.ld_library_path);
 	json_str_array(j, "default_dirs", l->default_dirs, l->ndefault_dirs);
+	json_str_array(j, "conf_dirs", l->conf_dirs, l->nconf_dirs);
 	json_str_array(j, "hwcaps", l->hwcaps, l->nhwcaps);
 	json_preloads(j, "preloads", l->preloads, l->npreloads);
 	if (l->glibc_major >= 0) {
