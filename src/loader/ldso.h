@@ -106,6 +106,8 @@ struct ldso {
 	char *cwd_buf;			/* private: getcwd() when env.cwd was NULL */
 	void *objs;			/* private: RPATH/RUNPATH of requesters already read */
 	size_t nobjs, objs_cap;
+	void *lists;			/* private: search lists expanded and de-duplicated once */
+	size_t nlists, lists_cap;
 };
 
 struct ldso_candidate {

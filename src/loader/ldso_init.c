@@ -347,6 +347,7 @@ void ldso_release(struct ldso *l)
 	fs_names_free(l->capstrs, l->ncapstrs);
 	fs_names_free(l->hwcaps, l->nhwcaps);
 	ldso_objs_free(l);
+	ldso_lists_free(l);
 	ldso_preloads_free(l->preloads, l->npreloads);
 	free(l->cwd_buf);
 	memset(l, 0, sizeof(*l));

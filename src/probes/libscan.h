@@ -19,6 +19,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/strmap.h"
 #include "probes/libraries.h"
 
 struct gd_ctx;
@@ -61,6 +62,7 @@ struct libscan_dir {
 struct libscan_dirs {
 	struct libscan_dir *d;
 	size_t n, cap;
+	struct strmap by_real;		/* d[i].real -> i: adding stays linear */
 };
 
 void libscan_dirs_collect(const struct gd_ctx *ctx, struct inventory *inv,
