@@ -13,6 +13,7 @@
 #include "core/termesc.h"
 #include "core/buf.h"
 #include "core/child.h"
+#include "core/fs.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct layer_step {
 	enum layer_id id;
@@ -149,6 +151,32 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 	return 0;
 }
 
+/*
+ * --python and --site-packages name paths of the machine.  Relative ones
+ * were silently ignored: on the host (--root /) they are taken from the
+ * working directory, as a shell would; inside another --root a relative
+ * path means nothing, and is an error.  Made-up strings are kept in *owned.
+ */
+static int absolute_paths(const struct gd_ctx *ctx, const char **v, size_t n, const char *opt,
+			  char **owned, size_t *nowned)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *cwd;
+
+		if (v[i][0] == '/')
+			continue;
+		if (strcmp(ctx->root, "/") != 0 || !(cwd = getcwd(NULL, 0))) {
+			fprintf(stderr, "gpudoctor check: %s '%s': give an absolute path (inside --root's tree)\n",
+				opt, tesc(v[i]));
+			return -1;
+		}
+		owned[*nowned] = fs_join(cwd, v[i]);
+		v[i] = owned[(*nowned)++];
+		free(cwd);
+	}
+	return 0;
+}
+
 int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 {
 	static const struct option opts[] = {
@@ -161,6 +189,8 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	struct gd_ctx cctx = *ctx;
 	const char **pys = xcalloc((size_t)argc + 1, sizeof(*pys));
 	const char **sites = xcalloc((size_t)argc + 1, sizeof(*sites));
+	char **owned = xcalloc((size_t)argc + 1, sizeof(*owned));
+	size_t nowned = 0;
 	struct inventory inv;
 	struct report rep;
 	struct buf out = BUF_INIT;
@@ -196,8 +226,15 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		ret = 2;
 		goto out_opts;
 	}
+	if (absolute_paths(&cctx, pys, cctx.npython_paths, "--python", owned, &nowned) < 0 ||
+	    absolute_paths(&cctx, sites, cctx.nsite_dirs, "--site-packages", owned, &nowned) < 0) {
+		ret = 2;
+		goto out_opts;
+	}
 	if (cctx.live && cctx.no_load) {
-		fputs("gpudoctor check: --live runs interpreters, --no-load forbids it\n", stderr);
+		fputs(cctx.no_load_implied
+		      ? "gpudoctor check: --live runs the tree's interpreters: give --load-from-root\n"
+		      : "gpudoctor check: --live runs interpreters, --no-load forbids it\n", stderr);
 		ret = 2;
 		goto out_opts;
 	}
@@ -223,5 +260,6 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 out_opts:
 	free(pys);
 	free(sites);
+	fs_names_free(owned, nowned);
 	return ret;
 }

@@ -86,7 +86,10 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 	buf_printf(out, "gpudoctor %s: checking the GPU stack of %s%s\n", GD_VERSION,
 		   strcmp(ctx->root, "/") ? "the tree " : "this machine",
 		   strcmp(ctx->root, "/") ? tesc(ctx->root) : "");
-	if (ctx->no_load)
+	if (ctx->no_load_implied)
+		buf_puts(out, "(--root: static facts only; nothing from the tree was loaded or run;\n"
+			 " --load-from-root loads its libraries in isolated children)\n");
+	else if (ctx->no_load)
 		buf_puts(out, "(--no-load: static facts only; nothing was loaded or run)\n");
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		const struct layer_result *lr = &rep->layers[l];

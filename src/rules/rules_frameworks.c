@@ -205,7 +205,8 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 {
 	const struct inventory *inv = in->inv;
 	struct rf r;
-	size_t ngpu_fw = 0, ncpu = 0, nbroken = 0;
+	size_t ngpu_fw = 0, ncpu = 0, nbroken = 0, nunjudged = 0;
+	char unjudged[48];
 
 	memset(&r, 0, sizeof(r));
 	r.in = in;
@@ -238,13 +239,16 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 			nbroken++;
 		else if (w->prediction && !strcmp(w->prediction, "gpu"))
 			ngpu_fw++;
-		else
+		else if ((w->prediction && !strcmp(w->prediction, "cpu")) || w->is_cuda_build == 0)
 			ncpu++;
+		else
+			nunjudged++;	/* "could not be judged" is not "CPU only" */
 	}
+	snprintf(unjudged, sizeof(unjudged), ", %zu not judged", nunjudged);
 	report_set_summary(rep, LAYER_FRAMEWORKS,
-			   "%zu framework install%s in %zu environment%s: %zu can use the GPU, %zu CPU only, %zu broken",
+			   "%zu framework install%s in %zu environment%s: %zu can use the GPU, %zu CPU only, %zu broken%s",
 			   inv->fw.n, inv->fw.n == 1 ? "" : "s", inv->fw.nenvs, inv->fw.nenvs == 1 ? "" : "s",
-			   ngpu_fw, ncpu, nbroken);
+			   ngpu_fw, ncpu, nbroken, nunjudged ? unjudged : "");
 }
 
 /* ---- one framework ---- */
