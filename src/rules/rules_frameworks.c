@@ -212,6 +212,24 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 	r.in = in;
 	r.rep = rep;
 	rf_collect(&r);
+	/* A site directory this user cannot list hides its frameworks: they
+	 * are unreadable, not "not installed". */
+	for (size_t i = 0; i < inv->fw.nunreadable; i++) {
+		const struct fw_unreadable_site *u = &inv->fw.unreadable[i];
+		struct finding *f = report_add(rep, LAYER_FRAMEWORKS, "frameworks.unreadable-site",
+					       STATUS_WARN, "lib-unreadable",
+					       "%s cannot be listed by uid %ld: the frameworks installed there "
+					       "are unknown, and cannot be imported by this user",
+					       u->dir, (long)inv->devices.euid);
+
+		finding_evidence(f, "opendir(%s): %s", u->dir, u->why);
+		finding_fix(f, "sudo chmod a+rx %s  (or run as the environment's owner)", shq(u->dir));
+	}
+	if (inv->fw.n == 0 && inv->fw.nunreadable) {
+		report_set_summary(rep, LAYER_FRAMEWORKS, "no framework seen: %zu site director%s cannot be read",
+				   inv->fw.nunreadable, inv->fw.nunreadable == 1 ? "y" : "ies");
+		return;
+	}
 	if (inv->fw.n == 0) {
 		struct finding *f = report_add(rep, LAYER_FRAMEWORKS, "frameworks.none", STATUS_SKIPPED, NULL,
 					       "no TensorFlow, PyTorch, JAX or CuPy is installed in the %zu Python environment%s found",

@@ -156,7 +156,32 @@ static int rule_unreadable(const struct rules_in *in, struct report *rep,
 		finding_fix(f, "sudo chmod a+r %s  (and a+x on its directories)", shq(c->realpath));
 		n++;
 	}
+	/* A directory that cannot be listed hides its libraries: they are
+	 * unreadable, not missing (a toolkit's lib64 with mode 0700). */
+	for (size_t i = 0; i < li->nunreadable; i++) {
+		const struct lib_unreadable_dir *u = &li->unreadable[i];
+		struct finding *f;
+
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.unreadable-dir",
+			       u->active ? STATUS_FAIL : STATUS_WARN, "lib-unreadable",
+			       "%s cannot be listed by uid %ld: its libraries cannot be loaded by this user",
+			       u->dir, (long)in->inv->devices.euid);
+		finding_evidence(f, "opendir(%s): %s", u->dir, u->why);
+		if (u->active)
+			finding_evidence(f, "it is a library directory of the active toolkit (/usr/local/cuda)");
+		finding_fix(f, "sudo chmod a+rx %s  (and a+r on the libraries in it)", shq(u->dir));
+		n++;
+	}
 	return n;
+}
+
+/* 1 when an unreadable directory is in the active toolkit: its runtime is unknown. */
+static int active_toolkit_unreadable(const struct libraries_inventory *li)
+{
+	for (size_t i = 0; i < li->nunreadable; i++)
+		if (li->unreadable[i].active)
+			return 1;
+	return 0;
 }
 
 /* Another copy of soname on the machine, to suggest its directory. */
@@ -443,7 +468,9 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 	int n = 0;
 	struct finding *f;
 
-	if (li->cuda_link_resolved && !tk) {
+	if (li->cuda_link_resolved && !tk && active_toolkit_unreadable(li)) {
+		/* not "missing": rule_unreadable said why it cannot be seen */
+	} else if (li->cuda_link_resolved && !tk) {
 		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", STATUS_FAIL,
 			       "cuda-runtime-missing", "the CUDA toolkit at %s has no libcudart",
 			       li->cuda_link_resolved);
