@@ -39,6 +39,8 @@ static void ldconf_add_dir(struct ldconf *c, const char *line)
 
 static int ldconf_parse(const char *root, const char *abs, struct ldconf *c, int depth,
 			struct err *e);
+static void ldconf_parse_lines(const char *root, const char *abs, char *text, struct ldconf *c,
+			       int depth);
 
 static int ldconf_has_magic(const char *s, size_t n)
 {
@@ -156,7 +158,6 @@ static int ldconf_parse(const char *root, const char *abs, struct ldconf *c, int
 			struct err *e)
 {
 	struct buf b = BUF_INIT;
-	char *line, *save = NULL;
 
 	if (depth > LDCONF_MAX_DEPTH || ldconf_seen(root, abs, c))
 		return 0;
@@ -166,7 +167,18 @@ static int ldconf_parse(const char *root, const char *abs, struct ldconf *c, int
 	}
 	XGROW(c->files, c->nfiles, c->files_cap);
 	c->files[c->nfiles++] = xstrdup(abs);
-	for (line = strtok_r(b.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	ldconf_parse_lines(root, abs, b.s, c, depth);
+	buf_release(&b);
+	return 0;
+}
+
+/* The lines of one file (text is modified); includes are read through fs. */
+static void ldconf_parse_lines(const char *root, const char *abs, char *text, struct ldconf *c,
+			       int depth)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *cp = line, *hash = strchr(line, '#');
 
 		if (hash)
@@ -186,8 +198,16 @@ static int ldconf_parse(const char *root, const char *abs, struct ldconf *c, int
 			ldconf_add_dir(c, cp);
 		}
 	}
-	buf_release(&b);
-	return 0;
+}
+
+void ldconf_parse_text(const char *root, const char *abs, const char *text, size_t len,
+		       struct ldconf *c)
+{
+	char *copy = xstrndup(text, len);
+
+	memset(c, 0, sizeof(*c));
+	ldconf_parse_lines(root, abs, copy, c, 0);
+	free(copy);
 }
 
 int ldconf_load(const char *root, const char *abs, struct ldconf *c, struct err *e)

@@ -37,6 +37,10 @@ struct ldconf {
 
 /* -1 only when the top file cannot be read; missing includes are skipped as ldconfig does. */
 int ldconf_load(const char *root, const char *abs, struct ldconf *c, struct err *e);
+/* The lines of one configuration file given as text (the fuzz target's
+ * entry; includes are still read inside root). */
+void ldconf_parse_text(const char *root, const char *abs, const char *text, size_t len,
+		       struct ldconf *c);
 void ldconf_release(struct ldconf *c);
 
 #endif

@@ -192,7 +192,7 @@ static void driver_scan_ld_path(const struct gd_ctx *ctx, struct driver_inventor
 }
 
 /* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release ..." */
-static char *driver_parse_nvrm(const char *text)
+char *driver_parse_nvrm(const char *text)
 {
 	const char *p = strstr(text, "Kernel Module");
 

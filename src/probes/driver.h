@@ -137,4 +137,8 @@ const char *nvml_return_name(int rc);
 /* The value of a CUDA variable recorded by the static probe, or NULL when unset. */
 const struct driver_envvar *driver_env_get(const struct driver_inventory *d, const char *name);
 
+/* The module version from /proc/driver/nvidia/version's text ("NVRM version:
+ * ... Kernel Module ... 580.95.05 ..."); NULL when absent.  Caller frees. */
+char *driver_parse_nvrm(const char *text);
+
 #endif
