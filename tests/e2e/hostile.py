@@ -155,6 +155,7 @@ COMMANDS = [
     ["-v", "check", "--no-load"],
     ["--json", "check", "--no-load"],
     ["-v", "check"],
+    ["--load-from-root", "--json", "check"],    # loading allowed: still nothing from outside
     ["which", "libc.so.6"],
     ["which", "libcuda.so.1"],
     ["--json", "which", "libcudart.so.13"],
