@@ -47,8 +47,9 @@ static int fs_walk(const char *root, const char *abs, struct buf *out, struct er
  * FS_MAXSYMLINKS links, a missing directory) is an error with that errno,
  * never the partly resolved path: the kernel would follow its last link
  * with host rules.  (A missing last component is fine: its directory has no
- * link left, and the kernel answers ENOENT.)  follow_last 0 keeps a final symlink itself (for lstat
- * and readlink).  On failure out is "" (which no system call opens).
+ * link left, and the kernel answers ENOENT.)  follow_last 0 keeps a final
+ * symlink itself (for lstat and readlink).  On failure out is "" (which no
+ * system call opens).
  */
 static int fs_host_path(const char *root, const char *abs, int follow_last,
 			struct buf *out)
