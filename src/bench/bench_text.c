@@ -67,12 +67,13 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 			buf_puts(out, " WRONG RESULTS");
 		buf_puts(out, "\n");
 	}
+	bench_render_text_conv(g, out);
 	if (g->nfindings)
 		buf_puts(out, "\n");
 	for (size_t i = 0; i < g->nfindings; i++) {
 		const struct bench_finding *f = &g->findings[i];
 
-		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], tesc(f->title), f->cause);
+		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], tesc(f->title), cause_id_str(f->cause));
 		if (f->evidence)
 			buf_printf(out, "        evidence: %s\n", tesc(f->evidence));
 		if (f->fix)
@@ -90,6 +91,7 @@ void bench_render_text(const struct bench_run *r, struct buf *out)
 	}
 	for (size_t i = 0; i < r->ngpus; i++)
 		bench_text_gpu(&r->gpus[i], out);
+	bench_render_text_nccl(r, out);
 	if (r->cpu.impl || r->cpu.error) {
 		buf_puts(out, "CPU baseline: ");
 		if (isnan(r->cpu.gflops)) {
@@ -104,6 +106,7 @@ void bench_render_text(const struct bench_run *r, struct buf *out)
 			if (!isnan(r->cpu.speedup))
 				buf_printf(out, "GPU FP32 GEMM vs CPU SGEMM: %.0fx faster\n", r->cpu.speedup);
 		}
+		bench_render_text_cpu_conv(r, out);
 	}
 	buf_puts(out, "Device-to-device figures count bytes read plus bytes written; GEMM rates count 2n^3 operations.\n");
 	if (!isnan(r->seconds))
