@@ -171,7 +171,7 @@ static void run_layers(const struct gd_ctx *ctx, const struct health_opts *o, do
 		if (r.outcome == CHILD_TIMEOUT) {
 			char why[64];
 
-			snprintf(why, sizeof(why), "checks did not finish within %.0f s", budget);
+			snprintf(why, sizeof(why), "checks did not finish within %g s", budget);
 			health_set_unknown(h, why);
 		} else if (r.outcome != CHILD_OK || health_layers_from_kv(&r.kv, h) < 0) {
 			struct buf d = BUF_INIT;
