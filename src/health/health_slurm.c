@@ -85,9 +85,13 @@ void slurm_node_parse(const char *text, size_t len, struct slurm_node *n)
 	n->drain = has_flag(n->state, "DRAIN") || has_flag(n->state, "DRAINING") ||
 		   has_flag(n->state, "DRAINED");
 	n->down = has_flag(n->state, "DOWN") || has_flag(n->state, "FAIL");
+	/*
+	 * Before slurmd's first registration the controller shows the node
+	 * UNKNOWN (or FUTURE); NOT_RESPONDING alone only means a missed ping
+	 * of a node it knows, and a sick node must still be drained then.
+	 */
 	n->unregistered = !n->state[0] || has_flag(n->state, "UNKNOWN") ||
-			  has_flag(n->state, "FUTURE") ||
-			  has_flag(n->state, "NOT_RESPONDING") || strchr(n->state, '*') != NULL;
+			  has_flag(n->state, "FUTURE");
 	n->reboot_pending = has_flag(n->state, "REBOOT_REQUESTED") ||
 			    has_flag(n->state, "REBOOT_ISSUED");
 }

@@ -12,8 +12,8 @@
  *   - healthy: resume the node only when its drain reason is gpudoctor's;
  *   - unknown: touch nothing;
  *   - slurmd not registered yet (slurmd runs the health check once before
- *     it registers; the controller then shows the node UNKNOWN, FUTURE or
- *     NOT_RESPONDING) or the node not known: touch nothing.
+ *     it registers; the controller then shows the node UNKNOWN or FUTURE)
+ *     or the node not known: touch nothing.
  * scontrol runs as a child with a deadline (core/child.h), argv only, no
  * shell.
  *
@@ -37,7 +37,7 @@ struct slurm_node {
 	char reason[256];	/* Reason= value without the "[user@time]" tail */
 	int drain;		/* DRAIN, DRAINING or DRAINED */
 	int down;		/* DOWN or FAIL */
-	int unregistered;	/* UNKNOWN, FUTURE, NOT_RESPONDING ('*') */
+	int unregistered;	/* UNKNOWN or FUTURE: slurmd never registered */
 	int reboot_pending;	/* REBOOT_REQUESTED, REBOOT_ISSUED */
 };
 
