@@ -116,7 +116,7 @@ void health_verdict(struct health *h)
 	if (h->worst) {
 		/* A known failure outranks an unfinished check: the node is sick. */
 		h->verdict = HEALTH_UNHEALTHY;
-		h->action = health_cause_needs_reboot(h->worst->cause) ? HEALTH_ACT_REBOOT
+		h->action = health_item_needs_reboot(h->worst) ? HEALTH_ACT_REBOOT
 								       : HEALTH_ACT_DRAIN;
 		snprintf(text, sizeof(text), "%s %s %s", h->worst->cause, h->worst->gpu,
 			 h->worst->reason);

@@ -84,10 +84,10 @@ void health_verdict(struct health *h);
 void health_clean(char *out, size_t outsz, const char *s);
 
 /*
- * The reboot policy: causes that only a reboot (or a GPU reset, which a
+ * The reboot policy: problems that only a reboot (or a GPU reset, which a
  * scheduler cannot do while jobs run) clears.  See health_policy.c.
  */
-int health_cause_needs_reboot(const char *cause);
+int health_item_needs_reboot(const struct health_item *it);
 
 /* The GPU a check finding is about, from its id ("driver.gpu.3.ecc" -> "3",
  * "hardware.driver.0000:17:00.0" -> "0000:17:00.0"); "-" when none.  */

@@ -2,6 +2,7 @@
 #include "health/health_layers.h"
 #include "core/ctx.h"
 #include "core/kv.h"
+#include "knowledge/causes.h"
 #include "probes/inventory.h"
 #include "rules/rules.h"
 
@@ -67,7 +68,8 @@ void health_layers_from_report(const struct report *rep, struct health *h)
 		if (f->status != STATUS_WARN && f->status != STATUS_FAIL)
 			continue;
 		health_gpu_of_finding(f->id, gpu, sizeof(gpu));
-		health_add(h, f->cause ? f->cause : "unknown-cause", gpu, f->status, f->title, 0);
+		health_add(h, f->cause != CAUSE_NONE ? cause_id_str(f->cause) : "unknown-cause", gpu,
+			   f->status, f->title, 0);
 	}
 }
 

@@ -1,5 +1,5 @@
 /*
- * health_policy.c - which causes a scheduler should answer with a reboot.
+ * health_policy.c - which problems a scheduler should answer with a reboot.
  *
  * Draining is always safe; a reboot is only worth asking for when nothing
  * short of it (or a GPU reset, which cannot happen under running jobs)
@@ -13,29 +13,41 @@
 
 static const char *const reboot_causes[] = {
 	/* The GPU fell off the bus: only a reset of the device brings it back
-	 * (NVIDIA's XID catalogue: XID 79, "RESTART_BM"). */
+	 * (NVIDIA's XID catalogue: XID 79, bucket RESTART_BM). */
 	"gpu-lost",
+	/* PCI sees more GPUs than NVML (watch): one fell off without an XID. */
+	"gpu-count-mismatch",
+	/* NVML stuck in the kernel (watch): the driver is wedged. */
+	"nvml-hang",
 	/* Libraries newer than the loaded module, typically after an unattended
 	 * driver upgrade: the next boot loads the matching module. */
 	"driver-library-mismatch",
-	/* The module is missing for the running kernel after a kernel upgrade
-	 * without DKMS having built it: a reboot into the older kernel or a
-	 * rebuild; the reboot is not a fix, so drain only (not listed). */
 };
 
-/* Cause ids the watch daemon derives from NVIDIA's XID catalogue whose
- * action is a reboot or a GPU reset carry these prefixes. */
-static const char *const reboot_prefixes[] = { "xid-reboot", "xid-reset", "gpu-reset-required" };
-
-int health_cause_needs_reboot(const char *cause)
+/*
+ * watch reports other XIDs as "xid-error" with a reason that ends in
+ * "action <name>", the immediate action of NVIDIA's XID catalogue in
+ * gpudoctor's words (src/knowledge/data/xid.tsv): reboot and reset-gpu are
+ * what a scheduler can only do by rebooting the idle node.
+ */
+static int xid_action_needs_reboot(const char *reason)
 {
-	if (!cause)
+	const char *a = reason ? strstr(reason, "action ") : NULL, *next;
+
+	if (!a)
+		return 0;
+	while ((next = strstr(a + 7, "action ")))
+		a = next;
+	a += 7;
+	return !strcmp(a, "reboot") || !strcmp(a, "reset-gpu");
+}
+
+int health_item_needs_reboot(const struct health_item *it)
+{
+	if (!it || !it->cause)
 		return 0;
 	for (size_t i = 0; i < sizeof(reboot_causes) / sizeof(reboot_causes[0]); i++)
-		if (!strcmp(cause, reboot_causes[i]))
+		if (!strcmp(it->cause, reboot_causes[i]))
 			return 1;
-	for (size_t i = 0; i < sizeof(reboot_prefixes) / sizeof(reboot_prefixes[0]); i++)
-		if (!strncmp(cause, reboot_prefixes[i], strlen(reboot_prefixes[i])))
-			return 1;
-	return 0;
+	return !strcmp(it->cause, "xid-error") && xid_action_needs_reboot(it->reason);
 }
