@@ -69,12 +69,15 @@ install-dist: $(DOCS_STAMP)
 	  $(INSTALL) -d $(DESTDIR)$(DOCDIR)/examples/kubernetes; \
 	  $(INSTALL) -m 0644 $$f $(DESTDIR)$(DOCDIR)/examples/kubernetes/; done
 
-# The Debian package: debian/ with debhelper; the .deb lands in build/deb/.
+# The Debian package: debian/ with debhelper, built in a copy of the tree
+# (build/deb/src) so that dpkg-buildpackage's outputs, which go to the
+# parent directory, land in build/deb/ and the checkout stays clean.
 deb:
-	@command -v dpkg-buildpackage >/dev/null || { echo "make deb: apt-get install dpkg-dev debhelper"; exit 2; }
-	rm -rf build/deb && mkdir -p build/deb
-	dpkg-buildpackage -us -uc -b -j2 --buildinfo-option=-ubuild/deb --changes-option=-ubuild/deb
-	mv ../gpudoctor_*.deb ../gpudoctor-dbgsym_*.deb build/deb/ 2>/dev/null || true
+	@command -v dpkg-buildpackage >/dev/null || { echo "make deb: apt-get install dpkg-dev debhelper python3"; exit 2; }
+	rm -rf build/deb && mkdir -p build/deb/src
+	tar --exclude=./build --exclude='./build-*' --exclude=./.git --exclude=./.dev -cf - . \
+	  | tar -C build/deb/src -xf -
+	cd build/deb/src && dpkg-buildpackage -us -uc -b
 	@ls build/deb/*.deb
 
 # The Python wheel: the binary inside a PEP 517 build (setuptools).
