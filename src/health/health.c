@@ -76,7 +76,7 @@ void health_clean(char *out, size_t outsz, const char *s)
 static void health_format(struct health *h, const char *text, const char *tail)
 {
 	char clean[512];
-	size_t room, head, tl = strlen(tail);
+	size_t room, head, cl, tl = strlen(tail);
 
 	health_clean(clean, sizeof(clean), text);
 	head = (size_t)snprintf(h->line, sizeof(h->line), "gpudoctor: ");
@@ -90,7 +90,10 @@ static void health_format(struct health *h, const char *text, const char *tail)
 			keep--;
 		memcpy(clean + keep, "...", 4);
 	}
-	snprintf(h->line + head, sizeof(h->line) - head, "%s%s", clean, tail);
+	/* clean + tail fit in room now: head + room == HEALTH_LINE_MAX. */
+	cl = strlen(clean);
+	memcpy(h->line + head, clean, cl);
+	memcpy(h->line + head + cl, tail, tl + 1);
 }
 
 void health_verdict(struct health *h)
