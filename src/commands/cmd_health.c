@@ -19,6 +19,7 @@
 #include "core/kv.h"
 #include "health/health.h"
 #include "health/health_layers.h"
+#include "health/health_reboot.h"
 #include "health/health_slurm.h"
 #include "health/health_state.h"
 #include "knowledge/kb.h"
@@ -239,8 +240,8 @@ static double time_left(double t0, double deadline)
 	return deadline - (child_now() - t0);
 }
 
-static void run_slurm(const struct health_opts *o, const struct health *h, double t0,
-		      struct slurm_result *s)
+static void run_slurm(const struct gd_ctx *ctx, const struct health_opts *o,
+		      const struct health *h, double t0, struct slurm_result *s)
 {
 	struct buf sc = BUF_INIT;
 	struct child_result r = CHILD_RESULT_INIT;
@@ -248,8 +249,9 @@ static void run_slurm(const struct health_opts *o, const struct health *h, doubl
 	const char *argv[10];
 	char bufs[4][320], nodearg[300];
 	const char *node = o->node ? o->node : getenv("SLURMD_NODENAME");
-	char host[256];
+	char host[256], boot[64] = "";
 	double left;
+	int tried = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->applied = -1;
@@ -288,14 +290,28 @@ static void run_slurm(const struct health_opts *o, const struct health *h, doubl
 		snprintf(s->error, sizeof(s->error), "scontrol: %.180s", e.msg);
 		goto out;
 	}
-	s->ran = 1;
 	/* scontrol prints its record and exits 0; a node it does not know is exit 1. */
 	if (r.outcome == CHILD_TIMEOUT) {
 		snprintf(s->error, sizeof(s->error), "scontrol show node timed out");
 		goto out;
 	}
+	s->ran = 1;
 	slurm_node_parse(r.out.s ? r.out.s : "", r.out.len, &s->node);
-	slurm_plan(&s->node, h, o->reboot, &s->plan);
+	if (o->reboot && h->action == HEALTH_ACT_REBOOT) {
+		health_boot_id(ctx->root, boot, sizeof(boot));
+		tried = health_reboot_tried(ctx->root, o->state_dir, boot, h->worst->cause,
+					    h->worst->gpu);
+	}
+	slurm_plan(&s->node, h, o->reboot, tried, &s->plan);
+	if (s->plan.step == SLURM_REBOOT &&
+	    health_reboot_record(ctx->root, o->state_dir, boot, h->worst->cause, h->worst->gpu,
+				 &e) < 0) {
+		/* Without the record a reboot could loop: drain instead. */
+		s->plan.step = SLURM_DRAIN;
+		snprintf(s->plan.why, sizeof(s->plan.why), "no reboot: %.140s", e.msg);
+	}
+	if (o->reboot && h->verdict == HEALTH_OK && s->node.found && !s->node.unregistered)
+		health_reboot_forget(ctx->root, o->state_dir);
 	if (slurm_plan_argv(&s->plan, sc.s, node, h, argv, bufs) < 0)
 		goto out;
 	left = time_left(t0, o->deadline) - 0.1;
@@ -480,7 +496,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 	health_verdict(&h);
 	memset(&sr, 0, sizeof(sr));
 	if (o.slurm)
-		run_slurm(&o, &h, t0, &sr);
+		run_slurm(ctx, &o, &h, t0, &sr);
 	if (ctx->json) {
 		render_json(&h, &st, &o, &sr, (child_now() - t0) * 1000.0);
 	} else {

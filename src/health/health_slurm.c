@@ -116,7 +116,7 @@ const char *slurm_step_name(enum slurm_step s)
 #define WHY(...) snprintf(p->why, sizeof(p->why), __VA_ARGS__)
 
 void slurm_plan(const struct slurm_node *n, const struct health *h, int allow_reboot,
-		struct slurm_plan *p)
+		int reboot_tried, struct slurm_plan *p)
 {
 	int ours = slurm_reason_is_ours(n->reason);
 
@@ -160,7 +160,7 @@ void slurm_plan(const struct slurm_node *n, const struct health *h, int allow_re
 		WHY("a reboot is already pending");
 		return;
 	}
-	if (allow_reboot && h->action == HEALTH_ACT_REBOOT) {
+	if (allow_reboot && h->action == HEALTH_ACT_REBOOT && !reboot_tried) {
 		p->step = SLURM_REBOOT;
 		WHY("the cause needs a reboot: reboot as soon as the node is idle");
 		return;
@@ -170,7 +170,10 @@ void slurm_plan(const struct slurm_node *n, const struct health *h, int allow_re
 		return;
 	}
 	p->step = SLURM_DRAIN;
-	WHY(n->drain ? "drained by gpudoctor for an older cause: new reason" : "unhealthy: drain");
+	if (allow_reboot && h->action == HEALTH_ACT_REBOOT && reboot_tried)
+		WHY("a reboot did not clear the cause: drain for a person to look at");
+	else
+		WHY(n->drain ? "drained by gpudoctor for an older cause: new reason" : "unhealthy: drain");
 }
 
 int slurm_plan_argv(const struct slurm_plan *p, const char *scontrol, const char *node,

@@ -8,7 +8,8 @@
  *     gets the new reason;
  *   - with --reboot, when the cause needs a reboot (health_policy.c):
  *     `scontrol reboot ASAP nextstate=RESUME reason=... NODE` instead, once:
- *     a node already waiting for its reboot is left alone;
+ *     a node already waiting for its reboot is left alone, and a cause that
+ *     a reboot did not clear (reboot_tried, health_reboot.h) drains;
  *   - healthy: resume the node only when its drain reason is gpudoctor's;
  *   - unknown: touch nothing;
  *   - slurmd not registered yet (slurmd runs the health check once before
@@ -19,7 +20,7 @@
  *
  *	struct slurm_node n;
  *	slurm_node_parse(out, len, &n);			(scontrol -o show node NAME)
- *	slurm_plan(&n, &h, allow_reboot, &plan);
+ *	slurm_plan(&n, &h, allow_reboot, reboot_tried, &plan);
  *	slurm_plan_argv(&plan, scontrol, node, &h, argv, bufs);
  */
 #ifndef GD_HEALTH_SLURM_H
@@ -58,7 +59,7 @@ struct slurm_plan {
 void slurm_node_parse(const char *text, size_t len, struct slurm_node *n);
 int slurm_reason_is_ours(const char *reason);
 void slurm_plan(const struct slurm_node *n, const struct health *h, int allow_reboot,
-		struct slurm_plan *p);
+		int reboot_tried, struct slurm_plan *p);
 const char *slurm_step_name(enum slurm_step s);
 
 /*

@@ -4,7 +4,7 @@
  * of `scontrol -o show node` (slurm_node_parse), then the verdict, the line
  * and the Slurm plan built from them.
  *
- * fuzz-sources: src/health/health.c src/health/health_state.c src/health/health_slurm.c src/health/health_policy.c src/core/kv.c src/core/buf.c src/core/err.c src/core/fs.c src/core/xalloc.c
+ * fuzz-sources: src/health/health.c src/health/health_reboot.c src/health/health_state.c src/health/health_slurm.c src/health/health_policy.c src/core/kv.c src/core/buf.c src/core/err.c src/core/fs.c src/core/xalloc.c
  *
  * The first byte picks the boot id (none, or the fixed one) and the split
  * between the two inputs; the input is copied into an exactly-sized heap
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (*c < 0x20 || *c > 0x7e)
 			abort();
 	slurm_node_parse(b, size - 1 - split, &n);
-	slurm_plan(&n, &h, data[0] & 2, &p);
+	slurm_plan(&n, &h, data[0] & 2, data[0] & 4, &p);
 	slurm_plan_argv(&p, "scontrol", "n1", &h, argv, bufs);
 	health_release(&h);
 	free(a);

@@ -268,8 +268,8 @@ static void test_slurm_parse(void)
 	CHECK(!n.drain);
 }
 
-static void plan_for(const char *rec, enum health_verdict v, const char *cause, int allow_reboot,
-		     struct slurm_plan *p)
+static void plan_tried(const char *rec, enum health_verdict v, const char *cause, int allow_reboot,
+		       int tried, struct slurm_plan *p)
 {
 	struct slurm_node n;
 	struct health h;
@@ -281,8 +281,14 @@ static void plan_for(const char *rec, enum health_verdict v, const char *cause, 
 		health_set_unknown(&h, "timeout");
 	health_verdict(&h);
 	slurm_node_parse(rec, strlen(rec), &n);
-	slurm_plan(&n, &h, allow_reboot, p);
+	slurm_plan(&n, &h, allow_reboot, tried, p);
 	health_release(&h);
+}
+
+static void plan_for(const char *rec, enum health_verdict v, const char *cause, int allow_reboot,
+		     struct slurm_plan *p)
+{
+	plan_tried(rec, v, cause, allow_reboot, 0, p);
 }
 
 static void test_slurm_plan(void)
@@ -301,6 +307,9 @@ static void test_slurm_plan(void)
 	CHECK_INT(p.step, SLURM_DRAIN);
 	plan_for(NODE_IDLE, HEALTH_UNHEALTHY, "gpu-lost", 1, &p);
 	CHECK_INT(p.step, SLURM_REBOOT);
+	plan_tried(NODE_IDLE, HEALTH_UNHEALTHY, "gpu-lost", 1, 1, &p);
+	CHECK_INT(p.step, SLURM_DRAIN);
+	CHECK(strstr(p.why, "reboot did not clear") != NULL);
 	plan_for(NODE_IDLE, HEALTH_UNKNOWN, NULL, 1, &p);
 	CHECK_INT(p.step, SLURM_NOTHING);
 	plan_for(ours, HEALTH_UNHEALTHY, "ecc-errors", 0, &p);
