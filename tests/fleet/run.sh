@@ -8,11 +8,12 @@
 cd "$(dirname "$0")/../.." || exit 2
 need=""
 for p in slurmctld slurmd slurm-client munge debootstrap lintian debhelper dpkg-dev man-db \
-	 patchelf bash-completion zsh fish python3-venv; do
+	 patchelf bash-completion zsh fish python3-venv shellcheck; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "== installing:$need"
+	# shellcheck disable=SC2086 # a list of package names
 	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $need) >/dev/null 2>&1 || echo "warning: could not install$need"
 	# Debian starts munge when it is installed; the tests run their own.
