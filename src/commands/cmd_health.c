@@ -11,6 +11,7 @@
  * Every child has a deadline inside the hard one, so the whole command
  * returns in time even when the driver hangs.
  */
+#include "commands/check_run.h"
 #include "commands/commands.h"
 #include "core/buf.h"
 #include "core/child.h"
@@ -23,6 +24,7 @@
 #include "health/health_slurm.h"
 #include "health/health_state.h"
 #include "knowledge/kb.h"
+#include "probes/inventory.h"
 #include "report/report.h"
 
 #include <getopt.h>
@@ -70,6 +72,7 @@ static void health_usage(FILE *f)
 
 static int health_layers_child(const struct gd_ctx *ctx, int hardware_only)
 {
+	struct inventory inv;
 	struct report rep;
 	struct health h;
 	struct err e = ERR_INIT;
@@ -79,9 +82,10 @@ static int health_layers_child(const struct gd_ctx *ctx, int hardware_only)
 		fprintf(stderr, "gpudoctor: %s\n", e.msg);
 		return 2;
 	}
+	inventory_init(&inv);
 	report_init(&rep);
 	health_init(&h);
-	health_layers_run(ctx, kb, hardware_only, &rep);
+	check_run_upto(ctx, kb, &inv, &rep, hardware_only ? LAYER_HARDWARE : LAYER_CUDA);
 	health_layers_from_report(&rep, &h);
 	for (size_t i = 0; i < h.n; i++) {
 		char key[48];
@@ -99,6 +103,7 @@ static int health_layers_child(const struct gd_ctx *ctx, int hardware_only)
 	kv_end();
 	health_release(&h);
 	report_release(&rep);
+	inventory_release(&inv);
 	kb_close(kb);
 	return 0;
 }
