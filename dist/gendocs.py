@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 OPT_RE = re.compile(r"^ {1,4}(-[A-Za-z0-9](?:, |/))?(--?[A-Za-z0-9][-A-Za-z0-9]*)"
-                    r"(?:(=|\s)([A-Z][A-Z0-9_:.|-]*|\[?=?[A-Za-z|]+\]?))?(?:\.\.\.)?(?:\s{2,}(.*))?$")
+                    r"((?:[ =]\S+)*)(?:\s{2,}(.*))?$")
 
 
 def run_help(binary, *args):
@@ -51,6 +51,8 @@ class Option:
 
     def arg_kind(self):
         a = (self.arg or "").strip("[]=")
+        if " " in a:
+            return "value"
         if not a:
             return None
         if a in ("DIR",) or a.endswith("DIR"):
@@ -92,10 +94,8 @@ class Help:
             m = OPT_RE.match(line)
             if m and line.lstrip().startswith("-"):
                 short = (m.group(1) or "").rstrip(", /") or None
-                arg = m.group(4)
-                if arg and m.group(3) == "=" and not arg.startswith("="):
-                    arg = "=" + arg
-                cur = Option(short, m.group(2), arg, (m.group(5) or "").strip())
+                arg = (m.group(3) or "").strip() or None
+                cur = Option(short, m.group(2), arg, (m.group(4) or "").strip())
                 opts.append(cur)
             elif cur is not None and line.startswith("      ") and not line.lstrip().startswith("-"):
                 cur.desc = (cur.desc + " " + line.strip()).strip()
@@ -105,6 +105,12 @@ class Help:
         if is_opts and opts:
             self.options += opts
             self.blocks.append(("options", heading, opts))
+        elif any(re.match(r"^ {1,4}-", line) for line in block):
+            # An option line the parser cannot read would silently vanish
+            # from the man page and the completions: stop the build instead.
+            raise SystemExit("gendocs: cannot parse this option block of --help "
+                             "(format: '  --name ARG   description', continuation lines "
+                             "indented deeper):\n" + "\n".join(block))
         elif heading and all(line.startswith(" ") for line in block):
             self.blocks.append(("literal", heading, [line.strip() for line in block]))
         else:

@@ -5,6 +5,7 @@ import glob
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -75,12 +76,47 @@ class TestMakeInstall(unittest.TestCase):
     def test_slurm_wrapper_runs(self):
         d = self.install("/usr/local")
         wrapper = os.path.join(d, "libexec/gpudoctor/slurm-health-check")
-        text = open(wrapper).read().replace("/usr/local/bin/gpudoctor", GD)
+        with open(wrapper) as f:
+            text = f.read().replace("/usr/local/bin/gpudoctor", GD)
         with open(wrapper, "w") as f:
             f.write(text)
         p = subprocess.run(["sh", "-n", wrapper])
         self.assertEqual(p.returncode, 0)
 
+
+    def test_gendocs_picks_up_a_new_command_and_refuses_unparsable_help(self):
+        fake = os.path.join(self.tmp, "fakegd")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "case \"$1\" in\n"
+                    "--version) echo 'gpudoctor 9.9' ;;\n"
+                    "--help) printf 'usage: gpudoctor <command>\\n\\ncommands:\\n"
+                    "  newcmd   a command added today\\n  broken   help it cannot read\\n\\n"
+                    "global options:\\n  --root DIR   inside DIR\\n' ;;\n"
+                    "newcmd) printf 'usage: gpudoctor newcmd [--fast]\\n\\nDoes it.\\n\\n"
+                    "  --fast       quickly\\n  --out FILE   write FILE\\n' ;;\n"
+                    "broken) printf 'usage: gpudoctor broken\\n\\n  --ok   fine\\n  -- what\\n' ;;\n"
+                    "esac\n")
+        os.chmod(fake, 0o755)
+        out = os.path.join(self.tmp, "docs")
+        p = subprocess.run([sys.executable, os.path.join(REPO, "dist", "gendocs.py"), fake, out],
+                           capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("cannot parse this option block", p.stderr)
+        with open(fake) as f:
+            text = f.read().replace("  broken   help it cannot read\\n", "")
+        with open(fake, "w") as f:
+            f.write(text)
+        p = subprocess.run([sys.executable, os.path.join(REPO, "dist", "gendocs.py"), fake, out],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "man", "gpudoctor-newcmd.1")) as f:
+            page = f.read()
+        self.assertIn("\\-\\-fast", page)
+        with open(os.path.join(out, "completions", "gpudoctor.bash")) as f:
+            bash = f.read()
+        self.assertIn("--out) COMPREPLY=($(compgen -f", bash)
+        self.assertIn("newcmd", bash)
 
     def test_shipped_scripts_pass_shellcheck(self):
         import shutil
