@@ -20,11 +20,14 @@ The help format it reads (every command's --help follows it):
 An option's argument word says what to complete: DIR -> directories,
 PATH/FILE -> files, anything else -> nothing.
 
-SOURCE_DATE_EPOCH (reproducible builds) dates the pages.
+SOURCE_DATE_EPOCH (reproducible builds) dates the pages.  GENDOCS_EXEC is a
+prefix for running BINARY, for a cross build: GENDOCS_EXEC="qemu-aarch64 -L
+/usr/aarch64-linux-gnu" (the help text does not depend on the architecture).
 """
 import datetime
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -32,8 +35,12 @@ OPT_RE = re.compile(r"^ {1,4}(-[A-Za-z0-9](?:, |/))?(--?[A-Za-z0-9][-A-Za-z0-9]*
                     r"((?:[ =]\S+)*)(?:\s{2,}(.*))?$")
 
 
+def runner(binary):
+    return shlex.split(os.environ.get("GENDOCS_EXEC", "")) + [binary]
+
+
 def run_help(binary, *args):
-    p = subprocess.run([binary] + list(args) + ["--help"], capture_output=True, text=True,
+    p = subprocess.run(runner(binary) + list(args) + ["--help"], capture_output=True, text=True,
                        timeout=30, env=dict(os.environ, NO_COLOR="1"))
     if p.returncode != 0:
         raise SystemExit(f"gendocs: '{binary} {' '.join(args)} --help' exited {p.returncode}: {p.stderr}")
@@ -41,7 +48,8 @@ def run_help(binary, *args):
 
 
 def version(binary):
-    out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout
+    out = subprocess.run(runner(binary) + ["--version"], capture_output=True, text=True,
+                         timeout=30).stdout
     return out.split()[-1] if out.split() else "unknown"
 
 

@@ -23,6 +23,9 @@ BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR    ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR   ?= $(DATADIR)/fish/vendor_completions.d
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# How to run the built binary for `make docs` in a cross build, e.g.
+# DOCS_EXEC="qemu-aarch64 -L /usr/aarch64-linux-gnu" (docs/fleet.md).
+DOCS_EXEC     ?=
 
 DOCS_STAMP    := $(B)/docs/.stamp
 DIST_UNITS     = $(wildcard dist/systemd/*.service dist/systemd/*.timer dist/systemd/*.socket)
@@ -36,7 +39,7 @@ docs: $(DOCS_STAMP)
 
 $(DOCS_STAMP): $(B)/gpudoctor dist/gendocs.py
 	@mkdir -p $(B)/docs
-	$(PYTHON) dist/gendocs.py $(B)/gpudoctor $(B)/docs
+	GENDOCS_EXEC="$(DOCS_EXEC)" $(PYTHON) dist/gendocs.py $(B)/gpudoctor $(B)/docs
 	@touch $@
 
 install: install-dist

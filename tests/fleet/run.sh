@@ -8,7 +8,8 @@
 cd "$(dirname "$0")/../.." || exit 2
 need=""
 for p in slurmctld slurmd slurm-client munge debootstrap lintian debhelper dpkg-dev man-db \
-	 patchelf bash-completion zsh fish python3-venv shellcheck; do
+	 patchelf bash-completion zsh fish python3-venv shellcheck \
+	 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
