@@ -17,7 +17,8 @@ set -u
 cd "$(dirname "$0")/.."
 total_p=0 total_f=0 total_s=0
 need=""
-for tool in gcc make clang cppcheck python3; do
+# shellcheck: tests/e2e/test_plan.py lints the scripts `gpudoctor plan --format sh` writes
+for tool in gcc make clang cppcheck python3 shellcheck; do
 	command -v "$tool" >/dev/null 2>&1 || need="$need $tool"
 done
 if [ -n "$need" ]; then

@@ -8,6 +8,7 @@
  * checks do not run and they are reported as blocked, while their static
  * findings are still shown.
  */
+#include "bench/bench_deep.h"
 #include "commands/commands.h"
 #include "commands/check_run.h"
 #include "core/ctx.h"
@@ -47,8 +48,8 @@ static const struct layer_step steps[LAYER_COUNT] = {
 static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
-	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
-	      "                       [--format text|json|markdown]\n"
+	      "                       [--live] [--deep] [--python PATH]... [--site-packages DIR]...\n"
+	      "                       [--format text|json|markdown] [--upto LAYER | --layer LAYER]\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "containers, devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
@@ -58,11 +59,18 @@ static void check_usage(FILE *f)
 	      "  --live                 also run each Python environment's interpreter (in a\n"
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
+	      "  --deep                 also run one small cuDNN convolution on each GPU and,\n"
+	      "                         with two GPUs or more, one NCCL all-reduce, both checked\n"
 	      "  --format FORMAT        text (default), json (as --json) or markdown: a\n"
 	      "                         GitHub-ready block for bug reports (summary, versions,\n"
 	      "                         findings in a <details> element)\n"
 	      "  --python PATH          also inspect this interpreter's environment\n"
-	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
+	      "  --site-packages DIR    also inspect this site-packages directory\n"
+	      "  --upto LAYER           check the layers up to LAYER only (the step of an install\n"
+	      "                         that just set LAYER up: gpudoctor plan prints these)\n"
+	      "  --layer LAYER          report one layer (the layers below it are checked, as it\n"
+	      "                         stands on them; exit status 1 when it fails or is blocked)\n"
+	      "LAYER: hardware, kernel, containers, devices, driver, cuda, libraries, frameworks.\n", f);
 }
 
 
@@ -144,6 +152,8 @@ int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct invento
 		if (in.live)
 			s->probe_live(ctx, inv);
 		s->judge(&in, rep);
+		if (s->id == LAYER_LIBRARIES && in.live && ctx->deep)
+			bench_deep_check(ctx, inv, rep);
 		if (in.blocked) {
 			report_block(rep, s->id, (enum layer_id)blocked_by);
 		} else if (report_layer_worst(rep, s->id) == STATUS_FAIL) {
@@ -158,16 +168,64 @@ int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct invento
 	return 0;
 }
 
+/* --upto/--layer: the layers above `top` were neither probed nor judged; say so. */
+static void mark_not_checked(struct report *rep, int top)
+{
+	for (int l = top + 1; l < LAYER_COUNT; l++)
+		report_skip(rep, (enum layer_id)l, "check.not-checked", "not checked: the check stopped at the %s "
+			    "layer (--upto/--layer)", layer_name((enum layer_id)top));
+	report_finish(rep);
+}
+
+/*
+ * --layer: the layers below were checked because the one asked about stands
+ * on them; their findings are not its answer, so they leave the report (a
+ * failure below still shows, as the reason this layer is blocked).
+ */
+static void keep_one_layer(struct report *rep, int only)
+{
+	size_t kept = 0;
+	int by = rep->layers[only].status == STATUS_BLOCKED ? rep->layers[only].blocked_by : -1;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		/* the layer's own findings, and the failures of the layer that blocks it */
+		if ((int)rep->findings[i].layer == only ||
+		    ((int)rep->findings[i].layer == by && rep->findings[i].status == STATUS_FAIL)) {
+			rep->findings[kept++] = rep->findings[i];
+			continue;
+		}
+		free(rep->findings[i].id);
+		free(rep->findings[i].title);
+		for (size_t k = 0; k < rep->findings[i].nevidence; k++)
+			free(rep->findings[i].evidence[k]);
+		free(rep->findings[i].evidence);
+		free(rep->findings[i].fix);
+	}
+	rep->n = kept;
+	for (int l = 0; l < only; l++)
+		if (l != by) {
+			report_skip(rep, (enum layer_id)l, "check.not-shown", "not shown: --layer %s",
+				    layer_name((enum layer_id)only));
+			rep->layers[l].status = STATUS_SKIPPED;
+			rep->layers[l].blocked_by = -1;
+		}
+	report_finish(rep);
+}
+
 int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "deep", no_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
+		{ "upto", required_argument, NULL, 'U' },
+		{ "layer", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int top = LAYER_COUNT - 1, only = -1;
 	struct gd_ctx cctx = *ctx;
 	const char **pys = xcalloc((size_t)argc + 1, sizeof(*pys));
 	const char **sites = xcalloc((size_t)argc + 1, sizeof(*sites));
@@ -201,11 +259,27 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'L':
 			cctx.live = 1;
 			break;
+		case 'D':
+			cctx.deep = 1;
+			break;
 		case 'P':
 			pys[cctx.npython_paths++] = optarg;
 			break;
 		case 'S':
 			sites[cctx.nsite_dirs++] = optarg;
+			break;
+		case 'U':
+		case 'Y':
+			if (layer_from_name(optarg) < 0 || (c == 'U' ? only >= 0 : top != LAYER_COUNT - 1)) {
+				fprintf(stderr, "gpudoctor check: --%s '%s': expected one layer of hardware, kernel, "
+					"containers, devices, driver, cuda, libraries, frameworks (and one of "
+					"--upto/--layer)\n", c == 'U' ? "upto" : "layer", optarg);
+				ret = 2;
+				goto out_opts;
+			}
+			top = layer_from_name(optarg);
+			if (c == 'Y')
+				only = top;
 			break;
 		default:
 			check_usage(stderr);
@@ -231,7 +305,11 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	}
 	inventory_init(&inv);
 	report_init(&rep);
-	check_run(ctx, kb, &inv, &rep);
+	check_run_upto(ctx, kb, &inv, &rep, top);
+	if (top < LAYER_COUNT - 1)
+		mark_not_checked(&rep, top);
+	if (only >= 0)
+		keep_one_layer(&rep, only);
 	if (markdown)
 		render_markdown(ctx, &rep, &inv, &out);
 	else if (ctx->json)
@@ -240,6 +318,8 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		render_text(ctx, &rep, &inv, &out);
 	fwrite(out.s, 1, out.len, stdout);
 	ret = rep.status == STATUS_FAIL ? 1 : 0;
+	if (only >= 0 && rep.layers[only].status == STATUS_BLOCKED)
+		ret = 1;	/* the layer asked about cannot work yet */
 	buf_release(&out);
 	report_release(&rep);
 	inventory_release(&inv);

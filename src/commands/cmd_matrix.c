@@ -29,6 +29,8 @@ static void usage(FILE *f)
 	      "  --gpu NAME      GPU by name (\"RTX 4090\", \"H100 PCIe\")\n"
 	      "  --cc X.Y        compute capability (8.9)\n"
 	      "  --pci VEN:DEV   GPU by PCI id (10de:2684)\n"
+	      "  --cupy V        CuPy release (14, 13): its wheels per CUDA major\n"
+	      "  --nccl          where NCCL comes from (pip wheel or the distribution's libnccl2)\n"
 	      "  --solve         read this machine's GPUs and driver (or --root's) and answer\n"
 	      "                  the newest TensorFlow, PyTorch and JAX that run, with the\n"
 	      "                  install commands, and what a driver upgrade would unlock\n"
@@ -56,6 +58,8 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		{ "cc", required_argument, NULL, 'C' },
 		{ "pci", required_argument, NULL, 'P' },
 		{ "solve", no_argument, NULL, 's' },
+		{ "cupy", required_argument, NULL, 'u' },
+		{ "nccl", no_argument, NULL, 'n' },
 		{ "kb-info", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -80,6 +84,8 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'C': q.cc = optarg; break;
 		case 'P': q.pci = optarg; break;
 		case 's': q.solve = 1; break;
+		case 'u': q.cupy = optarg; break;
+		case 'n': q.nccl = 1; break;
 		case 'i': info = 1; break;
 		case 'h': usage(stdout); return 0;
 		default:

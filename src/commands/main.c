@@ -26,6 +26,7 @@ struct command {
 static const struct command commands[] = {
 	{ "check", cmd_check, "verify the GPU stack, link by link, bottom-up", 0 },
 	{ "matrix", cmd_matrix, "query the version contract (what runs with what)", 0 },
+	{ "plan", cmd_plan, "the install steps for a framework release, each verified", 0 },
 	{ "which", cmd_which, "which file the loader would load for a soname, and why", 0 },
 	{ "explain", cmd_explain, "explain an error log: its causes, confirmed on this machine, and the fix", 0 },
 	{ "bench", cmd_bench, "measure copy bandwidth and GEMM throughput against the hardware's limits", 0 },

@@ -22,6 +22,8 @@ struct matrix_query {
 	const char *gpu;		/* name */
 	const char *cc;			/* "8.9" */
 	const char *pci;		/* "10de:2684" */
+	const char *cupy;		/* CuPy major ("14"), or NULL */
+	int nccl;			/* where NCCL comes from */
 	int solve;
 };
 
@@ -37,6 +39,8 @@ struct matrix_item {
 	char why[1024];
 	char install[256];	/* "" none */
 	const char *source;
+	const char *table;	/* the knowledge-base table the answer comes from ("tf.tsv") */
+	int known_failure;	/* no because of a reported failure (failures.tsv) */
 };
 
 #define MATRIX_MAX 64

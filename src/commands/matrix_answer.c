@@ -54,7 +54,7 @@ static void judge(struct matrix_result *r, int ok)
 }
 
 static struct matrix_item *item(struct matrix_result *r, const char *what, const char *version,
-				const struct kb_verdict *v, const char *install)
+				const struct kb_verdict *v, const char *install, const char *table)
 {
 	struct matrix_item *it;
 
@@ -67,7 +67,15 @@ static struct matrix_item *item(struct matrix_result *r, const char *what, const
 	snprintf(it->why, sizeof(it->why), "%s", v->why);
 	snprintf(it->install, sizeof(it->install), "%s", install ? install : "");
 	it->source = v->source;
+	it->table = table;
 	return it;
+}
+
+/* A "no" that a recorded failure report makes: the item says so. */
+static void known_failure(struct matrix_item *it, const struct kb_fit *f)
+{
+	if (it && f->failure && it->ok == 0)
+		it->known_failure = 1;
 }
 
 /* The context every fit is judged in. */
@@ -75,16 +83,38 @@ struct env {
 	const char *driver;
 	int ma, mi, dc;
 	int cuda_major;		/* -1: any */
+	int cuda;		/* --cuda as 12040: builds needing a newer one are out; -1 any */
+	const struct kb_gpu *gpu;
 };
 
-static const struct kb_tf *newest_tf(const struct kb *kb, const struct env *x, struct kb_verdict *v)
+static struct kb_target target(const struct env *x)
 {
+	struct kb_target t = { x->driver, x->gpu, x->ma, x->mi, x->dc };
+
+	/* --cc given against a GPU row: the row's CC was checked against it */
+	if (x->gpu && (x->gpu->cc_major != x->ma || x->gpu->cc_minor != x->mi))
+		t.gpu = NULL;
+	return t;
+}
+
+/* Is a build for CUDA `cuda` outside the --cuda the user has? */
+static int cuda_excluded(const struct env *x, int cuda)
+{
+	if (x->cuda_major > 0 && cuda / 1000 != x->cuda_major)
+		return 1;
+	return x->cuda > 0 && cuda > x->cuda;
+}
+
+static const struct kb_tf *newest_tf(const struct kb *kb, const struct env *x, struct kb_fit *f)
+{
+	struct kb_target tg = target(x);
+
 	for (size_t i = 0; i < kb_tf_count(kb); i++) {
 		const struct kb_tf *t = kb_tf_at(kb, i);
 
-		if (x->cuda_major > 0 && t->cuda_version / 1000 != x->cuda_major)
+		if (cuda_excluded(x, t->cuda_version))
 			continue;
-		if (kb_tf_fits(kb, t, x->driver, x->ma, x->mi, x->dc, v) != 0)
+		if (kb_tf_fit(kb, t, &tg, f) != 0)
 			return t;
 	}
 	return NULL;
@@ -103,59 +133,49 @@ static int torch_better(const struct kb_torch *a, int aok, const struct kb_torch
 }
 
 static const struct kb_torch *newest_torch(const struct kb *kb, const struct env *x, const char *only,
-					   struct kb_verdict *v)
+					   struct kb_fit *f)
 {
 	const struct kb_torch *best = NULL;
-	struct kb_verdict bv = { -1, "", NULL };
+	struct kb_target tg = target(x);
+	struct kb_fit bf;
 
 	for (size_t i = 0; i < kb_torch_count(kb); i++) {
 		const struct kb_torch *t = kb_torch_at(kb, i);
-		struct kb_verdict tv;
+		struct kb_fit tf;
 		int ok;
 
 		if (best && strcmp(best->version, t->version))
 			break;	/* rows are grouped by release, newest first */
 		if (only && version_cmp_str(t->version, only) != 0)
 			continue;
-		if (x->cuda_major > 0 && t->cuda_version / 1000 != x->cuda_major)
+		if (cuda_excluded(x, t->cuda_version))
 			continue;
-		ok = kb_torch_fits(kb, t, x->driver, x->ma, x->mi, x->dc, &tv);
+		ok = kb_torch_fit(kb, t, &tg, &tf);
 		if (ok == 0)
 			continue;
-		if (!best || torch_better(t, ok, best, bv.ok)) {
+		if (!best || torch_better(t, ok, best, bf.v.ok)) {
 			best = t;
-			bv = tv;
+			bf = tf;
 		}
 	}
 	if (best)
-		*v = bv;
+		*f = bf;
 	return best;
 }
 
-static const struct kb_jax *newest_jax(const struct kb *kb, const struct env *x, struct kb_verdict *v)
+static const struct kb_jax *newest_jax(const struct kb *kb, const struct env *x, struct kb_fit *f)
 {
+	struct kb_target tg = target(x);
+
 	for (size_t i = 0; i < kb_jax_count(kb); i++) {
 		const struct kb_jax *j = kb_jax_at(kb, i);
 
-		if (x->cuda_major > 0 && j->cuda_min / 1000 != x->cuda_major)
+		if (cuda_excluded(x, j->cuda_min))
 			continue;
-		if (kb_jax_fits(kb, j, x->driver, x->ma, x->mi, x->dc, v) != 0)
+		if (kb_jax_fit(kb, j, NULL, &tg, f) != 0)
 			return j;
 	}
 	return NULL;
-}
-
-static void jax_install(const struct kb_jax *j, const char *version, char *out, size_t n)
-{
-	const char *p = strstr(j->install, "VERSION");
-
-	if (p)
-		snprintf(out, n, "%.*s%s%s", (int)(p - j->install), j->install,
-			 version ? version : j->jax_to ? j->jax_to : j->jax_from, p + 7);
-	else if (version)
-		snprintf(out, n, "pip install \"jax[%s]==%s\"", j->plugin, version);
-	else
-		snprintf(out, n, "%s", j->install);
 }
 
 static void jax_label(const struct kb_jax *j, char *out, size_t n)
@@ -190,33 +210,31 @@ static void tf_loader_note(const struct kb *kb, const struct kb_tf *t, struct ma
 static void newest_all(const struct kb *kb, const struct env *x, struct matrix_result *r,
 		       const char *prefix)
 {
-	struct kb_verdict v = { -1, "", NULL };
-	char label[64], cmd[256], what[64];
-	const struct kb_tf *t = newest_tf(kb, x, &v);
+	struct kb_fit f;
+	char label[64], what[64];
+	const struct kb_tf *t = newest_tf(kb, x, &f);
 	const struct kb_torch *p;
 	const struct kb_jax *j;
 
 	snprintf(what, sizeof(what), "%stensorflow", prefix);
 	if (t) {
-		item(r, what, t->version, &v, t->install);
+		known_failure(item(r, what, t->version, &f.v, f.install, "tf.tsv"), &f);
 		tf_loader_note(kb, t, r);
 	} else
-		item(r, what, "none", &(struct kb_verdict){ 0, "no TensorFlow release in the knowledge base fits", NULL }, NULL);
+		item(r, what, "none", &(struct kb_verdict){ 0, "no TensorFlow release in the knowledge base fits", NULL, 0 }, NULL, "tf.tsv");
 	snprintf(what, sizeof(what), "%storch", prefix);
-	if ((p = newest_torch(kb, x, NULL, &v))) {
+	if ((p = newest_torch(kb, x, NULL, &f))) {
 		snprintf(label, sizeof(label), "%s+%s", p->version, p->variant);
-		kb_torch_install(p, cmd, sizeof(cmd));
-		item(r, what, label, &v, cmd);
+		known_failure(item(r, what, label, &f.v, f.install, "torch.tsv"), &f);
 	} else {
-		item(r, what, "none", &(struct kb_verdict){ 0, "no PyTorch release in the knowledge base fits", NULL }, NULL);
+		item(r, what, "none", &(struct kb_verdict){ 0, "no PyTorch release in the knowledge base fits", NULL, 0 }, NULL, "torch.tsv");
 	}
 	snprintf(what, sizeof(what), "%sjax", prefix);
-	if ((j = newest_jax(kb, x, &v))) {
+	if ((j = newest_jax(kb, x, &f))) {
 		jax_label(j, label, sizeof(label));
-		jax_install(j, NULL, cmd, sizeof(cmd));
-		item(r, what, label, &v, cmd);
+		known_failure(item(r, what, label, &f.v, f.install, "jax.tsv"), &f);
 	} else {
-		item(r, what, "none", &(struct kb_verdict){ 0, "no JAX CUDA plugin in the knowledge base fits", NULL }, NULL);
+		item(r, what, "none", &(struct kb_verdict){ 0, "no JAX CUDA plugin in the knowledge base fits", NULL, 0 }, NULL, "jax.tsv");
 	}
 }
 
@@ -337,7 +355,10 @@ static int ask_tf(const struct kb *kb, const char *ver, const struct env *x, int
 		  struct matrix_result *r, struct err *e)
 {
 	const struct kb_tf *t = kb_tf_release(kb, ver);
-	struct kb_verdict v;
+	struct kb_verdict v = { -1, "", NULL, 0 };
+	struct kb_target tg = target(x);
+	struct kb_fit f;
+	const char *win = kb_fact(kb, "tf.windows_gpu_last");
 
 	if (!t)
 		return err_set(e, "TensorFlow %s is not in the knowledge base (it has 1.13 .. %s)", ver,
@@ -347,17 +368,29 @@ static int ask_tf(const struct kb *kb, const char *ver, const struct env *x, int
 	min_driver_fact(kb, "tensorflow driver", t->cuda_version, r);
 	fact(r, "tensorflow archs", "%s%s", t->archs ? t->archs : "not recorded",
 	     t->archs_conf && !strcmp(t->archs_conf, "3P") ? " (third-party evidence)" : "");
-	if (cuda > 0 && cuda / 1000 != t->cuda_version / 1000) {
+	if (win && version_cmp_str(t->version, win) > 0)
+		fact(r, "tensorflow windows", "no GPU on native Windows: the last native-Windows GPU release is "
+		     "TensorFlow %s (%s); use WSL2", win, kb_fact(kb, "tf.windows_gpu_last_config") ?
+		     kb_fact(kb, "tf.windows_gpu_last_config") : "?");
+	else if (win)
+		fact(r, "tensorflow windows", "GPU on native Windows up to TensorFlow %s (the last one)", win);
+	if (!t->pip_cudnn)
+		fact(r, "tensorflow system", "CUDA %s and cuDNN %s must be installed system-wide (no [and-cuda] "
+		     "extra before TensorFlow %s)", t->cuda, t->cudnn, kb_fact(kb, "tf.and_cuda_first") ?
+		     kb_fact(kb, "tf.and_cuda_first") : "2.14");
+	if (cuda > 0 && (cuda / 1000 != t->cuda_version / 1000 || cuda < t->cuda_version)) {
 		v.ok = 0;
 		v.source = t->source;
-		snprintf(v.why, sizeof(v.why), "TensorFlow %s is built for CUDA %s, a different major than CUDA %d.%d",
-			 t->version, t->cuda, cuda / 1000, cuda % 1000 / 10);
-		item(r, "tensorflow", t->version, &v, t->install);
+		snprintf(v.why, sizeof(v.why), "TensorFlow %s is built for CUDA %s, %s than CUDA %d.%d",
+			 t->version, t->cuda, cuda / 1000 != t->cuda_version / 1000 ? "a different major" : "newer",
+			 cuda / 1000, cuda % 1000 / 10);
+		item(r, "tensorflow", t->version, &v, t->install, "tf.tsv");
 		judge(r, 0);
 		return 0;
 	}
-	kb_tf_fits(kb, t, x->driver, x->ma, x->mi, x->dc, &v);
-	item(r, "tensorflow", t->version, &v, t->install);
+	kb_tf_fit(kb, t, &tg, &f);
+	known_failure(item(r, "tensorflow", t->version, &f.v, f.install, "tf.tsv"), &f);
+	v = f.v;
 	tf_loader_note(kb, t, r);
 	if (x->driver || x->ma >= 0)
 		judge(r, v.ok);
@@ -367,9 +400,10 @@ static int ask_tf(const struct kb *kb, const char *ver, const struct env *x, int
 static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, struct matrix_result *r,
 		     struct err *e)
 {
-	char vbuf[32], *plus, cmd[256], label[64];
+	char vbuf[32], *plus, label[64];
 	const char *variant = NULL;
 	int any = 0, best = 0;
+	struct kb_target tg = target(x);
 
 	snprintf(vbuf, sizeof(vbuf), "%s", ver);
 	if ((plus = strchr(vbuf, '+'))) {
@@ -381,16 +415,22 @@ static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, 
 			       kb_torch_count(kb) ? kb_torch_at(kb, 0)->version : "?");
 	for (size_t i = 0; i < kb_torch_count(kb); i++) {
 		const struct kb_torch *t = kb_torch_at(kb, i);
+		struct kb_fit f;
 		struct kb_verdict v;
 
 		if (kb_torch_release(kb, vbuf, t->variant) != t || (variant && strcasecmp(variant, t->variant)))
 			continue;
 		if (x->cuda_major > 0 && t->cuda_version / 1000 != x->cuda_major)
 			continue;
-		kb_torch_fits(kb, t, x->driver, x->ma, x->mi, x->dc, &v);
+		kb_torch_fit(kb, t, &tg, &f);
+		v = f.v;
+		if (cuda_excluded(x, t->cuda_version)) {
+			v.ok = 0;
+			snprintf(v.why, sizeof(v.why), "needs CUDA %d.%d, newer than CUDA %d.%d", t->cuda_version / 1000,
+				 t->cuda_version % 1000 / 10, x->cuda / 1000, x->cuda % 1000 / 10);
+		}
 		snprintf(label, sizeof(label), "%s+%s", t->version, t->variant);
-		kb_torch_install(t, cmd, sizeof(cmd));
-		item(r, "torch", label, &v, cmd);
+		known_failure(item(r, "torch", label, &v, f.install, "torch.tsv"), &f);
 		fact(r, label, "Python %s, CUDA %d.%d, cuDNN %s, archs %s, %s%s", t->python ? t->python : "?",
 		     t->cuda_version / 1000, t->cuda_version % 1000 / 10, t->cudnn ? t->cudnn : "?",
 		     t->archs ? t->archs : "not recorded", t->stable ? "stable" : "experimental",
@@ -400,10 +440,10 @@ static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, 
 			best = v.ok;
 	}
 	if (!any) {
-		struct kb_verdict v = { 0, "", NULL };
+		struct kb_verdict v = { 0, "", NULL, 0 };
 
 		snprintf(v.why, sizeof(v.why), "PyTorch %s has no wheel for CUDA %d.x", ver, x->cuda_major);
-		item(r, "torch", ver, &v, NULL);
+		item(r, "torch", ver, &v, NULL, "torch.tsv");
 	}
 	if (x->driver || x->ma >= 0 || x->cuda_major > 0)
 		judge(r, any ? best : 0);
@@ -414,24 +454,29 @@ static int ask_jax(const struct kb *kb, const char *ver, const struct env *x, st
 		   struct err *e)
 {
 	int any = 0, best = 0;
-	char label[64], cmd[256];
+	char label[64];
+	struct kb_target tg = target(x);
 
+	if (kb_jax_released(kb, ver) == 0)
+		return err_set(e, "JAX %s was never released (PyPI lists %s)", ver,
+			       kb_fact(kb, "jax.releases") ? kb_fact(kb, "jax.releases") : "?");
 	for (size_t i = 0; i < kb_jax_count(kb); i++) {
 		const struct kb_jax *j = kb_jax_at(kb, i);
 		struct kb_verdict v;
+		struct kb_fit f;
 
 		if (kb_jax_release(kb, ver, j->plugin) != j)
 			continue;
 		if (x->cuda_major > 0 && j->cuda_min / 1000 != x->cuda_major)
 			continue;
-		kb_jax_fits(kb, j, x->driver, x->ma, x->mi, x->dc, &v);
+		kb_jax_fit(kb, j, ver, &tg, &f);
+		v = f.v;
 		jax_label(j, label, sizeof(label));
-		jax_install(j, ver, cmd, sizeof(cmd));
 		fact(r, label, "CUDA >= %d.%d, cuDNN >= %s and < %s, driver >= %s, compute capability >= %d.%d%s%s",
 		     j->cuda_min / 1000, j->cuda_min % 1000 / 10, j->cudnn_min ? j->cudnn_min : "?",
 		     j->cudnn_max ? j->cudnn_max : "?", j->min_driver ? j->min_driver : "?",
 		     j->min_cc_major, j->min_cc_minor, j->archs ? ", archs " : "", j->archs ? j->archs : "");
-		item(r, "jax", label, &v, cmd);
+		known_failure(item(r, "jax", label, &v, f.install, "jax.tsv"), &f);
 		any = 1;
 		if (v.ok == 1 || (v.ok == -1 && best == 0))
 			best = v.ok;
@@ -443,58 +488,116 @@ static int ask_jax(const struct kb *kb, const char *ver, const struct env *x, st
 	return 0;
 }
 
+/*
+ * The lowest driver with which a fit says yes: tried over every driver the
+ * tables name (toolkit minimums, minor-version floors, the GPU's first
+ * driver), so every rule (first driver, PTX JIT, ...) is respected.
+ */
+static const char *lowest_driver(const struct kb *kb, const struct env *x, const struct kb_tf *tf,
+				 const struct kb_torch *pt, const struct kb_jax *j)
+{
+	const char *best = NULL;
+	size_t n = kb_cuda_count(kb) + 4;
+
+	for (size_t i = 0; i < n; i++) {
+		struct env y = *x;
+		struct kb_target tg;
+		struct kb_fit f;
+		const char *d;
+		int ok;
+
+		if (i < kb_cuda_count(kb))
+			d = kb_cuda_at(kb, i)->linux_min;
+		else if (i - kb_cuda_count(kb) < 3)
+			d = kb_cuda_compat_floor(kb, 11 + (int)(i - kb_cuda_count(kb)));
+		else
+			d = kb_gpu_first_driver(kb, x->gpu);
+		if (!d || (best && version_cmp_str(d, best) >= 0))
+			continue;
+		y.driver = d;
+		tg = target(&y);
+		ok = tf ? kb_tf_fit(kb, tf, &tg, &f) : pt ? kb_torch_fit(kb, pt, &tg, &f)
+		   : j ? kb_jax_fit(kb, j, NULL, &tg, &f) : -1;
+		if (ok == 1)
+			best = d;
+	}
+	return best;
+}
+
+static int ask_cupy(const struct kb *kb, const char *ver, const struct env *x, struct matrix_result *r,
+		    struct err *e)
+{
+	struct kb_target tg = target(x);
+	int any = 0, best = 0;
+
+	for (size_t i = 0; i < kb_cupy_count(kb); i++) {
+		const struct kb_cupy *c = kb_cupy_at(kb, i);
+		struct kb_fit f;
+		struct kb_verdict v;
+		char label[64];
+
+		if (version_cmp_str(c->cupy, ver) != 0 && strtol(ver, NULL, 10) != strtol(c->cupy, NULL, 10))
+			continue;
+		if (x->cuda_major > 0 && c->cuda_from / 1000 != x->cuda_major)
+			continue;
+		kb_cupy_fit(kb, c, &tg, &f);
+		v = f.v;
+		snprintf(label, sizeof(label), "%s (%s)", c->cupy, c->package);
+		fact(r, label, "CUDA %d.%d-%d.%d, Python %s", c->cuda_from / 1000, c->cuda_from % 1000 / 10,
+		     c->cuda_to / 1000, c->cuda_to % 1000 / 10, c->python ? c->python : "?");
+		item(r, "cupy", label, &v, f.install, "cupy.tsv");
+		any = 1;
+		if (v.ok == 1 || (v.ok == -1 && best == 0))
+			best = v.ok;
+	}
+	if (!any)
+		return err_set(e, "CuPy %s is not in the knowledge base (it has 13 and 14)", ver);
+	if (x->driver || x->ma >= 0)
+		judge(r, best);
+	return 0;
+}
+
 /* What a newer driver would add to the newest-that-runs answers. */
 static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct matrix_result *r)
 {
 	struct env free_drv = *x;
-	size_t before = r->nitems;
+	size_t before = r->nitems, kept;
 	const struct kb_arch *a = x->ma >= 0 ? kb_arch_info(kb, x->ma, x->mi) : NULL;
+	struct kb_fit f;
+	const struct kb_tf *t;
+	const struct kb_torch *p;
+	const struct kb_jax *j;
 
 	free_drv.driver = NULL;
 	newest_all(kb, &free_drv, r, "with newer driver: ");
+	t = newest_tf(kb, &free_drv, &f);
+	p = newest_torch(kb, &free_drv, NULL, &f);
+	j = newest_jax(kb, &free_drv, &f);
 	for (size_t i = before; i < r->nitems; i++) {
 		struct matrix_item *it = &r->items[i];
 		const struct matrix_item *now = &r->items[i - 3];
-		char need[64] = "";
+		const char *w = it->what + 19, *need;
 
 		if (!strcmp(it->version, now->version) && now->ok != 0) {
 			it->ok = -1;
 			snprintf(it->why, sizeof(it->why), "nothing newer: the current driver already runs it");
 			continue;
 		}
-		/* The lowest driver for that build's CUDA major. */
-		if (!strcmp(it->what + 19, "jax")) {
-			const struct kb_jax *j = newest_jax(kb, &free_drv, &(struct kb_verdict){ 0, "", NULL });
-
-			snprintf(need, sizeof(need), "%s", j && j->min_driver ? j->min_driver : "?");
-		} else {
-			int cuda = -1;
-
-			if (!strcmp(it->what + 19, "tensorflow")) {
-				const struct kb_tf *t = kb_tf_release(kb, it->version);
-
-				cuda = t ? t->cuda_version : -1;
-			} else {
-				char v[32], *plus;
-				const struct kb_torch *t;
-
-				snprintf(v, sizeof(v), "%s", it->version);
-				plus = strchr(v, '+');
-				if (plus)
-					*plus++ = '\0';
-				t = kb_torch_release(kb, v, plus);
-				cuda = t ? t->cuda_version : -1;
-			}
-			snprintf(need, sizeof(need), "%s", cuda > 0 && kb_cuda_compat_floor(kb, cuda / 1000)
-				 ? kb_cuda_compat_floor(kb, cuda / 1000) : "?");
+		if (it->ok == 0)
+			continue;
+		need = !strcmp(w, "tensorflow") ? (t ? lowest_driver(kb, x, t, NULL, NULL) : NULL)
+		     : !strcmp(w, "torch") ? (p ? lowest_driver(kb, x, NULL, p, NULL) : NULL)
+		     : (j ? lowest_driver(kb, x, NULL, NULL, j) : NULL);
+		if (!need) {
+			it->ok = it->ok == 1 ? -1 : it->ok;
+			snprintf(it->why, sizeof(it->why), "no driver in the knowledge base makes it a yes here%s%s",
+				 it->ok < 0 ? ": " : "", it->ok < 0 ? "whether it runs is not known" : "");
+			continue;
 		}
 		if (a && a->last_branch > 0 && atoi(need) > a->last_branch) {
 			it->ok = 0;
 			snprintf(it->why, sizeof(it->why), "needs driver >= %s, but R%d is the last branch for this GPU",
 				 need, a->last_branch);
-		} else if (it->ok == -1) {
-			snprintf(it->why, sizeof(it->why), "needs driver >= %s (its architecture list is not "
-				 "recorded: probably runs)", need);
 		} else {
 			it->ok = 1;
 			snprintf(it->why, sizeof(it->why), "needs driver >= %s", need);
@@ -503,8 +606,7 @@ static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct mat
 	/* Keep only what an upgrade would really add: a release the current
 	 * driver already runs, or one no driver for this GPU can run, is no
 	 * reason to upgrade (the last-branch case has its own note). */
-	size_t kept = before;
-
+	kept = before;
 	for (size_t i = before; i < r->nitems; i++)
 		if (!strncmp(r->items[i].why, "needs driver >= ", 16) && r->items[i].ok != 0)
 			r->items[kept++] = r->items[i];
@@ -517,8 +619,8 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 		  struct matrix_result *r, struct err *e)
 {
 	const struct kb_gpu *g = NULL;
-	struct env x = { q->driver, -1, -1, -1, -1 };
-	int cuda = -1, asked = q->tf || q->torch || q->jax;
+	struct env x = { q->driver, -1, -1, -1, -1, -1, NULL };
+	int cuda = -1, asked = q->tf || q->torch || q->jax || q->cupy || q->nccl;
 
 	memset(r, 0, sizeof(*r));
 	r->verdict = -1;
@@ -571,7 +673,14 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 				note(r, "this machine's GPU 10de:%04x is not in the knowledge base", m->device[0]);
 		} else {
 			note(r, "no NVIDIA GPU found on the PCI bus (/sys/bus/pci/devices)%s",
-			     g ? ": answering for --gpu/--pci" : "");
+			     g || q->cc ? ": answering for --gpu/--pci/--cc" : "");
+			if (!g && !q->cc) {
+				/* nothing runs on a GPU that is not there: never a "yes" */
+				fact(r, "machine gpu", "none: this machine has no NVIDIA GPU, so no framework can use "
+				     "one here (give --gpu NAME to plan for another machine)");
+				r->verdict = 0;
+				return 0;
+			}
 		}
 		if (!x.driver) {
 			if (m->driver[0]) {
@@ -587,6 +696,7 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 		x.ma = g->cc_major;
 		x.mi = g->cc_minor;
 		x.dc = g->datacenter;
+		x.gpu = g;
 	}
 	if (q->cc) {
 		int a, b;
@@ -612,6 +722,7 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 		if ((cuda = kb_parse_cuda(q->cuda)) < 0)
 			return err_set(e, "--cuda '%s': expected a CUDA version like 12.4", q->cuda);
 		x.cuda_major = cuda / 1000;
+		x.cuda = cuda;
 	}
 	if (x.driver) {
 		struct version dv;
@@ -620,14 +731,24 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 			return err_set(e, "--driver '%s': expected a driver version like 535.104.05", x.driver);
 	}
 	if (!asked && !q->cuda && !x.driver && x.ma < 0 && !q->solve)
-		return err_set(e, "nothing to answer: give --tf, --torch, --jax, --cuda, --driver, --gpu, --cc, "
-			       "--pci or --solve (see gpudoctor matrix --help)");
+		return err_set(e, "nothing to answer: give --tf, --torch, --jax, --cupy, --nccl, --cuda, --driver, "
+			       "--gpu, --cc, --pci or --solve (see gpudoctor matrix --help)");
 
 	describe_gpu(kb, g, x.ma, x.mi, r);
 	if (x.driver) {
 		describe_driver(kb, x.driver, x.dc, r);
-		if (x.ma >= 0)
+		if (x.ma >= 0) {
+			struct kb_verdict kv = { -1, "", NULL, 0 };
+			struct kb_target tg = target(&x);
+
 			driver_vs_gpu(kb, x.driver, x.ma, x.mi, r);
+			if (kb_driver_knows_gpu(kb, x.driver, tg.gpu, x.ma, x.mi, &kv) == 0) {
+				fact(r, "driver knows gpu", "no: %s", kv.why);
+				r->verdict = 0;
+			} else {
+				fact(r, "driver knows gpu", "%s: %s", kv.ok == 1 ? "yes" : "unknown", kv.why);
+			}
+		}
 		else
 			branch_notes(kb, x.driver, r);
 	}
@@ -659,6 +780,11 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 		return -1;
 	if (q->jax && ask_jax(kb, q->jax, &x, r, e) < 0)
 		return -1;
+	if (q->cupy && ask_cupy(kb, q->cupy, &x, r, e) < 0)
+		return -1;
+	if (q->nccl && kb_fact(kb, "nccl.origin"))
+		fact(r, "nccl", "%s (source: %s)", kb_fact(kb, "nccl.origin"),
+		     kb_source_url(kb, "nccl-origin") ? kb_source_url(kb, "nccl-origin") : "nccl-origin");
 	if (!asked) {
 		newest_all(kb, &x, r, "");
 		if (x.driver && (q->solve || x.ma >= 0))

@@ -16,17 +16,22 @@ void matrix_render_text(const struct kb *kb, const struct matrix_result *r)
 		printf("%-22s %s\n", r->facts[i].key, r->facts[i].value);
 	if (r->nitems)
 		printf("\n");
+	if (r->nitems && r->verdict == 0)
+		printf("the combination does not work (see the notes); each answer below is judged on its own,\n"
+		       "and a \"yes\" among them is excluded from the answer:\n\n");
 	for (size_t i = 0; i < r->nitems; i++) {
 		const struct matrix_item *it = &r->items[i];
 		const char *url = it->source ? kb_source_url(kb, it->source) : NULL;
 
-		printf("%-5s %s %s\n", yesno(it->ok), it->what, it->version);
+		printf("%-5s %s %s%s\n", yesno(it->ok), it->what, it->version,
+		       it->known_failure ? " (known failure)" : "");
 		if (it->why[0])
 			printf("      %s\n", it->why);
 		if (it->install[0])
 			printf("      install: %s\n", it->install);
-		if (url)
-			printf("      source: %s\n", url);
+		if (url || it->table)
+			printf("      source: %s%s%s%s\n", it->table ? it->table : "", url && it->table ? ", " : "",
+			       url ? url : "", r->verdict == 0 && it->ok == 1 ? "  (excluded)" : "");
 	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		printf("%snote: %s\n", i == 0 ? "\n" : "", r->notes[i]);
@@ -51,6 +56,8 @@ void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const
 	json_str(&j, "gpu", q->gpu);
 	json_str(&j, "cc", q->cc);
 	json_str(&j, "pci", q->pci);
+	json_str(&j, "cupy", q->cupy);
+	json_bool(&j, "nccl", q->nccl);
 	json_bool(&j, "solve", q->solve);
 	json_obj_end(&j);
 	json_tribool(&j, "verdict", r->verdict);
@@ -74,6 +81,9 @@ void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const
 		json_str(&j, "install", it->install[0] ? it->install : NULL);
 		json_str(&j, "source", it->source);
 		json_str(&j, "source_url", it->source ? kb_source_url(kb, it->source) : NULL);
+		json_str(&j, "table", it->table);
+		json_bool(&j, "excluded", r->verdict == 0 && it->ok == 1);
+		json_bool(&j, "known_failure", it->known_failure);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

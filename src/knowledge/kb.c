@@ -20,20 +20,22 @@
 const char *const kb_table_names[KB_NTABLES] = {
 	"sources.tsv", "facts.tsv", "tf.tsv", "torch.tsv", "jax.tsv", "cuda.tsv",
 	"cuda_compat.tsv", "branches.tsv", "archs.tsv", "cudnn.tsv", "sonames.tsv", "gpus.tsv",
+	"gpu_drivers.tsv", "failures.tsv", "cupy.tsv",
 	"xid.tsv",
 };
 
 extern const char kb_data_sources[], kb_data_facts[], kb_data_tf[], kb_data_torch[],
 	kb_data_jax[], kb_data_cuda[], kb_data_cuda_compat[], kb_data_branches[],
 	kb_data_archs[], kb_data_cudnn[], kb_data_sonames[], kb_data_gpus[],
-	kb_data_xid[];
+	kb_data_gpu_drivers[], kb_data_failures[], kb_data_cupy[], kb_data_xid[];
 
 const char *kb_embedded(int i)
 {
 	static const char *const data[KB_NTABLES] = {
 		kb_data_sources, kb_data_facts, kb_data_tf, kb_data_torch, kb_data_jax,
 		kb_data_cuda, kb_data_cuda_compat, kb_data_branches, kb_data_archs,
-		kb_data_cudnn, kb_data_sonames, kb_data_gpus, kb_data_xid,
+		kb_data_cudnn, kb_data_sonames, kb_data_gpus, kb_data_gpu_drivers, kb_data_failures,
+		kb_data_cupy, kb_data_xid,
 	};
 	return i >= 0 && i < KB_NTABLES ? data[i] : NULL;
 }
@@ -311,6 +313,9 @@ static int conv_tf(struct conv *c)
 
 	COLS("version", "python", "compiler", "build_tool", "cudnn", "cuda", "archs",
 	     "archs_conf", "install", "source");
+	/* added later: optional, so that older --kb directories still load */
+	int pip_col = kb_table_col(c->t, "pip_cudnn");
+
 	kb->tf = xcalloc(c->t->nrows + 1, sizeof(*kb->tf));
 	for (c->row = 0; c->row < c->t->nrows; c->row++) {
 		struct kb_tf *r = &kb->tf[kb->ntf];
@@ -327,6 +332,9 @@ static int conv_tf(struct conv *c)
 		r->archs = str(c, col[6]);
 		r->archs_conf = str(c, col[7]);
 		r->install = str(c, col[8]);
+		r->pip_cudnn = pip_col >= 0 ? str(c, pip_col) : NULL;
+		if (r->pip_cudnn && strncmp(r->pip_cudnn, "==", 2) && strncmp(r->pip_cudnn, ">=", 2))
+			return bad(c, pip_col, "a requirement like ==9.3.0.75 or >=9.3.0.75,<10");
 		kb->ntf++;
 	}
 	return 0;
@@ -459,6 +467,8 @@ static int conv_archs(struct conv *c)
 	struct kb *kb = c->kb;
 
 	COLS("sm", "arch", "first_cuda", "last_cuda", "last_branch", "conf", "source");
+	int fd_col = kb_table_col(c->t, "first_driver");	/* optional (older --kb directories) */
+
 	kb->archs = xcalloc(c->t->nrows + 1, sizeof(*kb->archs));
 	for (c->row = 0; c->row < c->t->nrows; c->row++) {
 		struct kb_arch *r = &kb->archs[kb->narchs];
@@ -467,6 +477,7 @@ static int conv_archs(struct conv *c)
 		if (get_cc(c, col[0], &r->cc_major, &r->cc_minor) < 0 ||
 		    get_cuda(c, col[2], 0, &r->first_cuda) < 0 ||
 		    get_int(c, col[4], 1, &r->last_branch) < 0 ||
+		    (fd_col >= 0 && get_version(c, fd_col, 1, &r->first_driver) < 0) ||
 		    get_source(c, col[6], &r->source) < 0)
 			return -1;
 		if (r->cc_major < 0)
@@ -586,6 +597,91 @@ static int conv_gpus(struct conv *c)
 	return 0;
 }
 
+static int conv_gpudrv(struct conv *c)
+{
+	struct kb *kb = c->kb;
+
+	COLS("device", "first_driver", "backports", "names", "source");
+	kb->gpudrv = xcalloc(c->t->nrows + 1, sizeof(*kb->gpudrv));
+	for (c->row = 0; c->row < c->t->nrows; c->row++) {
+		struct kb_gpudrv *r = &kb->gpudrv[kb->ngpudrv];
+		const char *d = str(c, col[0]), *b;
+		char *end;
+
+		if (!d || strlen(d) != 4 || (r->device = (unsigned)strtoul(d, &end, 16), *end))
+			return bad(c, col[0], "a 4-digit hex device id");
+		if (get_version(c, col[1], 1, &r->first_driver) < 0 || get_source(c, col[4], &r->source) < 0)
+			return -1;
+		/* every backport is a driver version */
+		for (b = r->backports = str(c, col[2]); b && *b;) {
+			size_t n = strcspn(b, ";");
+			char one[32];
+			struct version v;
+
+			if (n == 0 || n >= sizeof(one))
+				return bad(c, col[2], "a ';' list of driver versions");
+			memcpy(one, b, n);
+			one[n] = '\0';
+			if (version_parse(one, &v) < 0)
+				return bad(c, col[2], "a ';' list of driver versions");
+			b += n + (b[n] == ';');
+		}
+		r->names = str(c, col[3]);
+		kb->ngpudrv++;
+	}
+	return 0;
+}
+
+static int conv_failures(struct conv *c)
+{
+	struct kb *kb = c->kb;
+
+	COLS("framework", "from", "to", "cc_min", "cc_max", "what", "source");
+	kb->failures = xcalloc(c->t->nrows + 1, sizeof(*kb->failures));
+	for (c->row = 0; c->row < c->t->nrows; c->row++) {
+		struct kb_failure *r = &kb->failures[kb->nfailures];
+		int a, b;
+
+		if (get_version(c, col[1], 0, &r->from) < 0 || get_version(c, col[2], 0, &r->to) < 0 ||
+		    get_source(c, col[6], &r->source) < 0)
+			return -1;
+		if (get_cc(c, col[3], &a, &b) < 0 || a < 0)
+			return a < 0 ? bad(c, col[3], "a compute capability") : -1;
+		r->cc_min = a * 10 + b;
+		if (get_cc(c, col[4], &a, &b) < 0 || a < 0)
+			return a < 0 ? bad(c, col[4], "a compute capability") : -1;
+		r->cc_max = a * 10 + b;
+		r->framework = str(c, col[0]);
+		r->what = str(c, col[5]);
+		if (!r->framework || !r->what)
+			return bad(c, r->framework ? col[5] : col[0], "known");
+		kb->nfailures++;
+	}
+	return 0;
+}
+
+static int conv_cupy(struct conv *c)
+{
+	struct kb *kb = c->kb;
+
+	COLS("cupy", "package", "cuda_from", "cuda_to", "python", "install", "source");
+	kb->cupy = xcalloc(c->t->nrows + 1, sizeof(*kb->cupy));
+	for (c->row = 0; c->row < c->t->nrows; c->row++) {
+		struct kb_cupy *r = &kb->cupy[kb->ncupy];
+
+		if (get_version(c, col[0], 0, &r->cupy) < 0 || get_cuda(c, col[2], 0, &r->cuda_from) < 0 ||
+		    get_cuda(c, col[3], 0, &r->cuda_to) < 0 || get_source(c, col[6], &r->source) < 0)
+			return -1;
+		r->package = str(c, col[1]);
+		r->python = str(c, col[4]);
+		r->install = str(c, col[5]);
+		if (!r->package || !r->install)
+			return bad(c, r->package ? col[5] : col[1], "known");
+		kb->ncupy++;
+	}
+	return 0;
+}
+
 static int conv_xid(struct conv *c)
 {
 	struct kb *kb = c->kb;
@@ -616,7 +712,8 @@ static int conv_xid(struct conv *c)
 
 static int (*const converters[KB_NTABLES])(struct conv *c) = {
 	conv_sources, conv_facts, conv_tf, conv_torch, conv_jax, conv_cuda, conv_compat,
-	conv_branches, conv_archs, conv_cudnn, conv_sonames, conv_gpus, conv_xid,
+	conv_branches, conv_archs, conv_cudnn, conv_sonames, conv_gpus, conv_gpudrv, conv_failures,
+	conv_cupy, conv_xid,
 };
 
 int kb_open(const char *dir, struct kb **out, struct err *e)
@@ -657,6 +754,9 @@ void kb_close(struct kb *kb)
 	free(kb->cudnn);
 	free(kb->sonames);
 	free(kb->gpus);
+	free(kb->gpudrv);
+	free(kb->failures);
+	free(kb->cupy);
 	free(kb->xids);
 	free(kb);
 }

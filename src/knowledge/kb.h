@@ -30,9 +30,12 @@ void kb_close(struct kb *kb);
  */
 struct kb_verdict {
 	int ok;			/* 1 yes, 0 no, -1 unknown */
-	char why[512];
+	char why[1024];
 	const char *source;	/* source id, or NULL */
+	int via;		/* kb_arch_runs: KB_VIA_SASS or KB_VIA_PTX when ok; else 0 */
 };
+#define KB_VIA_SASS 1
+#define KB_VIA_PTX 2
 
 /* GPUs, by PCI id.  Unknown numbers are negative (or NAN for doubles). */
 struct kb_gpu {
@@ -97,6 +100,7 @@ struct kb_tf {
 	const char *archs_conf;	/* "V", "3P", or NULL */
 	const char *install;	/* the pip command for a GPU build */
 	int cuda_version;	/* 12020, or -1 */
+	const char *pip_cudnn;	/* [and-cuda] cuDNN requirement: "==9.3.0.75", ">=9.3.0.75,<10", or NULL */
 };
 /* "2.15", "2.15.0" or "2.15.1" all find the 2.15 row. */
 const struct kb_tf *kb_tf_release(const struct kb *kb, const char *version);
@@ -172,6 +176,7 @@ struct kb_arch {
 	int first_cuda;		/* 11080 */
 	int last_cuda;		/* last supported: 12999 for "12" (any 12.x), -1 ongoing */
 	int last_branch;	/* 580, -1 ongoing */
+	const char *first_driver;	/* first driver of the architecture, or NULL (older than R384 / Jetson) */
 	const char *conf;
 	const char *source;
 };
@@ -226,5 +231,88 @@ int kb_torch_fits(const struct kb *kb, const struct kb_torch *t, const char *dri
 		  int cc_major, int cc_minor, int datacenter_gpu, struct kb_verdict *v);
 int kb_jax_fits(const struct kb *kb, const struct kb_jax *j, const char *driver,
 		int cc_major, int cc_minor, int datacenter_gpu, struct kb_verdict *v);
+
+/* ---- The combination rules: what makes a "yes" (see kb_fit.c) ---- */
+
+/*
+ * Does driver D know (bind to) this GPU?  The first driver per PCI device id
+ * (gpu_drivers.tsv, from the driver's supported-chips table), else the
+ * architecture's first driver (archs.tsv); and the architecture's last
+ * branch.  g NULL: judged by compute capability alone.
+ */
+int kb_driver_knows_gpu(const struct kb *kb, const char *driver, const struct kb_gpu *g,
+			int cc_major, int cc_minor, struct kb_verdict *v);
+/* The first driver that knows g (its own row, else its architecture's), or NULL. */
+const char *kb_gpu_first_driver(const struct kb *kb, const struct kb_gpu *g);
+/* The names the driver gives device `device` ("NVIDIA A10G|..."), or NULL. */
+const char *kb_gpu_driver_names(const struct kb *kb, unsigned device);
+
+/* PTX JIT: can driver D compile PTX that CUDA toolkit `ptx_cuda` produced?
+ * It needs a driver at least as new as that toolkit's own minimum. */
+int kb_ptx_jit_runs(const struct kb *kb, const char *driver, int ptx_cuda, struct kb_verdict *v);
+
+/* A failure reported for a framework release on a class of GPU (failures.tsv). */
+struct kb_failure {
+	const char *framework;	/* "tensorflow", "torch", "jax" */
+	const char *from, *to;
+	int cc_min, cc_max;	/* 10*major + minor */
+	const char *what;
+	const char *source;
+};
+const struct kb_failure *kb_known_failure(const struct kb *kb, const char *framework,
+					  const char *version, int cc_major, int cc_minor);
+
+/* Does cuDNN `version` ("9.28.0.42") ship code for compute capability ma.mi?
+ * From the newest cudnn.tsv line at or below it with known capabilities. */
+int kb_cudnn_runs_on(const struct kb *kb, const char *version, int cc_major, int cc_minor,
+		     struct kb_verdict *v);
+/*
+ * What pip installs for a requirement of `package` ("nvidia-cudnn-cu12"):
+ * "==X" gives X; ">=A,<B" gives the newest version served (facts.tsv
+ * pip.newest.PACKAGE, with its as-of date) when it is below B.  NULL unknown.
+ */
+const char *kb_pip_resolve(const struct kb *kb, const char *package, const char *requirement);
+/* The newest served version of `package` that still runs on CC < 7.5, or NULL. */
+const char *kb_pip_cudnn_pre_turing(const struct kb *kb, const char *package);
+
+/* Was JAX `version` released (facts.tsv jax.releases)?  1, 0, or -1 not recorded. */
+int kb_jax_released(const struct kb *kb, const char *version);
+
+/* The machine a fit is judged on.  Unknown parts are NULL / -1. */
+struct kb_target {
+	const char *driver;
+	const struct kb_gpu *gpu;	/* NULL: by compute capability only */
+	int cc_major, cc_minor;
+	int datacenter;			/* 1/0/-1 */
+};
+
+/* A fit: the verdict and the install command that gives the working setup
+ * (it pins cuDNN where the plain one would bring a cuDNN without code for
+ * the GPU), with the cuDNN that command brings. */
+struct kb_fit {
+	struct kb_verdict v;
+	char install[384];
+	char cudnn[32];		/* "" unknown; "system" for TF <= 2.13 */
+	const struct kb_failure *failure;
+};
+int kb_tf_fit(const struct kb *kb, const struct kb_tf *tf, const struct kb_target *t, struct kb_fit *f);
+int kb_torch_fit(const struct kb *kb, const struct kb_torch *p, const struct kb_target *t, struct kb_fit *f);
+/* CuPy: one wheel per CUDA major (cupy.tsv).  CuPy compiles its kernels at
+ * run time, so the GPU needs only a CUDA major that supports it. */
+struct kb_cupy {
+	const char *cupy;	/* "14" */
+	const char *package;	/* "cupy-cuda13x" */
+	int cuda_from, cuda_to;	/* 13000, 13010 */
+	const char *python;
+	const char *install;
+	const char *source;
+};
+size_t kb_cupy_count(const struct kb *kb);
+const struct kb_cupy *kb_cupy_at(const struct kb *kb, size_t i);
+int kb_cupy_fit(const struct kb *kb, const struct kb_cupy *c, const struct kb_target *t, struct kb_fit *f);
+
+/* version: the JAX release (NULL: the newest release the row serves). */
+int kb_jax_fit(const struct kb *kb, const struct kb_jax *j, const char *version, const struct kb_target *t,
+	       struct kb_fit *f);
 
 #endif

@@ -21,6 +21,9 @@ KB_EMBED(kb_data_archs, "src/knowledge/data/archs.tsv")
 KB_EMBED(kb_data_cudnn, "src/knowledge/data/cudnn.tsv")
 KB_EMBED(kb_data_sonames, "src/knowledge/data/sonames.tsv")
 KB_EMBED(kb_data_gpus, "src/knowledge/data/gpus.tsv")
+KB_EMBED(kb_data_gpu_drivers, "src/knowledge/data/gpu_drivers.tsv")
+KB_EMBED(kb_data_failures, "src/knowledge/data/failures.tsv")
+KB_EMBED(kb_data_cupy, "src/knowledge/data/cupy.tsv")
 KB_EMBED(kb_data_xid, "src/knowledge/data/xid.tsv")
 
 	.section .note.GNU-stack, "", @progbits

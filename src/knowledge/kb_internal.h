@@ -13,7 +13,7 @@
 
 enum kb_tab {
 	KB_SOURCES, KB_FACTS, KB_TF, KB_TORCH, KB_JAX, KB_CUDA, KB_COMPAT, KB_BRANCHES,
-	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_XID, KB_NTABLES
+	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_GPUDRV, KB_FAILURES, KB_CUPY, KB_XID, KB_NTABLES
 };
 
 struct kb_branch {
@@ -33,6 +33,15 @@ struct kb_soname_row {
 	const char *lib, *soname, *conf, *source;
 };
 
+/* gpu_drivers.tsv */
+struct kb_gpudrv {
+	unsigned device;
+	const char *first_driver;	/* NULL: older than the table (the arch floor applies) */
+	const char *backports;		/* "535.216.03;550.40.80" or NULL */
+	const char *names;		/* "NVIDIA A10G|..." or NULL */
+	const char *source;
+};
+
 struct kb {
 	struct kb_table tab[KB_NTABLES];
 	struct kb_tf *tf;		size_t ntf;
@@ -45,6 +54,9 @@ struct kb {
 	struct kb_cudnn *cudnn;		size_t ncudnn;
 	struct kb_soname_row *sonames;	size_t nsonames;
 	struct kb_gpu *gpus;		size_t ngpus;
+	struct kb_gpudrv *gpudrv;	size_t ngpudrv;
+	struct kb_failure *failures;	size_t nfailures;
+	struct kb_cupy *cupy;		size_t ncupy;
 	struct kb_xid *xids;		size_t nxids;
 };
 

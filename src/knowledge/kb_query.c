@@ -55,32 +55,134 @@ static int has_words(const char *hay, const char *needle)
 	return 1;
 }
 
+/* Does every token of q equal some token of name?  Tokens split on space,
+ * '-', '/', '(' and ')', compared case-insensitively: "T4" matches "Tesla T4"
+ * but not "T4G", "A100" matches "A100 SXM4 40GB" but not "GA100". */
+static int has_tokens(const char *name, const char *q)
+{
+	static const char sep[] = " -/()";
+
+	while (*q) {
+		size_t n;
+		int found = 0;
+
+		q += strspn(q, sep);
+		n = strcspn(q, sep);
+		if (!n)
+			break;
+		for (const char *p = name; *p && !found;) {
+			size_t m;
+
+			p += strspn(p, sep);
+			m = strcspn(p, sep);
+			if (m == n && !strncasecmp(p, q, n))
+				found = 1;
+			p += m;
+		}
+		if (!found)
+			return 0;
+		q += n;
+	}
+	return 1;
+}
+
+static const char *skip_vendor(const char *s)
+{
+	if (!strncasecmp(s, "nvidia ", 7))
+		s += 7;
+	while (*s == ' ')
+		s++;
+	return s;
+}
+
+/* Higher is more the product people mean by a short name. */
+static int product_score(const struct kb *kb, const struct kb_gpu *g)
+{
+	static const char *const minor[] = { "Laptop", "Mobile", "Max-Q", "Engineering", "Sample", "CMP ",
+					     "GRID", "DRIVE", "Embedded", "PG5", "SKU" };
+	int score = 0;
+
+	if (g->cc_major >= 0)
+		score += 16;
+	if (g->klass)
+		score += 8;
+	if (g->device != 0xffffffffu && kb_gpu_driver_names(kb, g->device))
+		score += 4;
+	if (g->specs_conf)	/* a product with published specs, not an OEM variant */
+		score += 2;
+	for (size_t i = 0; i < sizeof(minor) / sizeof(minor[0]); i++)
+		if (strcasestr(g->name, minor[i]))
+			score -= 32;
+	return score;
+}
+
+static int better(const struct kb *kb, const struct kb_gpu *g, const struct kb_gpu *best)
+{
+	int a, b;
+
+	if (!best)
+		return 1;
+	a = product_score(kb, g);
+	b = product_score(kb, best);
+	if (a != b)
+		return a > b;
+	return strlen(g->name) < strlen(best->name);
+}
+
+/* The names the driver gives a device: exact match of one of them. */
+static int driver_name_is(const char *names, const char *q)
+{
+	while (names && *names) {
+		size_t n = strcspn(names, "|");
+		const char *nm = names, *s = skip_vendor(nm);
+
+		n -= (size_t)(s - nm);
+		if (strlen(q) == n && !strncasecmp(s, q, n))
+			return 1;
+		names = s + n;
+		if (*names == '|')
+			names++;
+	}
+	return 0;
+}
+
 const struct kb_gpu *kb_gpu_by_name(const struct kb *kb, const char *name)
 {
 	const struct kb_gpu *best = NULL;
-	const char *q = name;
+	const char *q;
 
 	if (!kb || !name)
 		return NULL;
-	if (!strncasecmp(q, "nvidia ", 7))
-		q += 7;
-	while (*q == ' ')
-		q++;
+	q = skip_vendor(name);
 	if (!*q)
 		return NULL;
 	for (size_t i = 0; i < kb->ngpus; i++)
 		if (!strcasecmp(kb->gpus[i].name, q))
 			return &kb->gpus[i];
-	/* Shortest name with every word; prefer a known CC and a real product
-	 * name over engineering samples, mobile parts after desktop ones. */
+	/* as nvidia-smi prints it: the driver's own names ("NVIDIA H100 80GB HBM3", "Tesla T4") */
 	for (size_t i = 0; i < kb->ngpus; i++) {
 		const struct kb_gpu *g = &kb->gpus[i];
 
-		if (!has_words(g->name, q))
-			continue;
-		if (!best || (best->cc_major < 0 && g->cc_major >= 0) ||
-		    ((best->cc_major >= 0) == (g->cc_major >= 0) &&
-		     strlen(g->name) < strlen(best->name)))
+		if (g->device != 0xffffffffu && driver_name_is(kb_gpu_driver_names(kb, g->device), q) &&
+		    better(kb, g, best))
+			best = g;
+	}
+	if (best)
+		return best;
+	/* every word as a whole token: the main product over variants */
+	for (size_t i = 0; i < kb->ngpus; i++) {
+		const struct kb_gpu *g = &kb->gpus[i];
+
+		if (has_tokens(g->name, q) && better(kb, g, best))
+			best = g;
+	}
+	if (best)
+		return best;
+	/* last: every word as a substring ("4090" in "RTX4090" spellings) */
+	for (size_t i = 0; i < kb->ngpus; i++) {
+		const struct kb_gpu *g = &kb->gpus[i];
+
+		if (has_words(g->name, q) && better(kb, g, best))
 			best = g;
 	}
 	return best;

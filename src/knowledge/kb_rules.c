@@ -22,6 +22,7 @@ static int verdict(struct kb_verdict *v, int ok, const char *source, const char 
 	if (v) {
 		v->ok = ok;
 		v->source = source;
+		v->via = 0;
 		va_start(ap, fmt);
 		vsnprintf(v->why, sizeof(v->why), fmt, ap);
 		va_end(ap);
@@ -214,16 +215,24 @@ int kb_arch_runs(const char *const *archs, size_t n, int cc_major, int cc_minor,
 	}
 	if (!parsed)
 		return verdict(v, -1, NULL, "no architecture list to judge");
-	if (best)
-		return verdict(v, 1, NULL, "%.*s SASS runs on compute capability %d.%d%s",
-			       (int)best_len, best, cc_major, cc_minor,
-			       best_kind == 'a' ? " (arch-specific: that CC only)"
-			       : " (same major, equal or newer minor)");
-	if (ptx_ok)
-		return verdict(v, 1, NULL,
+	if (best) {
+		verdict(v, 1, NULL, "%.*s SASS runs on compute capability %d.%d%s",
+			(int)best_len, best, cc_major, cc_minor,
+			best_kind == 'a' ? " (arch-specific: that CC only)"
+			: " (same major, equal or newer minor)");
+		if (v)
+			v->via = KB_VIA_SASS;
+		return 1;
+	}
+	if (ptx_ok) {
+		verdict(v, 1, NULL,
 			       "no SASS for %d.%d in [%s]; its PTX %s JIT-compiles for it (needs a driver at "
 			       "least as new as the toolkit that built it; the first launch compiles)",
 			       cc_major, cc_minor, list, ptxname);
+		if (v)
+			v->via = KB_VIA_PTX;
+		return 1;
+	}
 	return verdict(v, 0, NULL,
 		       "built for [%s]: nothing runs on compute capability %d.%d (SASS sm_XY runs only "
 		       "on X.Y..X.9 of the same major; PTX only on CCs at or above its own)",

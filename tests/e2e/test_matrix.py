@@ -101,7 +101,11 @@ class TestMatrix(GDTestCase):
         rc, doc, _ = matrix("--jax", "0.7.2", "--cc", "7.0")
         ok = {a["version"]: a["ok"] for a in answers(doc, "jax")}
         self.assertIs(ok[">=0.7.2 (cuda13)"], False)
-        self.assertIs(ok[">=0.6.0 (cuda12)"], True)
+        # 0.7.2 is served by the 0.6.0-0.11.1 cuda12 row (cuDNN >= 9.8); on a
+        # V100 the install pins cuDNN 9.10.2.21, the newest with sm_70 code
+        self.assertIs(ok["0.6.0-0.11.1 (cuda12)"], True)
+        inst = {a["version"]: a["install"] for a in answers(doc, "jax")}
+        self.assertIn('"nvidia-cudnn-cu12==9.10.2.21"', inst["0.6.0-0.11.1 (cuda12)"])
 
     def test_usage_errors(self):
         for args in (["--tf", "9.9"], ["--gpu", "Voodoo 5"], ["--cc", "x"], ["--pci", "zz"],
@@ -114,6 +118,79 @@ class TestMatrix(GDTestCase):
         rc, out, _ = run(["matrix", "--tf", "2.21", "--driver", "470.256.02"], env=clean_env())
         self.assertEqual(rc, 1)
         self.assertIn("answer: no", out)
+
+
+class TestIssue9Also(GDTestCase):
+    """The "Also" list of issue 9."""
+
+    def test_cuda_query_excludes_newer_cuda(self):
+        # TF 2.21 is built with CUDA 12.5: not a "yes" for someone who has CUDA 12.4
+        rc, doc, _ = matrix("--cuda", "12.4")
+        tf = answers(doc, "tensorflow")[0]
+        self.assertNotEqual(tf["version"], "2.21.0")
+        self.assertEqual(tf["version"], "2.17.0")      # CUDA 12.3, the newest <= 12.4
+        rc, doc, _ = matrix("--cuda", "12.4", "--tf", "2.21")
+        self.assertIs(answers(doc, "tensorflow")[0]["ok"], False)
+        self.assertEqual(rc, 1)
+
+    def test_no_lists_yes_items_as_excluded(self):
+        rc, out, _ = run(["matrix", "--gpu", "RTX 4080", "--driver", "515.65.01"], env=clean_env())
+        self.assertEqual(rc, 1)
+        self.assertIn("answer: no", out)
+        self.assertIn("excluded from the answer", out)
+        for block in out.split("\nyes ")[1:]:
+            self.assertIn("(excluded)", block.split("\n\n")[0].split("\nno ")[0])
+        rc, doc, _ = matrix("--gpu", "RTX 4080", "--driver", "515.65.01")
+        self.assertTrue(all(a["excluded"] for a in doc["answers"] if a["ok"] is True))
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertIn("525.47.04", facts["driver knows gpu"])   # open-gpu-kernel-modules tag
+
+    def test_source_cites_table(self):
+        rc, doc, _ = matrix("--tf", "2.15")
+        self.assertEqual(answers(doc, "tensorflow")[0]["table"], "tf.tsv")
+        rc, out, _ = run(["matrix", "--torch", "2.9"], env=clean_env())
+        self.assertIn("source: torch.tsv, ", out)
+
+    def test_tf213_system_cuda_and_windows(self):
+        rc, doc, _ = matrix("--tf", "2.13")
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertIn("CUDA 11.8 and cuDNN 8.6 must be installed system-wide", facts["tensorflow system"])
+        self.assertIn("needs CUDA 11.8 and cuDNN 8.6 installed system-wide",
+                      answers(doc, "tensorflow")[0]["install"])
+        self.assertIn("no GPU on native Windows", facts["tensorflow windows"])
+        rc, doc, _ = matrix("--tf", "2.10")
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertIn("up to TensorFlow 2.10", facts["tensorflow windows"])
+
+    def test_cupy_and_nccl(self):
+        rc, doc, _ = matrix("--cupy", "14", "--gpu", "H100", "--driver", "580.95.05")
+        ok = {a["version"]: a["ok"] for a in answers(doc, "cupy")}
+        self.assertIs(ok["14 (cupy-cuda13x)"], True)
+        self.assertIs(ok["14 (cupy-cuda12x)"], True)
+        rc, doc, _ = matrix("--cupy", "14", "--cc", "6.1")
+        ok = {a["version"]: a["ok"] for a in answers(doc, "cupy")}
+        self.assertIs(ok["14 (cupy-cuda13x)"], False)     # CUDA 13 starts at Turing
+        self.assertIs(ok["14 (cupy-cuda12x)"], True)
+        rc, doc, _ = matrix("--nccl")
+        facts = {f["key"]: f["value"] for f in doc["facts"]}
+        self.assertIn("nvidia-nccl", facts["nccl"])
+        self.assertIn("libnccl2", facts["nccl"])
+        self.assertIn("never the CUDA toolkit's lib64/stubs", facts["nccl"])
+
+    def test_unreleased_versions_same_status(self):
+        for args in (["--tf", "2.99"], ["--torch", "2.99"], ["--jax", "0.4.99"], ["--cupy", "99"]):
+            rc, _, err = matrix(*args)
+            self.assertEqual(rc, 2, args)
+
+    def test_tf_on_blackwell_known_failure(self):
+        rc, doc, _ = matrix("--tf", "2.21", "--gpu", "RTX 5090", "--driver", "580.95.05")
+        tf = answers(doc, "tensorflow")[0]
+        self.assertIs(tf["ok"], False)
+        self.assertIn("known failure", tf["why"])
+        self.assertIs(tf["known_failure"], True)
+        rc, out, _ = run(["matrix", "--tf", "2.21", "--gpu", "RTX 5090", "--driver", "580.95.05"], env=clean_env())
+        self.assertIn("no    tensorflow 2.21.0 (known failure)", out)
+        self.assertIn("tensorflow/tensorflow/issues", tf["source_url"])
 
 
 class TestSolve(GDTestCase):
@@ -166,10 +243,17 @@ class TestSolve(GDTestCase):
         self.assertTrue(any("R470" in n for n in doc["notes"]))
 
     def test_no_gpu(self):
+        # issue 9, class 7: no GPU is never a "yes"
         r = machine([], None)
         rc, doc, _ = matrix("--solve", root=r.path)
-        self.assertEqual(rc, 0)
+        self.assertEqual(rc, 1)
+        self.assertIs(doc["verdict"], False)
         self.assertTrue(any("no NVIDIA GPU" in n for n in doc["notes"]))
+        self.assertFalse(any(a["ok"] is True for a in doc["answers"]))
+        rc, out, _ = run(["matrix", "--solve"], root=r.path, env=clean_env())
+        self.assertEqual(rc, 1)
+        self.assertIn("no NVIDIA GPU", out)
+        self.assertNotIn("yes", out.replace("answer: no", ""))
         rc, doc, _ = matrix("--solve", "--gpu", "T4", root=r.path)
         facts = {f["key"]: f["value"] for f in doc["facts"]}
         self.assertIn("T4", facts["gpu"])

@@ -4,7 +4,7 @@
  * input is written as one --kb file and loaded; errors are fine, crashes,
  * leaks and undefined behaviour are not.
  *
- * fuzz-sources: src/knowledge/kb.c src/knowledge/kb_table.c src/knowledge/kb_query.c src/knowledge/kb_rules.c src/knowledge/kb_fit.c src/knowledge/kb_data.S src/core/buf.c src/core/err.c src/core/xalloc.c src/core/version.c
+ * fuzz-sources: src/knowledge/kb.c src/knowledge/kb_table.c src/knowledge/kb_query.c src/knowledge/kb_rules.c src/knowledge/kb_fit.c src/knowledge/kb_combine.c src/knowledge/kb_xid.c src/knowledge/kb_data.S src/core/buf.c src/core/err.c src/core/xalloc.c src/core/version.c
  */
 #include "knowledge/kb.h"
 #include "knowledge/kb_table.h"
@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const names[] = {
 	"sources.tsv", "facts.tsv", "tf.tsv", "torch.tsv", "jax.tsv", "cuda.tsv",
 	"cuda_compat.tsv", "branches.tsv", "archs.tsv", "cudnn.tsv", "sonames.tsv", "gpus.tsv",
+	"gpu_drivers.tsv", "failures.tsv", "cupy.tsv", "xid.tsv",
 };
 
 static char dir[64];
@@ -52,10 +53,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(f);
 	if (kb_open(dir, &kb, &e) == 0) {
 		struct kb_verdict v;
+		const struct kb_gpu *g = kb_gpu_by_name(kb, "NVIDIA H100 80GB HBM3");
+		struct kb_target t = { "535.1", g, 8, 9, 0 };
+		struct kb_fit fit;
 
 		kb_gpu_by_name(kb, "RTX 4090");
-		kb_tf_fits(kb, kb_tf_at(kb, 0) ? kb_tf_at(kb, 0) : kb_tf_release(kb, "2.15"), "535.1", 8, 9, 0, &v);
+		kb_gpu_by_name(kb, "T4");
+		if (kb_tf_at(kb, 0))
+			kb_tf_fits(kb, kb_tf_at(kb, 0), "535.1", 8, 9, 0, &v);
 		kb_driver_runs_cuda(kb, "470.1", 12050, 1, &v);
+		kb_driver_knows_gpu(kb, "525.60.13", g, 9, 0, &v);
+		kb_driver_knows_gpu(kb, "550.100", kb_gpu_by_pci(kb, 0x10de, 0x232c), -1, -1, &v);
+		kb_pip_resolve(kb, "nvidia-cudnn-cu12", ">=9.3.0.75,<10");
+		kb_cudnn_runs_on(kb, "9.28.0.42", 6, 1, &v);
+		kb_jax_released(kb, "0.4.30");
+		for (size_t i = 0; i < kb_torch_count(kb) && i < 8; i++)
+			kb_torch_fit(kb, kb_torch_at(kb, i), &t, &fit);
+		for (size_t i = 0; i < kb_jax_count(kb); i++)
+			kb_jax_fit(kb, kb_jax_at(kb, i), "0.6.0", &t, &fit);
+		for (size_t i = 0; i < kb_cupy_count(kb); i++)
+			kb_cupy_fit(kb, kb_cupy_at(kb, i), &t, &fit);
 		kb_close(kb);
 	}
 	unlink(path);

@@ -420,7 +420,14 @@ static void test_torch(void)
 	CHECK_STR(kb_torch_release(kb, "2.11", "cu128")->archs, "7.5;8.0;8.6;9.0;10.0;12.0");
 	CHECK_STR(kb_torch_release(kb, "2.9", "cu130")->archs, "7.5;8.0;8.6;9.0;10.0;12.0+PTX");
 	CHECK_STR(kb_torch_release(kb, "2.0", "cu118")->archs, "3.7;5.0;6.0;7.0;7.5;8.0;8.6;9.0");
-	CHECK(kb_torch_release(kb, "2.6", "cu124")->archs == NULL);	/* not fetched: unknown */
+	/* read from the PyPI wheel (libtorch_python.so's arch list), 2026-11-30 */
+	CHECK_STR(kb_torch_release(kb, "2.6", "cu124")->archs, "5.0;6.0;7.0;7.5;8.0;8.6;9.0");
+	CHECK_STR(kb_torch_release(kb, "2.6", NULL)->variant, "cu124");
+	CHECK_STR(kb_torch_release(kb, "2.7", NULL)->variant, "cu126");
+	CHECK_STR(kb_torch_release(kb, "2.9", NULL)->variant, "cu128");	/* PyPI default */
+	/* issue 9, class 5: every CUDA variant of every release has its arch list */
+	for (size_t i = 0; i < kb_torch_count(kb); i++)
+		CHECK(kb_torch_at(kb, i)->archs != NULL);
 	CHECK(kb_torch_release(kb, "2.14", "cu999") == NULL);
 }
 
@@ -433,7 +440,12 @@ static void test_jax(void)
 	CHECK(j13 && !strcmp(j13->min_driver, "580.65.06") && j13->cuda_min == 13000);
 	CHECK(j12 && j12->min_cc_major == 5 && j12->min_cc_minor == 2);
 	CHECK(j12 && !strcmp(j12->min_driver, "525.60.13") && j12->cuda_min == 12010);
-	CHECK(j12 && !strcmp(j12->cudnn_min, "9.8"));
+	CHECK(j12 && !strcmp(j12->cudnn_min, "9.10.2"));	/* jax-cuda12-plugin 0.11.2 METADATA */
+	CHECK_STR(kb_jax_release(kb, "0.6.0", "cuda12")->cudnn_min, "9.8");
+	/* issue 9, class 6: 0.4.29/0.4.30 need cuDNN 9 (jax 0.4.29 METADATA), 0.4.26-0.4.28 cuDNN 8.9 */
+	CHECK_STR(kb_jax_release(kb, "0.4.29", "cuda12")->cudnn_min, "9.0");
+	CHECK_STR(kb_jax_release(kb, "0.4.30", "cuda12")->cudnn_max, "10");
+	CHECK_STR(kb_jax_release(kb, "0.4.28", "cuda12")->cudnn_max, "9");
 	CHECK_STR(kb_jax_release(kb, "0.4.31", "cuda12")->cudnn_min, "9.1");
 	CHECK(kb_jax_release(kb, "0.7.1", "cuda13") == NULL);	/* first cuda13 plugin: 0.7.2 */
 	CHECK(kb_jax_release(kb, "0.4.20", NULL) == NULL);

@@ -196,8 +196,10 @@ static void test_torch_jax_fits(void)
 	/* 2.15's wheel: sm_50..sm_75 SASS and compute_80 PTX */
 	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.15"), NULL, 3, 7, -1, &v), 0);
 	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.15"), NULL, 8, 6, -1, &v), 1);
-	/* unknown arch list: judged by the toolkit's arch support, unknown at best */
-	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.12"), NULL, 8, 6, -1, &v), -1);
+	/* 2.12's wheel (build_info.py): compute_80 PTX runs on 8.6 */
+	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.12"), NULL, 8, 6, -1, &v), 1);
+	/* unknown arch list (2.2's wheel does not record it): unknown at best, never yes */
+	CHECK_INT(kb_tf_fits(kb, kb_tf_release(kb, "2.2"), NULL, 7, 5, -1, &v), -1);
 }
 
 static char tmpdir[64];

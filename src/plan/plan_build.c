@@ -1,0 +1,775 @@
+/*
+ * plan_build.c - decide the steps of `gpudoctor plan` from the machine's
+ * facts (plan_machine.c) and the knowledge base.  The framework release is
+ * judged with the same fit functions as `matrix` (knowledge/kb_fit.c), so a
+ * plan never installs what the version contract says fails.  Commands are
+ * built here; every value that comes from the machine is shell-quoted.
+ */
+#include "plan/plan.h"
+#include "core/version.h"
+#include "core/xalloc.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The branch installed when nothing forces another: the current long-term
+ * data-center branch (branches.tsv: R580, end of life 2028-06). */
+#define PLAN_DEFAULT_BRANCH 580
+
+struct plan *plan_new(void)
+{
+	return xcalloc(1, sizeof(struct plan));
+}
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t k = 0; k < p->steps[i].ncmds; k++)
+			free(p->steps[i].cmds[k]);
+	free(p);
+}
+
+void plan_shq(struct buf *out, const char *s)
+{
+	buf_addc(out, '\'');
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			buf_puts(out, "'\\''");
+		else
+			buf_addc(out, *s);
+	}
+	buf_addc(out, '\'');
+}
+
+/* A quoted copy in a small ring of buffers, for use inside one printf. */
+static const char *q(const char *s)
+{
+	static char ring[8][600];
+	static int k;
+	struct buf b = BUF_INIT;
+	char *r = ring[k++ % 8];
+
+	plan_shq(&b, s);
+	snprintf(r, sizeof(ring[0]), "%s", buf_cstr(&b));
+	buf_release(&b);
+	return r;
+}
+
+static struct plan_step *step(struct plan *p, const char *id, enum plan_state st, const char *layer,
+			      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void why(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cmd(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static struct plan_step *step(struct plan *p, const char *id, enum plan_state st, const char *layer,
+			      const char *fmt, ...)
+{
+	static struct plan_step spare;
+	struct plan_step *s;
+	va_list ap;
+
+	if (p->n >= PLAN_MAX) {
+		memset(&spare, 0, sizeof(spare));
+		return &spare;
+	}
+	s = &p->steps[p->n++];
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->state = st;
+	s->layer = layer;
+	va_start(ap, fmt);
+	vsnprintf(s->title, sizeof(s->title), fmt, ap);
+	va_end(ap);
+	if (st == PLAN_STOP)
+		p->stopped = 1;
+	return s;
+}
+
+static void why(struct plan_step *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->why);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(s->why)) {
+		s->why[n++] = ' ';
+		s->why[n] = '\0';
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->why + n, sizeof(s->why) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void cmd(struct plan_step *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (s->ncmds >= PLAN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	s->cmds[s->ncmds++] = xstrdup(line);
+}
+
+static void note(struct plan *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->nnotes >= sizeof(p->notes) / sizeof(p->notes[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->notes[p->nnotes++], sizeof(p->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the distribution ---- */
+
+static int word_in(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; p && *p;) {
+		size_t k = strcspn(p, " ");
+
+		if (k == n && !strncmp(p, w, n))
+			return 1;
+		p += k + (p[k] == ' ');
+	}
+	return 0;
+}
+
+/* Only [a-z0-9.] goes into a repository name built from os-release (hostile input). */
+static int clean_token(const char *s)
+{
+	if (!s || !*s || strlen(s) > 16)
+		return 0;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '.')
+			return 0;
+	return 1;
+}
+
+static void distribution(const struct plan_machine *m, struct plan *p)
+{
+	const char *id = m->os_id, *v = m->os_version;
+	char major[8] = "", nodot[16] = "";
+
+	if (!clean_token(id) || !clean_token(v))
+		return;
+	snprintf(major, sizeof(major), "%.*s", (int)strcspn(v, "."), v);
+	for (size_t i = 0, k = 0; v[i] && k + 1 < sizeof(nodot); i++)
+		if (v[i] != '.')
+			nodot[k++] = v[i], nodot[k] = '\0';
+	if (!strcmp(id, "ubuntu")) {
+		snprintf(p->family, sizeof(p->family), "debian");
+		snprintf(p->repo, sizeof(p->repo), "ubuntu%s", nodot);
+	} else if (!strcmp(id, "debian")) {
+		snprintf(p->family, sizeof(p->family), "debian");
+		snprintf(p->repo, sizeof(p->repo), "debian%s", major);
+	} else if (!strcmp(id, "fedora")) {
+		snprintf(p->family, sizeof(p->family), "rhel");
+		snprintf(p->repo, sizeof(p->repo), "fedora%s", major);
+	} else if (!strcmp(id, "rhel") || !strcmp(id, "rocky") || !strcmp(id, "almalinux") ||
+		   !strcmp(id, "centos") || !strcmp(id, "ol") || word_in(m->os_like, "rhel")) {
+		snprintf(p->family, sizeof(p->family), "rhel");
+		snprintf(p->repo, sizeof(p->repo), "rhel%s", major);
+	} else if (word_in(m->os_like, "debian") || word_in(m->os_like, "ubuntu")) {
+		/* a derivative: NVIDIA's repository of its base is not known from here */
+		snprintf(p->family, sizeof(p->family), "debian");
+	}
+}
+
+/* ---- the target release ---- */
+
+struct target {
+	const struct kb_tf *tf;
+	const struct kb_torch *pt;
+	const struct kb_jax *j;
+	const char *jver;
+	int cuda;		/* the build's CUDA (12050) */
+	const char *python;	/* "3.10-3.13", NULL unknown */
+};
+
+static int fit_of(const struct kb *kb, const struct target *t, const struct kb_target *tg, struct kb_fit *f)
+{
+	if (t->tf)
+		return kb_tf_fit(kb, t->tf, tg, f);
+	if (t->pt)
+		return kb_torch_fit(kb, t->pt, tg, f);
+	return kb_jax_fit(kb, t->j, t->jver, tg, f);
+}
+
+/* Better torch variant for this GPU: runs, PyPI default, stable, newer CUDA. */
+static int torch_pick(const struct kb *kb, const char *version, const char *variant, const struct kb_target *tg,
+		      struct target *out)
+{
+	const struct kb_torch *best = NULL;
+	int bok = 0;
+
+	for (size_t i = 0; i < kb_torch_count(kb); i++) {
+		const struct kb_torch *t = kb_torch_at(kb, i);
+		struct kb_fit f;
+		int ok;
+
+		if (kb_torch_release(kb, version, t->variant) != t || (variant && strcasecmp(variant, t->variant)))
+			continue;
+		ok = kb_torch_fit(kb, t, tg, &f);
+		if (!best || (ok == 1 && bok != 1) || (ok == bok && ((t->is_default == 1) > (best->is_default == 1) ||
+				((t->is_default == 1) == (best->is_default == 1) && t->cuda_version > best->cuda_version)))) {
+			if (!best || ok >= bok || bok == 0) {
+				best = t;
+				bok = ok;
+			}
+		}
+	}
+	if (!best)
+		return -2;
+	out->pt = best;
+	out->cuda = best->cuda_version;
+	out->python = best->python;
+	return bok;
+}
+
+/* "3.12+" for a JAX release, from facts.tsv jax.requires_python ("0.7.0:3.11 0.11.0:3.12"). */
+static const char *jax_python(const struct kb *kb, const char *version)
+{
+	static char out[16];
+	const char *list = kb_fact(kb, "jax.requires_python");
+
+	out[0] = '\0';
+	for (const char *p = list; p && *p;) {
+		char from[16] = "", py[8] = "";
+		size_t n = strcspn(p, " ");
+
+		if (sscanf(p, "%15[0-9.]:%7[0-9.]", from, py) == 2 && version_cmp_str(version, from) >= 0)
+			snprintf(out, sizeof(out), "%s+", py);
+		p += n + (p[n] == ' ');
+	}
+	return out[0] ? out : NULL;
+}
+
+static int choose(const struct kb *kb, const struct plan_request *r, const struct kb_target *tg,
+		  struct target *t, struct plan *p, struct err *e)
+{
+	memset(t, 0, sizeof(*t));
+	if (r->tf) {
+		if (!(t->tf = kb_tf_release(kb, r->tf)))
+			return err_set(e, "TensorFlow %s is not in the knowledge base (it has 1.13 .. %s)", r->tf,
+				       kb_tf_at(kb, 0) ? kb_tf_at(kb, 0)->version : "?");
+		t->cuda = t->tf->cuda_version;
+		t->python = t->tf->python;
+		snprintf(p->framework, sizeof(p->framework), "tensorflow");
+		snprintf(p->release, sizeof(p->release), "%s", t->tf->version);
+		return 0;
+	}
+	if (r->jax) {
+		for (size_t i = 0; i < kb_jax_count(kb) && !t->j; i++) {
+			const struct kb_jax *j = kb_jax_at(kb, i);
+			struct kb_fit f;
+
+			if (kb_jax_release(kb, r->jax, j->plugin) == j && kb_jax_fit(kb, j, r->jax, tg, &f) != 0)
+				t->j = j;
+		}
+		if (kb_jax_released(kb, r->jax) == 0)
+			return err_set(e, "JAX %s was never released", r->jax);
+		if (!t->j)
+			t->j = kb_jax_release(kb, r->jax, NULL);
+		if (!t->j)
+			return err_set(e, "JAX %s has no CUDA plugin in the knowledge base (it has 0.4.26 and newer)",
+				       r->jax);
+		t->jver = r->jax;
+		t->cuda = t->j->cuda_min;
+		t->python = jax_python(kb, r->jax);
+		snprintf(p->framework, sizeof(p->framework), "jax");
+		snprintf(p->release, sizeof(p->release), "%s (jax[%s])", r->jax, t->j->plugin);
+		return 0;
+	}
+	if (r->torch) {
+		char v[32], *plus;
+
+		snprintf(v, sizeof(v), "%s", r->torch);
+		if ((plus = strchr(v, '+')))
+			*plus++ = '\0';
+		if (torch_pick(kb, v, plus, tg, t) == -2)
+			return err_set(e, "PyTorch %s is not in the knowledge base (it has 1.12 .. %s)", r->torch,
+				       kb_torch_at(kb, 0) ? kb_torch_at(kb, 0)->version : "?");
+	} else {
+		/* the newest release with a variant that can run here (the driver will be installed) */
+		const char *last = NULL;
+
+		for (size_t i = 0; i < kb_torch_count(kb); i++) {
+			const char *v = kb_torch_at(kb, i)->version;
+
+			if (last && !strcmp(last, v))
+				continue;
+			last = v;
+			if (torch_pick(kb, v, NULL, tg, t) != 0)
+				break;
+			t->pt = NULL;
+		}
+		if (!t->pt)
+			torch_pick(kb, kb_torch_at(kb, 0)->version, NULL, tg, t);
+		note(p, "no release asked for: the newest PyTorch with a build for this GPU (--tf V, --torch V or "
+		     "--jax V choose another)");
+	}
+	snprintf(p->framework, sizeof(p->framework), "torch");
+	snprintf(p->release, sizeof(p->release), "%s+%s", t->pt->version, t->pt->variant);
+	return 0;
+}
+
+/* ---- the driver ---- */
+
+/* The lowest driver of the tables with which the release says yes on this GPU. */
+static const char *lowest_driver(const struct kb *kb, const struct target *t, const struct kb_target *base)
+{
+	const char *best = NULL;
+	size_t n = kb_cuda_count(kb) + 4;
+
+	for (size_t i = 0; i < n; i++) {
+		struct kb_target tg = *base;
+		struct kb_fit f;
+		const char *d;
+
+		if (i < kb_cuda_count(kb))
+			d = kb_cuda_at(kb, i)->linux_min;
+		else if (i - kb_cuda_count(kb) < 3)
+			d = kb_cuda_compat_floor(kb, 11 + (int)(i - kb_cuda_count(kb)));
+		else
+			d = kb_gpu_first_driver(kb, base->gpu);
+		if (!d || (best && version_cmp_str(d, best) >= 0))
+			continue;
+		tg.driver = d;
+		if (fit_of(kb, t, &tg, &f) == 1)
+			best = d;
+	}
+	return best;
+}
+
+static void driver_commands(const struct plan *p, const struct plan_machine *m, struct plan_step *s, int branch,
+			    int open_ok)
+{
+	if (m->nouveau_loaded == 1) {
+		cmd(s, "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+		    "/etc/modprobe.d/blacklist-nouveau.conf");
+		cmd(s, "%s", !strcmp(p->family, "rhel") ? "sudo dracut --force" : "sudo update-initramfs -u");
+	}
+	if (!strcmp(p->family, "debian")) {
+		cmd(s, "sudo apt-get update");
+		cmd(s, "sudo apt-get install -y linux-headers-\"$(uname -r)\" dkms wget");
+		cmd(s, "wget -O /tmp/cuda-keyring.deb https://developer.download.nvidia.com/compute/cuda/repos/%s/"
+		    "x86_64/cuda-keyring_1.1-1_all.deb", p->repo);
+		cmd(s, "sudo dpkg -i /tmp/cuda-keyring.deb");
+		cmd(s, "sudo apt-get update");
+		cmd(s, "sudo apt-get install -y cuda-drivers-%d", branch);
+	} else {
+		cmd(s, "sudo dnf install -y kernel-devel-\"$(uname -r)\" kernel-headers dnf-plugins-core");
+		cmd(s, "sudo dnf config-manager --add-repo https://developer.download.nvidia.com/compute/cuda/repos/"
+		    "%s/x86_64/cuda-%s.repo", p->repo, p->repo);
+		if (!strncmp(p->repo, "rhel", 4))
+			cmd(s, "sudo dnf -y module install nvidia-driver:%d-%s", branch, open_ok ? "open" : "dkms");
+		else
+			cmd(s, "sudo dnf -y install cuda-drivers-%d", branch);
+	}
+	s->reboot = 1;
+}
+
+/* ---- the steps ---- */
+
+static void step_interference(const struct plan_machine *m, const struct target *t, struct plan *p)
+{
+	struct plan_step *s = step(p, "interference", PLAN_TODO, NULL, "clear what interferes with the install");
+	struct buf v = BUF_INIT;
+	int any = 0;
+
+	for (size_t i = 0; i < m->nconda_cudnn; i++) {
+		why(s, "LD_LIBRARY_PATH lists %s, a conda cuDNN that the loader would take before the one the "
+		    "framework brings (cuDNN's shim loads its sub-libraries through LD_LIBRARY_PATH);", q(m->conda_cudnn_dirs[i]));
+		cmd(s, "LD_LIBRARY_PATH=\"$(printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -vxF %s | "
+		    "paste -sd: -)\"", q(m->conda_cudnn_dirs[i]));
+		cmd(s, "export LD_LIBRARY_PATH");
+		buf_printf(&v, "%s! printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -qxF %s", v.len ? " && " : "",
+			   q(m->conda_cudnn_dirs[i]));
+		any = 1;
+	}
+	if (m->nconda_cudnn)
+		why(s, "also remove it where it is set (~/.bashrc, the conda environment's activate.d);");
+	if (m->cuda_link == 2) {
+		why(s, "/usr/local/cuda is a dangling link (to %s);", q(m->cuda_link_target ? m->cuda_link_target : "?"));
+		cmd(s, "sudo rm /usr/local/cuda");
+		buf_printf(&v, "%stest ! -L /usr/local/cuda", v.len ? " && " : "");
+		any = 1;
+	} else if (m->cuda_link == 1 && m->cuda_link_version && t->cuda > 0 &&
+		   atoi(m->cuda_link_version) != t->cuda / 1000) {
+		const char *fit = NULL;
+
+		for (size_t i = 0; i < m->ntoolkits; i++)
+			if (m->toolkit_versions[i] && atoi(m->toolkit_versions[i]) == t->cuda / 1000)
+				fit = m->toolkits[i];
+		why(s, "/usr/local/cuda points to CUDA %s, while %s is built for CUDA %d.x: builds of extensions "
+		    "(nvcc, torch.utils.cpp_extension) and programs that use /usr/local/cuda/lib64 get the wrong "
+		    "toolkit;", m->cuda_link_version, p->release, t->cuda / 1000);
+		if (fit) {
+			cmd(s, "sudo ln -sfn %s /usr/local/cuda", q(fit));
+			buf_printf(&v, "%stest \"$(readlink /usr/local/cuda)\" = %s", v.len ? " && " : "", q(fit));
+		} else {
+			cmd(s, "sudo rm /usr/local/cuda");
+			buf_printf(&v, "%stest ! -e /usr/local/cuda", v.len ? " && " : "");
+		}
+		any = 1;
+	}
+	if (m->run_installer && (m->driver_packages || p->family[0])) {
+		why(s, "the driver was installed with NVIDIA's .run installer (%s)%s; mixing it with packages "
+		    "leaves two sets of driver libraries: remove it first;", q(m->run_marker),
+		    m->driver_packages ? " and also from packages" : "");
+		cmd(s, "sudo /usr/bin/nvidia-uninstall --silent");
+		buf_printf(&v, "%stest ! -e /usr/bin/nvidia-uninstall", v.len ? " && " : "");
+		any = 1;
+	}
+	if (m->conda_active)
+		note(p, "a conda environment is active (%s): run conda deactivate in your shell before the python "
+		     "step, so that the virtualenv is made from the system Python and conda's libraries stay out of it",
+		     q(m->conda_active));
+	if (!any) {
+		s->state = PLAN_DONE;
+		snprintf(s->why, sizeof(s->why), "nothing interferes: no conda cuDNN on LD_LIBRARY_PATH, "
+			 "/usr/local/cuda %s, %s", m->cuda_link == -1 ? "absent" : m->cuda_link == 2 ? "dangling" :
+			 "consistent", m->run_installer ? "a .run driver install only" : "no .run driver install");
+	}
+	snprintf(s->verify, sizeof(s->verify), "%s", buf_cstr(&v));
+	buf_release(&v);
+}
+
+int plan_build(const struct kb *kb, const struct plan_machine *m, const struct plan_request *r,
+	       struct plan *p, struct err *e)
+{
+	const struct kb_gpu *g = m->ngpus ? kb_gpu_by_pci(kb, 0x10de, m->device[0]) : NULL;
+	struct kb_target tg = { NULL, g, g ? g->cc_major : -1, g ? g->cc_minor : -1, g ? g->datacenter : -1 };
+	const struct kb_arch *a = g ? kb_arch_info(kb, g->cc_major, g->cc_minor) : NULL;
+	struct target t;
+	struct kb_fit f;
+	struct plan_step *s;
+	const char *need = NULL;
+	char gd[300], venv[300], drv[32];
+	int fit, branch = PLAN_DEFAULT_BRANCH, system = 0;
+
+	if (choose(kb, r, &tg, &t, p, e) < 0)
+		return -1;
+	distribution(m, p);
+	snprintf(p->gpudoctor, sizeof(p->gpudoctor), "%s", r->gpudoctor ? r->gpudoctor : "gpudoctor");
+	snprintf(gd, sizeof(gd), "%s", r->gpudoctor ? q(r->gpudoctor) : "gpudoctor");
+	if (r->venv)
+		snprintf(venv, sizeof(venv), "%s", q(r->venv));
+	else
+		snprintf(venv, sizeof(venv), "\"$HOME/venvs/%s-%.*s\"", p->framework,
+			 (int)strcspn(p->release, " +"), p->release);
+	snprintf(p->venv, sizeof(p->venv), "%s", venv);
+	if (g)
+		snprintf(p->gpu, sizeof(p->gpu), "%s", g->name);
+	fit = fit_of(kb, &t, &tg, &f);
+	snprintf(p->install, sizeof(p->install), "%s", f.install);
+
+	/* 1. interference */
+	step_interference(m, &t, p);
+
+	/* 2. the GPU */
+	if (!m->ngpus) {
+		s = step(p, "gpu", PLAN_STOP, "hardware", "an NVIDIA GPU");
+		why(s, "no NVIDIA GPU on the PCI bus (/sys/bus/pci/devices: no vendor 0x10de display or 3D "
+		    "controller): there is nothing to install a GPU stack for. In a VM or cloud instance, check the "
+		    "instance type or the PCI passthrough.");
+		snprintf(s->verify, sizeof(s->verify), "%s check --upto hardware", gd);
+		return 0;
+	}
+	if (!g) {
+		s = step(p, "gpu", PLAN_STOP, "hardware", "a GPU the knowledge base knows");
+		why(s, "the GPU 10de:%04x is not in the knowledge base, so which drivers and builds run on it is "
+		    "not known.", m->device[0]);
+		return 0;
+	}
+	/* judged without a driver: a "no" here is about the GPU itself */
+	if (fit == 0) {
+		s = step(p, "gpu", PLAN_STOP, "hardware", "a build of %s for %s", p->release, g->name);
+		why(s, "%s (compute capability %d.%d) cannot run %s %s: %s.", g->name, g->cc_major, g->cc_minor,
+		    p->framework, p->release, f.v.why);
+		if (!r->tf && !r->torch && !r->jax)
+			why(s, "No release of PyTorch in the knowledge base has code for it.");
+		return 0;
+	}
+	s = step(p, "gpu", PLAN_DONE, "hardware", "the GPU: %s", g->name);
+	why(s, "10de:%04x %s, %s, compute capability %d.%d; %s %s has code for it.", m->device[0], g->name,
+	    g->arch ? g->arch : "?", g->cc_major, g->cc_minor, p->framework, p->release);
+	if (fit < 0)
+		why(s, "(not every rule could be judged: %s)", f.v.why);
+	snprintf(s->verify, sizeof(s->verify), "%s check --upto hardware", gd);
+
+	/* 3. the driver it needs */
+	need = lowest_driver(kb, &t, &tg);
+	if (a && a->last_branch > 0)
+		branch = a->last_branch;
+	if (need && atoi(need) > branch) {
+		if (a && a->last_branch > 0) {
+			s = step(p, "driver", PLAN_STOP, "driver", "a driver for %s", p->release);
+			why(s, "%s needs driver >= %s, but R%d is the last driver branch for %s (%s).", p->release, need,
+			    a->last_branch, g->name, g->arch ? g->arch : "?");
+			return 0;
+		}
+		branch = atoi(need);
+	}
+	snprintf(drv, sizeof(drv), "%d.999.99", branch);
+	{
+		struct kb_target bt = tg;
+		struct kb_fit bf;
+
+		bt.driver = drv;
+		if (fit_of(kb, &t, &bt, &bf) == 0) {
+			s = step(p, "driver", PLAN_STOP, "driver", "a driver for %s", p->release);
+			why(s, "with R%d: %s", branch, bf.v.why);
+			return 0;
+		}
+	}
+
+	/* In a container the kernel, its modules and the driver are the host's:
+	 * the plan cannot install them here. */
+	if (m->in_container) {
+		struct kb_target now = tg;
+
+		now.driver = m->driver;
+		if (m->driver && fit_of(kb, &t, &now, &f) == 1) {
+			s = step(p, "driver", PLAN_DONE, "driver", "the host's NVIDIA driver %s", m->driver);
+			why(s, "this is a container (%s): the host's driver %s is visible and runs %s here.",
+			    m->container_markers ? m->container_markers : "container markers", m->driver, p->release);
+			snprintf(s->verify, sizeof(s->verify), "%s check --upto driver", gd);
+		} else {
+			s = step(p, "driver", PLAN_STOP, "driver", "the host's NVIDIA driver");
+			why(s, "this is a container (%s): the driver, its kernel module and Secure Boot belong to the host. "
+			    "%s. Install driver R%d (>= %s) on the host (gpudoctor plan there), then start the container "
+			    "with the GPUs passed in (docker run --gpus all, or CDI: --device nvidia.com/gpu=all).",
+			    m->container_markers ? m->container_markers : "container markers",
+			    m->driver ? "The host's driver is too old for the release" : "No NVIDIA driver is visible here",
+			    branch, need ? need : "?");
+			return 0;
+		}
+		goto after_driver;
+	}
+
+	/* 4. Secure Boot */
+	{
+		struct kb_target now = tg;
+		int works;
+
+		now.driver = m->driver;
+		works = m->driver && m->nvidia_loaded == 1 && fit_of(kb, &t, &now, &f) == 1;
+		if (m->secure_boot != 1) {
+			s = step(p, "secure-boot", PLAN_DONE, "kernel", "Secure Boot module signing");
+			why(s, "%s (%s): unsigned modules load.", m->secure_boot == 0 ? "Secure Boot is off" :
+			    "the Secure Boot state is not known", m->secure_boot_evidence ? m->secure_boot_evidence :
+			    "no EFI variable");
+		} else if (m->nvidia_loaded == 1) {
+			s = step(p, "secure-boot", PLAN_DONE, "kernel", "Secure Boot module signing");
+			why(s, "Secure Boot is on and the nvidia module is loaded, so it is signed with an enrolled key.");
+		} else if (m->mok_key) {
+			s = step(p, "secure-boot", PLAN_TODO, "kernel", "enrol the DKMS signing key (MOK)");
+			why(s, "Secure Boot is on (%s): DKMS signs the nvidia module with %s, and the firmware loads it "
+			    "only once that key is enrolled. mokutil asks for a one-time password; at the next boot the "
+			    "blue MOK manager asks for it on the console (Enroll MOK).",
+			    m->secure_boot_evidence ? m->secure_boot_evidence : "EFI", q(m->mok_key));
+			cmd(s, "sudo mokutil --import %s", q(m->mok_key));
+			s->reboot = 1;
+			snprintf(s->verify, sizeof(s->verify), "mokutil --test-key %s | grep -q 'is already enrolled'",
+				 q(m->mok_key));
+		} else {
+			s = step(p, "secure-boot", PLAN_STOP, "kernel", "a module-signing key for Secure Boot");
+			why(s, "Secure Boot is on (%s) and there is no signing key (/var/lib/dkms/mok.pub, "
+			    "/var/lib/shim-signed/mok/MOK.der): the nvidia module would be refused. Create a key and enrol "
+			    "it from the console, then run gpudoctor plan again: sudo dkms generate_mok (Ubuntu: sudo "
+			    "update-secureboot-policy --new-key); sudo mokutil --import /var/lib/dkms/mok.pub; reboot and "
+			    "choose Enroll MOK. Or turn Secure Boot off in the firmware.",
+			    m->secure_boot_evidence ? m->secure_boot_evidence : "EFI");
+			return 0;
+		}
+
+		/* 5. the driver */
+		if (works) {
+			s = step(p, "driver", PLAN_DONE, "driver", "NVIDIA driver %s", m->driver);
+			why(s, "driver %s is loaded (%s) and runs %s on this GPU (it needs >= %s).", m->driver,
+			    m->driver_from ? m->driver_from : "?", p->release, need ? need : "?");
+		} else {
+			if (!p->family[0] || !p->repo[0]) {
+				s = step(p, "driver", PLAN_STOP, "driver", "install the NVIDIA driver R%d", branch);
+				why(s, "NVIDIA ships no package repository this plan knows for this distribution (%s): "
+				    "install driver R%d from https://www.nvidia.com/Download/index.aspx (the .run installer, "
+				    "with --dkms), then run gpudoctor plan again.", q(m->os_pretty ? m->os_pretty :
+				    m->os_id ? m->os_id : "no /etc/os-release"), branch);
+				return 0;
+			}
+			s = step(p, "driver", PLAN_TODO, "driver", "install the NVIDIA driver R%d from NVIDIA's %s "
+				 "repository", branch, !strcmp(p->family, "debian") ? "apt" : "dnf");
+			if (m->driver)
+				why(s, "driver %s is %s: %s.", m->driver, m->nvidia_loaded == 1 ? "loaded" : "installed",
+				    fit_of(kb, &t, &now, &f) == 0 ? f.v.why : "it does not run the release here");
+			else
+				why(s, "no NVIDIA driver is loaded.");
+			if (m->nouveau_loaded == 1)
+				why(s, "nouveau drives the GPU now: it is blacklisted first (then the reboot).");
+			why(s, "%s needs >= %s; R%d is the %s.", p->release, need ? need : "?", branch,
+			    a && a->last_branch > 0 ? "last branch for this GPU" : "current long-term branch");
+			driver_commands(p, m, s, branch, g->cc_major * 10 + g->cc_minor >= 75);
+		}
+		snprintf(s->verify, sizeof(s->verify), "%s check --upto driver", gd);
+	}
+
+after_driver:
+	/* 6. CUDA runtime and cuDNN */
+	system = r->system_cuda || (t.tf && !t.tf->pip_cudnn);
+	if (t.pt && system) {
+		note(p, "PyTorch wheels bring their own CUDA runtime and cuDNN; --system-cuda changes nothing for them");
+		system = 0;
+	}
+	if (!system) {
+		s = step(p, "cuda", PLAN_DONE, "libraries", "CUDA runtime and cuDNN from pip wheels");
+		why(s, "they come with the framework as nvidia-*-cu%d wheels inside the virtualenv (cuDNN %s), so no "
+		    "system toolkit is installed; /usr/local/cuda is not used by them.", t.cuda / 1000,
+		    f.cudnn[0] ? f.cudnn : "as pinned");
+	} else {
+		const char *cv = t.tf ? t.tf->cuda : NULL, *dnn = t.tf ? t.tf->cudnn : f.cudnn;
+		char cvs[16], dash[16];
+		const char *have = NULL;
+
+		if (!cv) {
+			snprintf(cvs, sizeof(cvs), "%d.%d", t.cuda / 1000, t.cuda % 1000 / 10);
+			cv = cvs;
+		}
+		snprintf(dash, sizeof(dash), "%d-%d", t.cuda / 1000, t.cuda % 1000 / 10);
+		for (size_t i = 0; i < m->ntoolkits; i++)
+			if (m->toolkit_versions[i] && !strncmp(m->toolkit_versions[i], cv, strlen(cv)))
+				have = m->toolkits[i];
+		if (have) {
+			s = step(p, "cuda", PLAN_DONE, "libraries", "CUDA %s toolkit", cv);
+			why(s, "%s is installed; cuDNN %s must be found by the loader (checked by the verification).",
+			    q(have), dnn);
+		} else {
+			s = step(p, "cuda", PLAN_TODO, "libraries", "install CUDA %s and cuDNN %s system-wide", cv, dnn);
+			why(s, "%s %s takes CUDA and cuDNN from the system%s.", p->framework, p->release,
+			    t.tf && !t.tf->pip_cudnn ? " (no [and-cuda] extra before TensorFlow 2.14)" : " (--system-cuda)");
+			if (!strcmp(p->family, "debian"))
+				cmd(s, "sudo apt-get install -y cuda-toolkit-%s 'libcudnn%.*s=%s.*-1+cuda%s'", dash,
+				    (int)strcspn(dnn, "."), dnn, dnn, cv);
+			else
+				cmd(s, "sudo dnf install -y cuda-toolkit-%s 'libcudnn%.*s-%s.*-1.cuda%s'", dash,
+				    (int)strcspn(dnn, "."), dnn, dnn, cv);
+			cmd(s, "echo /usr/local/cuda-%s/lib64 | sudo tee /etc/ld.so.conf.d/cuda-%s.conf", cv, dash);
+			cmd(s, "sudo ldconfig");
+		}
+		snprintf(s->verify, sizeof(s->verify), "%s check --upto libraries", gd);
+	}
+
+	/* 7. the framework, if it is already there */
+	for (size_t i = 0; i < m->nfws; i++) {
+		const struct plan_fw *w = &m->fws[i];
+		const char *rel = t.pt ? t.pt->version : t.tf ? t.tf->version : t.jver;
+		struct version a1, b1;
+
+		if (strcmp(w->name, p->framework) || !rel || version_parse(w->version, &a1) < 0 ||
+		    version_parse(rel, &b1) < 0 || a1.part[0] != b1.part[0] || a1.part[1] != b1.part[1] ||
+		    w->cuda_build == 0 || (w->prediction && strcmp(w->prediction, "gpu")))
+			continue;
+		s = step(p, "python", PLAN_DONE, NULL, "a Python environment");
+		why(s, "%s has it.", q(w->prefix ? w->prefix : "?"));
+		s = step(p, "framework", PLAN_DONE, "frameworks", "%s %s", p->framework, p->release);
+		why(s, "%s %s is installed in %s and gpudoctor predicts it uses the GPU.", w->name, w->version,
+		    q(w->prefix ? w->prefix : "?"));
+		if (w->python)
+			snprintf(s->verify, sizeof(s->verify), "%s check --upto frameworks --python %s", gd, q(w->python));
+		return 0;
+	}
+
+	/* 8. a virtualenv with a Python the release supports */
+	{
+		const char *range = t.python, *py = NULL, *pyv = NULL;
+		char want[16] = "";
+		int lo = 0, hi = 99;
+
+		if (range) {
+			const char *last = strrchr(range, ',');
+			struct version v1, v2;
+			char a1[16] = "", b1[16] = "";
+
+			range = last ? last + 1 : range;
+			while (*range == ' ')
+				range++;
+			sscanf(range, "%15[0-9.]-%15[0-9.]", a1, b1);
+			if (version_parse(a1, &v1) == 0)
+				lo = (int)(v1.part[0] * 100 + v1.part[1]);
+			if (version_parse(b1, &v2) == 0)
+				hi = (int)(v2.part[0] * 100 + v2.part[1]);
+		}
+		for (size_t i = 0; i < m->npythons; i++) {
+			struct version v;
+			int n;
+
+			if (strcmp(m->pythons[i].kind, "system") || version_parse(m->pythons[i].version, &v) < 0)
+				continue;
+			n = (int)(v.part[0] * 100 + v.part[1]);
+			if (n >= lo && n <= hi && v.part[0] == 3) {
+				py = m->pythons[i].path;
+				pyv = m->pythons[i].version;
+				break;
+			}
+		}
+		if (py) {
+			s = step(p, "python", PLAN_TODO, NULL, "a virtualenv for %s %s", p->framework, p->release);
+			why(s, "%s (Python %s) fits the release's Python %s; the framework goes into its own virtualenv.",
+			    q(py), pyv, t.python ? t.python : "3");
+			cmd(s, "%s -m venv %s", q(py), venv);
+		} else {
+			int pick = hi < 99 ? hi : lo > 0 ? lo : 312;
+
+			if (pick > 313)
+				pick = 313;
+			snprintf(want, sizeof(want), "%d.%d", pick / 100, pick % 100);
+			s = step(p, "python", PLAN_TODO, NULL, "Python %s and a virtualenv", want);
+			why(s, "no system Python on this machine fits the release's Python %s.", t.python ? t.python : "?");
+			if (!strcmp(p->family, "rhel"))
+				cmd(s, "sudo dnf install -y python%s", want);
+			else
+				cmd(s, "sudo apt-get install -y python%s python%s-venv", want, want);
+			cmd(s, "python%s -m venv %s", want, venv);
+		}
+		if (venv[0] == '"')	/* "$HOME/venvs/x": insert /bin/... inside the quotes */
+			cmd(s, "\"%.*s/bin/python\" -m pip install --upgrade pip", (int)strlen(venv) - 2, venv + 1);
+		else
+			cmd(s, "%s/bin/python -m pip install --upgrade pip", venv);
+		snprintf(s->verify, sizeof(s->verify), "test -x %.*s/bin/python%s", venv[0] == '"' ? (int)strlen(venv) - 1 :
+			 (int)strlen(venv), venv, venv[0] == '"' ? "\"" : "");
+	}
+
+	/* 9. the framework */
+	s = step(p, "framework", PLAN_TODO, "frameworks", "install %s %s", p->framework, p->release);
+	why(s, "%s", f.v.why);
+	{
+		const char *args = !strncmp(f.install, "pip install ", 12) ? f.install + 12 : f.install;
+		char pybin[320];
+		char *hash;
+		char line[640];
+
+		snprintf(line, sizeof(line), "%s", args);
+		if ((hash = strstr(line, "   #")))	/* the "needs CUDA ... system-wide" remark */
+			*hash = '\0';
+		if (venv[0] == '"')
+			snprintf(pybin, sizeof(pybin), "\"%.*s/bin/python\"", (int)strlen(venv) - 2, venv + 1);
+		else
+			snprintf(pybin, sizeof(pybin), "%s/bin/python", venv);
+		cmd(s, "%s -m pip install %s", pybin, line);
+		snprintf(s->verify, sizeof(s->verify), "%s check --upto frameworks --python %s", gd, pybin);
+	}
+	if (t.tf && kb_fact(kb, "tf.runpath_lacks.2.21.0") && !strcmp(t.tf->version, "2.21.0"))
+		note(p, "TensorFlow 2.21.0 cannot find libcusolver from its own wheels (no RUNPATH entry): "
+		     "gpudoctor check --upto frameworks names the LD_LIBRARY_PATH fix if it applies");
+	return 0;
+}

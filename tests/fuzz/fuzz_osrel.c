@@ -1,0 +1,28 @@
+/*
+ * fuzz_osrel.c - libFuzzer target for the os-release parser of gpudoctor plan
+ * (plan/plan_osrel.c): any text, every key the plan reads.
+ *
+ * fuzz-sources: src/plan/plan_osrel.c src/core/xalloc.c
+ */
+#include "plan/plan.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const keys[] = { "ID", "VERSION_ID", "ID_LIKE", "PRETTY_NAME", "" };
+	char *text = malloc(size + 1);
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		free(plan_os_value(text, keys[i]));
+	free(text);
+	return 0;
+}
