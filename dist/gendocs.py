@@ -72,6 +72,22 @@ class Option:
         return "value"
 
 
+class _Shared:
+    """Several options sharing one description (continuation lines go to all)."""
+
+    def __init__(self, opts):
+        self.opts = opts
+
+    @property
+    def desc(self):
+        return self.opts[0].desc
+
+    @desc.setter
+    def desc(self, value):
+        for o in self.opts:
+            o.desc = value
+
+
 class Help:
     """One --help text, split into usage, prose blocks and options."""
 
@@ -97,20 +113,37 @@ class Help:
         heading = None
         if re.match(r"^[A-Za-z][^:]*:$", block[0]):
             heading, block = block[0][:-1], block[1:]
-        opts, cur, is_opts = [], None, bool(block)
+        opts, cur, n = [], None, 0
         for line in block:
             m = OPT_RE.match(line)
             if m and line.lstrip().startswith("-"):
                 short = (m.group(1) or "").rstrip(", /") or None
                 arg = (m.group(3) or "").strip() or None
-                cur = Option(short, m.group(2), arg, (m.group(4) or "").strip())
+                desc = (m.group(4) or "").strip()
+                # "--tf V / --torch V / --jax V   the release": three options.
+                alts = [a.strip() for a in arg.split(" / ")] if arg and " / -" in arg else []
+                cur = Option(short, m.group(2), alts[0] if alts else arg, desc)
                 opts.append(cur)
+                for alt in alts[1:]:
+                    name, _, alt_arg = alt.partition(" ")
+                    opts.append(Option(None, name, alt_arg or None, desc))
+                if alts:
+                    # Continuation lines extend every alternative's description.
+                    cur = _Shared(opts[-len(alts):])
             elif cur is not None and line.startswith("      ") and not line.lstrip().startswith("-"):
                 cur.desc = (cur.desc + " " + line.strip()).strip()
             else:
-                is_opts = False
                 break
-        if is_opts and opts:
+            n += 1
+        rest = block[n:]
+        if opts and rest and not rest[0].startswith(" "):
+            # Options, then a note at the margin with no blank line between:
+            # the note is a paragraph of its own.
+            self.options += opts
+            self.blocks.append(("options", heading, opts))
+            self._block(rest)
+            return
+        if opts and not rest:
             self.options += opts
             self.blocks.append(("options", heading, opts))
         elif any(re.match(r"^ {1,4}-", line) for line in block):
