@@ -11,6 +11,7 @@
 # 6. runs the integration tests against the real CUDA libraries under
 #    /usr/local/cuda and real framework wheels from PyPI (cached; skipped with
 #    a message when there is no network and no cache)
+# 7. runs the fleet tests (tests/fleet/run.sh: Slurm, the .deb, the wheel)
 # It ends with one line "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
@@ -84,6 +85,12 @@ if [ -x tests/integration/run.sh ]; then
 	fi
 	echo "== integration (real CUDA libraries and framework wheels)"
 	tests/integration/run.sh 2>&1 | tee "$log/integration.txt"; tally "$log/integration.txt"
+fi
+if [ -x tests/fleet/run.sh ]; then
+	# A real single-node Slurm, the .deb in a debootstrap root (cached under
+	# /var/cache/gpudoctor-test), the wheel, the Kubernetes manifests: ~10 min.
+	echo "== fleet (health --slurm under Slurm, NPD, NHC, .deb, wheel, Kubernetes)"
+	tests/fleet/run.sh 2>&1 | tee "$log/fleet.txt"; tally "$log/fleet.txt"
 fi
 rm -rf "$log"
 echo

@@ -1,5 +1,6 @@
 /* bench_text.c - the bench run as text for people; see bench_render.h. */
 #include "bench/bench_render.h"
+#include "core/termesc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,23 +18,23 @@ static void bench_text_num(struct buf *out, double v, const char *unit)
 
 static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 {
-	buf_printf(out, "GPU %d: %s", g->index, g->name ? g->name : "(name unknown)");
+	buf_printf(out, "GPU %d: %s", g->index, g->name ? tesc(g->name) : "(name unknown)");
 	if (g->pci)
-		buf_printf(out, "  [%s", g->pci);
+		buf_printf(out, "  [%s", tesc(g->pci));
 	if (g->cc_major >= 0)
 		buf_printf(out, ", compute capability %d.%d", g->cc_major, g->cc_minor);
 	if (g->sms > 0)
 		buf_printf(out, ", %d SMs", g->sms);
 	buf_puts(out, g->pci ? "]\n" : "\n");
 	if (g->refused) {
-		buf_printf(out, "  not measured (%s): %s\n", g->refused, g->refused_msg ? g->refused_msg : "");
+		buf_printf(out, "  not measured (%s): %s\n", g->refused, g->refused_msg ? tesc(g->refused_msg) : "");
 		if (!g->results[0].measured)
 			return;
 	}
 	if (g->pcie_label)
 		buf_printf(out, "  link: %s, %.1f GB/s per direction at its maximum\n", g->pcie_label, g->pcie_gbs);
 	if (g->cublas)
-		buf_printf(out, "  cuBLAS: %s\n", g->cublas);
+		buf_printf(out, "  cuBLAS: %s\n", tesc(g->cublas));
 	buf_printf(out, "\n  %-38s %18s %18s %s\n", "", "measured", "ceiling", "of ceiling");
 	for (int k = 0; k < BENCH_NKINDS; k++) {
 		const struct bench_result *r = &g->results[k];
@@ -50,7 +51,7 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 			snprintf(label, sizeof(label), "%s", ki->label);
 		buf_printf(out, "  %-38s ", label);
 		if (!r->measured) {
-			buf_printf(out, "not measured: %s\n", r->error ? r->error : "no value");
+			buf_printf(out, "not measured: %s\n", r->error ? tesc(r->error) : "no value");
 			continue;
 		}
 		bench_text_num(out, r->value, ki->unit);
@@ -72,11 +73,11 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 	for (size_t i = 0; i < g->nfindings; i++) {
 		const struct bench_finding *f = &g->findings[i];
 
-		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], f->title, cause_id_str(f->cause));
+		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], tesc(f->title), cause_id_str(f->cause));
 		if (f->evidence)
-			buf_printf(out, "        evidence: %s\n", f->evidence);
+			buf_printf(out, "        evidence: %s\n", tesc(f->evidence));
 		if (f->fix)
-			buf_printf(out, "        fix: %s\n", f->fix);
+			buf_printf(out, "        fix: %s\n", tesc(f->fix));
 	}
 	buf_puts(out, "\n");
 }
@@ -85,7 +86,7 @@ void bench_render_text(const struct bench_run *r, struct buf *out)
 {
 	if (r->refused) {
 		buf_printf(out, "gpudoctor bench: nothing measured (%s): %s\n", r->refused,
-			   r->refused_msg ? r->refused_msg : "");
+			   r->refused_msg ? tesc(r->refused_msg) : "");
 		return;
 	}
 	for (size_t i = 0; i < r->ngpus; i++)
@@ -94,11 +95,11 @@ void bench_render_text(const struct bench_run *r, struct buf *out)
 	if (r->cpu.impl || r->cpu.error) {
 		buf_puts(out, "CPU baseline: ");
 		if (isnan(r->cpu.gflops)) {
-			buf_printf(out, "not measured%s%s\n", r->cpu.error ? ": " : "", r->cpu.error ? r->cpu.error : "");
+			buf_printf(out, "not measured%s%s\n", r->cpu.error ? ": " : "", r->cpu.error ? tesc(r->cpu.error) : "");
 		} else {
 			buf_printf(out, "SGEMM %.1f GFLOP/s (%s", r->cpu.gflops, r->cpu.impl);
 			if (r->cpu.library)
-				buf_printf(out, ", %s", r->cpu.library);
+				buf_printf(out, ", %s", tesc(r->cpu.library));
 			else if (r->cpu.threads > 0)
 				buf_printf(out, ", %d threads", r->cpu.threads);
 			buf_printf(out, ", n=%lld)%s\n", r->cpu.n, r->cpu.verified == 0 ? " WRONG RESULTS" : "");

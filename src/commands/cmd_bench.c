@@ -15,6 +15,7 @@
 #include "commands/commands.h"
 #include "core/buf.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 #include "core/xalloc.h"
 
 #include <getopt.h>
@@ -100,7 +101,7 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'g':
 			o.gpu = (int)strtol(optarg, &end, 10);
 			if (*end || !*optarg || o.gpu < 0 || o.gpu > 1023) {
-				fprintf(stderr, "gpudoctor bench: --gpu '%s' is not a GPU index (0, 1, ...)\n", optarg);
+				fprintf(stderr, "gpudoctor bench: --gpu '%s' is not a GPU index (0, 1, ...)\n", tesc(optarg));
 				bench_opts_free(&o);
 				return 2;
 			}
@@ -143,14 +144,14 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 			return 0;
 		default:
 			fprintf(stderr, "gpudoctor bench: unknown option or missing value '%s'\n",
-				argv[optind - 1]);
+				tesc(argv[optind - 1]));
 			bench_usage(stderr);
 			bench_opts_free(&o);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor bench: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "gpudoctor bench: unexpected argument '%s'\n", tesc(argv[optind]));
 		bench_opts_free(&o);
 		return 2;
 	}
@@ -172,7 +173,7 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 		bench_render_text(&run, &out);
 	fputs(out.s, stdout);
 	if (run.refused)
-		fprintf(stderr, "gpudoctor bench: %s\n", run.refused_msg ? run.refused_msg : run.refused);
+		fprintf(stderr, "gpudoctor bench: %s\n", tesc(run.refused_msg ? run.refused_msg : run.refused));
 	ret = strcmp(bench_run_status(&run), "refused") && strcmp(bench_run_status(&run), "fail") ? 0 : 1;
 	buf_release(&out);
 	bench_run_release(&run);

@@ -12,8 +12,10 @@
 #include "commands/commands.h"
 #include "commands/check_run.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 #include "core/buf.h"
 #include "core/child.h"
+#include "core/fs.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct layer_step {
 	enum layer_id id;
@@ -218,6 +221,32 @@ int check_run_in(const struct probe_in *pin, struct inventory *inv, struct repor
 	return 0;
 }
 
+/*
+ * --python and --site-packages name paths of the machine.  Relative ones
+ * were silently ignored: on the host (--root /) they are taken from the
+ * working directory, as a shell would; inside another --root a relative
+ * path means nothing, and is an error.  Made-up strings are kept in *owned.
+ */
+static int absolute_paths(const struct gd_ctx *ctx, const char **v, size_t n, const char *opt,
+			  char **owned, size_t *nowned)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *cwd;
+
+		if (v[i][0] == '/')
+			continue;
+		if (strcmp(ctx->root, "/") != 0 || !(cwd = getcwd(NULL, 0))) {
+			fprintf(stderr, "gpudoctor check: %s '%s': give an absolute path (inside --root's tree)\n",
+				opt, tesc(v[i]));
+			return -1;
+		}
+		owned[*nowned] = fs_join(cwd, v[i]);
+		v[i] = owned[(*nowned)++];
+		free(cwd);
+	}
+	return 0;
+}
+
 /* --upto/--layer: the layers above `top` were neither probed nor judged; say so. */
 static void mark_not_checked(struct report *rep, int top)
 {
@@ -280,6 +309,8 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	const char **pys = xcalloc((size_t)argc + 1, sizeof(*pys));
 	const char **sites = xcalloc((size_t)argc + 1, sizeof(*sites));
 	struct probe_in pin;
+	char **owned = xcalloc((size_t)argc + 1, sizeof(*owned));
+	size_t nowned = 0;
 	struct inventory inv;
 	struct report rep;
 	struct buf out = BUF_INIT;
@@ -339,18 +370,25 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor check: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "gpudoctor check: unexpected argument '%s'\n", tesc(argv[optind]));
+		ret = 2;
+		goto out_opts;
+	}
+	if (absolute_paths(&cctx, pys, cctx.npython_paths, "--python", owned, &nowned) < 0 ||
+	    absolute_paths(&cctx, sites, cctx.nsite_dirs, "--site-packages", owned, &nowned) < 0) {
 		ret = 2;
 		goto out_opts;
 	}
 	if (cctx.live && cctx.no_load) {
-		fputs("gpudoctor check: --live runs interpreters, --no-load forbids it\n", stderr);
+		fputs(cctx.no_load_implied
+		      ? "gpudoctor check: --live runs the tree's interpreters: give --load-from-root\n"
+		      : "gpudoctor check: --live runs interpreters, --no-load forbids it\n", stderr);
 		ret = 2;
 		goto out_opts;
 	}
 	ctx = &cctx;
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor: %s\n", tesc(e.msg));
 		ret = 2;
 		goto out_opts;
 	}
@@ -380,5 +418,6 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 out_opts:
 	free(pys);
 	free(sites);
+	fs_names_free(owned, nowned);
 	return ret;
 }

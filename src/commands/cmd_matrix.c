@@ -7,6 +7,7 @@
 #include "commands/commands.h"
 #include "commands/matrix.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -90,16 +91,16 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "gpudoctor matrix: unknown or incomplete option '%s'; see --help\n",
-				argv[optind - 1]);
+				tesc(argv[optind - 1]));
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor matrix: unexpected argument '%s'; see --help\n", argv[optind]);
+		fprintf(stderr, "gpudoctor matrix: unexpected argument '%s'; see --help\n", tesc(argv[optind]));
 		return 2;
 	}
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor matrix: knowledge base: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor matrix: knowledge base: %s\n", tesc(e.msg));
 		return 2;
 	}
 	if (info) {
@@ -115,7 +116,7 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		return 2;
 	}
 	if (matrix_answer(kb, &q, q.solve ? &m : NULL, r, &e) < 0) {
-		fprintf(stderr, "gpudoctor matrix: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor matrix: %s\n", tesc(e.msg));
 		ret = 2;
 	} else {
 		if (ctx->json)

@@ -6,6 +6,7 @@
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/json.h"
+#include "core/termesc.h"
 #include "loader/ldcache.h"
 #include "loader/ldso.h"
 #include "loader/ldso_tree.h"
@@ -74,6 +75,7 @@ static void json_loader(struct json *j, const struct ldso *l)
 	json_str(j, "cache_stale_reason", l->cache_stale_reason);
 	json_str(j, "ld_library_path", l->env.ld_library_path);
 	json_str_array(j, "default_dirs", l->default_dirs, l->ndefault_dirs);
+	json_str_array(j, "conf_dirs", l->conf_dirs, l->nconf_dirs);
 	json_str_array(j, "hwcaps", l->hwcaps, l->nhwcaps);
 	json_preloads(j, "preloads", l->preloads, l->npreloads);
 	if (l->glibc_major >= 0) {
@@ -89,33 +91,33 @@ static void json_loader(struct json *j, const struct ldso *l)
 
 static void text_result(const struct ldso_result *r, const char *name, int indent, int verbose)
 {
-	printf("%*s%s => ", indent, "", name);
+	printf("%*s%s => ", indent, "", tesc(name));
 	if (!r->path) {
 		puts("not found");
 	} else {
-		printf("%s", r->path);
+		printf("%s", tesc(r->path));
 		if (r->realpath && strcmp(r->realpath, r->path))
-			printf(" (-> %s)", r->realpath);
+			printf(" (-> %s)", tesc(r->realpath));
 		if (r->source == LDSO_ALREADY_LOADED)
 			printf("  [already loaded]\n");
 		else if (r->source == LDSO_PRELOAD)
-			printf("  [preloaded by %s]\n", r->from ? r->from : "LD_PRELOAD");
+			printf("  [preloaded by %s]\n", r->from ? tesc(r->from) : "LD_PRELOAD");
 		else if (r->from)
-			printf("  [%s of %s]\n", ldso_source_name(r->source), r->from);
+			printf("  [%s of %s]\n", ldso_source_name(r->source), tesc(r->from));
 		else
 			printf("  [%s]\n", ldso_source_name(r->source));
 	}
 	if (r->load_error)
-		printf("%*s  ld.so would fail here: %s\n", indent, "", r->load_error);
+		printf("%*s  ld.so would fail here: %s\n", indent, "", tesc(r->load_error));
 	for (size_t i = 0; i < r->ncands; i++)
 		if (r->cands[i].rejected)
-			printf("%*s  passed over %s (%s): %s\n", indent, "", r->cands[i].path,
-			       ldso_source_name(r->cands[i].source), r->cands[i].rejected);
+			printf("%*s  passed over %s (%s): %s\n", indent, "", tesc(r->cands[i].path),
+			       ldso_source_name(r->cands[i].source), tesc(r->cands[i].rejected));
 	if (verbose) {
 		for (size_t i = 0; i < r->ndirs; i++)
-			printf("%*s  searched %s (%s%s%s)\n", indent, "", r->dirs[i].dir,
+			printf("%*s  searched %s (%s%s%s)\n", indent, "", tesc(r->dirs[i].dir),
 			       ldso_source_name(r->dirs[i].source), r->dirs[i].from ? " of " : "",
-			       r->dirs[i].from ? r->dirs[i].from : "");
+			       r->dirs[i].from ? tesc(r->dirs[i].from) : "");
 		if (r->path && r->source != LDSO_ALREADY_LOADED)
 			printf("%*s  read %zu bytes of the file\n", indent, "", r->bytes_read);
 	}
@@ -128,10 +130,10 @@ static void text_preloads(const struct ldso *l)
 		const struct ldso_preload *p = &l->preloads[i];
 
 		if (p->path)
-			printf("preloaded by %s: %s => %s\n", p->via, p->name, p->path);
+			printf("preloaded by %s: %s => %s\n", tesc(p->via), tesc(p->name), tesc(p->path));
 		else
 			printf("ld.so prints: ERROR: ld.so: object '%s' from %s cannot be preloaded (%s): ignored.\n",
-			       p->name, p->via, p->error ? p->error : "?");
+			       tesc(p->name), tesc(p->via), p->error ? tesc(p->error) : "?");
 	}
 }
 
@@ -142,7 +144,7 @@ static int which_all(struct ldso *l, const char *from, const struct gd_ctx *ctx)
 	int missing = 0;
 
 	if (ldso_tree_build(l, from, &t, &e) < 0) {
-		fprintf(stderr, "gpudoctor which: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor which: %s\n", tesc(e.msg));
 		return 2;
 	}
 	for (size_t i = 1; i < t.n; i++)
@@ -174,16 +176,16 @@ static int which_all(struct ldso *l, const char *from, const struct gd_ctx *ctx)
 		json_release(&j);
 	} else {
 		text_preloads(l);
-		printf("%s", from);
+		printf("%s", tesc(from));
 		if (t.nodes[0].res.soname)
-			printf(" (soname %s)", t.nodes[0].res.soname);
+			printf(" (soname %s)", tesc(t.nodes[0].res.soname));
 		putchar('\n');
 		for (size_t i = 1; i < t.n; i++)
 			if (ctx->verbose || t.nodes[i].res.source != LDSO_ALREADY_LOADED)
 				text_result(&t.nodes[i].res, t.nodes[i].name, 2 * (int)t.nodes[i].depth,
 				    ctx->verbose);
 		if (l->cache_stale)
-			printf("warning: ld.so.cache is stale: %s\n", l->cache_stale_reason);
+			printf("warning: ld.so.cache is stale: %s\n", tesc(l->cache_stale_reason));
 		if (ctx->verbose)
 			printf("%zu objects, %zu bytes read, %.2f ms\n", t.n, t.bytes_read, t.seconds * 1e3);
 		if (missing)
@@ -228,7 +230,7 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 	env.secure = secure;
 	env.legacy_hwcaps = LDSO_LEGACY_AUTO;
 	if (ldso_init(&l, &env, &e) < 0) {
-		fprintf(stderr, "gpudoctor which: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor which: %s\n", tesc(e.msg));
 		return 2;
 	}
 	if (all) {
@@ -254,9 +256,9 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 			text_preloads(&l);
 			text_result(&r, soname, 0, ctx->verbose);
 			if (!r.path && l.cache_error)
-				printf("note: no usable ld.so.cache: %s\n", l.cache_error);
+				printf("note: no usable ld.so.cache: %s\n", tesc(l.cache_error));
 			if (l.cache_stale)
-				printf("warning: ld.so.cache is stale: %s\n", l.cache_stale_reason);
+				printf("warning: ld.so.cache is stale: %s\n", tesc(l.cache_stale_reason));
 		}
 		ret = r.path && !r.load_error ? 0 : 1;
 		ldso_result_release(&r);

@@ -8,12 +8,14 @@
  */
 #include "commands/commands.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct command {
@@ -30,6 +32,7 @@ static const struct command commands[] = {
 	{ "which", cmd_which, "which file the loader would load for a soname, and why", 0 },
 	{ "explain", cmd_explain, "explain an error log: its causes, confirmed on this machine, and the fix", 0 },
 	{ "bench", cmd_bench, "measure copy bandwidth and GEMM throughput against the hardware's limits", 0 },
+	{ "health", cmd_health, "one-line verdict for Slurm and node-problem-detector (exit 0/1/2)", 0 },
 	{ "__probe", cmd_probe, "internal: isolated child probes", 1 },
 };
 
@@ -43,6 +46,10 @@ static void usage(FILE *f)
 	      "  --root DIR        read /proc, /sys, /dev, /etc, /usr ... (and paths from\n"
 	      "                    LD_LIBRARY_PATH, CUDA_HOME, VIRTUAL_ENV, CONDA_PREFIX) inside DIR\n"
 	      "  --no-load         load and execute nothing from the machine: static facts only\n"
+	      "                    (implied by --root DIR other than /: a tree's libraries are\n"
+	      "                    not dlopen()ed, their constructors would run as you)\n"
+	      "  --load-from-root  with --root: load the tree's libraries anyway, in isolated\n"
+	      "                    children (only for a tree you trust)\n"
 	      "  --timeout SEC     limit for each isolated probe (default 10)\n"
 	      "  --json            machine-readable output\n"
 	      "  --color=WHEN      auto (default), always or never; NO_COLOR is honoured\n"
@@ -95,7 +102,8 @@ int main(int argc, char **argv)
 {
 	struct gd_ctx ctx = { .root = "/", .timeout = 10.0, .color = COLOR_AUTO };
 	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
-	int nrest = 0, ret, want_help = 0;
+	int nrest = 0, ret, want_help = 0, load_from_root = 0;
+	struct stat st;
 	const struct command *cmd = NULL;
 	ssize_t n;
 
@@ -123,7 +131,12 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			if (!realpath(v, root_buf)) {
-				fprintf(stderr, "gpudoctor: --root '%s': %s\n", v, strerror(errno));
+				fprintf(stderr, "gpudoctor: --root '%s': %s\n", tesc(v), strerror(errno));
+				ret = 2;
+				goto out;
+			}
+			if (stat(root_buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				fprintf(stderr, "gpudoctor: --root '%s': not a directory\n", tesc(v));
 				ret = 2;
 				goto out;
 			}
@@ -137,8 +150,9 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			ctx.timeout = strtod(v, &end);
-			if (*end || ctx.timeout <= 0 || ctx.timeout > 3600) {
-				fprintf(stderr, "gpudoctor: --timeout '%s' is not a number of seconds in (0, 3600]\n", v);
+			/* written so that NaN fails too */
+			if (end == v || *end || !(ctx.timeout > 0 && ctx.timeout <= 3600)) {
+				fprintf(stderr, "gpudoctor: --timeout '%s' is not a number of seconds in (0, 3600]\n", tesc(v));
 				ret = 2;
 				goto out;
 			}
@@ -151,6 +165,8 @@ int main(int argc, char **argv)
 			ctx.kb_dir = v;
 		} else if (!strcmp(a, "--no-load")) {
 			ctx.no_load = 1;
+		} else if (!strcmp(a, "--load-from-root")) {
+			load_from_root = 1;
 		} else if (!strcmp(a, "--json")) {
 			ctx.json = 1;
 		} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8)) {
@@ -162,7 +178,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(v, "never"))
 				ctx.color = COLOR_NEVER;
 			else {
-				fprintf(stderr, "gpudoctor: --color must be auto, always or never, not '%s'\n", v);
+				fprintf(stderr, "gpudoctor: --color must be auto, always or never, not '%s'\n", tesc(v));
 				ret = 2;
 				goto out;
 			}
@@ -177,12 +193,18 @@ int main(int argc, char **argv)
 		} else if (!cmd && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
 			want_help = 1;
 		} else {
-			if (!cmd && a[0] != '-') {
+			if (!cmd && a[0] == '-') {
+				/* before the command only global options are known */
+				fprintf(stderr, "gpudoctor: unknown option '%s'; see 'gpudoctor --help'\n", tesc(a));
+				ret = 2;
+				goto out;
+			}
+			if (!cmd) {
 				for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
 					if (!strcmp(commands[k].name, a))
 						cmd = &commands[k];
 				if (!cmd) {
-					fprintf(stderr, "gpudoctor: '%s' is not a command; see 'gpudoctor --help'\n", a);
+					fprintf(stderr, "gpudoctor: '%s' is not a command; see 'gpudoctor --help'\n", tesc(a));
 					ret = 2;
 					goto out;
 				}
@@ -191,9 +213,19 @@ int main(int argc, char **argv)
 		}
 	}
 	ctx.use_color = resolve_color(ctx.color);
+	/* A tree's libraries run their constructors when dlopen()ed, as the
+	 * user running gpudoctor (often root): only with --load-from-root. */
+	if (strcmp(ctx.root, "/") != 0 && !load_from_root && !ctx.no_load) {
+		ctx.no_load = 1;
+		ctx.no_load_implied = 1;
+	}
 	if (!cmd) {
 		usage(want_help ? stdout : stderr);
 		ret = want_help ? 0 : 2;
+		if (want_help && (fflush(stdout) != 0 || ferror(stdout))) {
+			fprintf(stderr, "gpudoctor: could not write the output: %s\n", strerror(errno));
+			ret = 2;
+		}
 		goto out;
 	}
 	if (want_help)

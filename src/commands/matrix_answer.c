@@ -4,8 +4,12 @@
  * with their chain of reasons, and the newest TF / PyTorch / JAX that fit.
  */
 #include "commands/matrix.h"
+#include "core/fs.h"
+#include "core/strmap.h"
 #include "core/version.h"
+#include "core/xalloc.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,12 +417,31 @@ static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, 
 	if (!kb_torch_release(kb, vbuf, variant))
 		return err_set(e, "PyTorch %s is not in the knowledge base (it has 1.12 .. %s)", ver,
 			       kb_torch_count(kb) ? kb_torch_at(kb, 0)->version : "?");
+	/* The first row of each variant of this minor release (what
+	 * kb_torch_release answers for it), found in one pass: a --kb torch.tsv
+	 * of many thousand rows stays linear. */
+	struct version want;
+	struct strmap seen = STRMAP_INIT;
+	char **keys = xcalloc(kb_torch_count(kb) + 1, sizeof(*keys));
+	size_t nkeys = 0;
+
+	if (version_parse(vbuf, &want) < 0)
+		memset(&want, 0, sizeof(want));
 	for (size_t i = 0; i < kb_torch_count(kb); i++) {
 		const struct kb_torch *t = kb_torch_at(kb, i);
 		struct kb_fit f;
 		struct kb_verdict v;
+		struct version tv;
+		char *key;
 
-		if (kb_torch_release(kb, vbuf, t->variant) != t || (variant && strcasecmp(variant, t->variant)))
+		if (version_parse(t->version, &tv) < 0 || tv.part[0] != want.part[0] ||
+		    tv.part[1] != want.part[1])
+			continue;
+		key = xstrdup(t->variant);
+		for (char *k = key; *k; k++)
+			*k = (char)tolower((unsigned char)*k);
+		keys[nkeys++] = key;
+		if (!strmap_add(&seen, key, i) || (variant && strcasecmp(variant, t->variant)))
 			continue;
 		if (x->cuda_major > 0 && t->cuda_version / 1000 != x->cuda_major)
 			continue;
@@ -439,6 +462,8 @@ static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, 
 		if (v.ok == 1 || (v.ok == -1 && best == 0))
 			best = v.ok;
 	}
+	strmap_release(&seen);
+	fs_names_free(keys, nkeys);
 	if (!any) {
 		struct kb_verdict v = { 0, "", NULL, 0 };
 

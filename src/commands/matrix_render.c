@@ -1,5 +1,6 @@
 /* matrix_render.c - print a `gpudoctor matrix` answer as text or JSON. */
 #include "commands/matrix.h"
+#include "core/termesc.h"
 #include "core/json.h"
 
 #include <stdio.h>
@@ -13,7 +14,7 @@ static const char *yesno(int ok)
 void matrix_render_text(const struct kb *kb, const struct matrix_result *r)
 {
 	for (size_t i = 0; i < r->nfacts; i++)
-		printf("%-22s %s\n", r->facts[i].key, r->facts[i].value);
+		printf("%-22s %s\n", r->facts[i].key, tesc(r->facts[i].value));
 	if (r->nitems)
 		printf("\n");
 	if (r->nitems && r->verdict == 0)
@@ -23,18 +24,18 @@ void matrix_render_text(const struct kb *kb, const struct matrix_result *r)
 		const struct matrix_item *it = &r->items[i];
 		const char *url = it->source ? kb_source_url(kb, it->source) : NULL;
 
-		printf("%-5s %s %s%s\n", yesno(it->ok), it->what, it->version,
+		printf("%-5s %s %s%s\n", yesno(it->ok), tesc(it->what), tesc(it->version),
 		       it->known_failure ? " (known failure)" : "");
 		if (it->why[0])
-			printf("      %s\n", it->why);
+			printf("      %s\n", tesc(it->why));
 		if (it->install[0])
-			printf("      install: %s\n", it->install);
+			printf("      install: %s\n", tesc(it->install));
 		if (url || it->table)
 			printf("      source: %s%s%s%s\n", it->table ? it->table : "", url && it->table ? ", " : "",
 			       url ? url : "", r->verdict == 0 && it->ok == 1 ? "  (excluded)" : "");
 	}
 	for (size_t i = 0; i < r->nnotes; i++)
-		printf("%snote: %s\n", i == 0 ? "\n" : "", r->notes[i]);
+		printf("%snote: %s\n", i == 0 ? "\n" : "", tesc(r->notes[i]));
 	if (r->verdict >= 0)
 		printf("\nanswer: %s\n", r->verdict ? "yes, this combination works" :
 		       "no, this combination does not work (reasons above)");
@@ -102,13 +103,13 @@ void matrix_kb_info(const struct kb *kb, const char *kb_dir, int json)
 	struct json j;
 
 	if (!json) {
-		printf("knowledge base: %s\n", kb_dir ? kb_dir : "embedded");
+		printf("knowledge base: %s\n", kb_dir ? tesc(kb_dir) : "embedded");
 		for (size_t i = 0; i < kb_table_count(kb); i++) {
 			struct kb_table_info ti;
 
 			kb_table_info(kb, i, &ti);
 			printf("  %-16s %6zu rows  as of %-10s  %s\n", ti.name, ti.rows,
-			       ti.as_of ? ti.as_of : "unknown", ti.origin);
+			       ti.as_of ? tesc(ti.as_of) : "unknown", tesc(ti.origin));
 		}
 		return;
 	}

@@ -111,9 +111,17 @@ static void child_conclude(struct child *c, struct child_result *r, int timed_ou
 	pid_t pid = c->pid;
 
 	if (timed_out) {
+		double until = child_now() + 1.0;
+
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		/*
+		 * A child stuck in the kernel (state D, a wedged driver) dies
+		 * only when the kernel lets it: bound the reap too, so that the
+		 * caller's deadline holds; such a child is left unreaped.
+		 */
+		while (waitpid(pid, &status, WNOHANG) == 0 && child_now() < until)
+			usleep(2000);
 	} else {
 		/* Reap any grandchildren left behind in the group. */
 		kill(-pid, SIGKILL);

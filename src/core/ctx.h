@@ -15,6 +15,7 @@ enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 struct gd_ctx {
 	const char *root;	/* "/" unless --root; never NULL, no trailing slash except "/" */
 	int no_load;		/* --no-load: static facts only */
+	int no_load_implied;	/* no_load because --root without --load-from-root */
 	double timeout;		/* --timeout, seconds, for each isolated child */
 	int json;		/* --json */
 	enum color_mode color;	/* --color; resolved to use_color by main */

@@ -15,6 +15,13 @@ static int fs_is_host_root(const char *root)
 	return !root || !strcmp(root, "/");
 }
 
+/* Inside a root the resolved path has no link left: a final component that
+ * became a link since (a race) is refused rather than followed on the host. */
+static int fs_nofollow(const char *root)
+{
+	return fs_is_host_root(root) ? 0 : O_NOFOLLOW;
+}
+
 /* root + abs, with no symlink resolution. */
 static const char *fs_join_raw(const char *root, const char *abs, struct buf *out)
 {
@@ -27,41 +34,76 @@ static const char *fs_join_raw(const char *root, const char *abs, struct buf *ou
 	return out->s;
 }
 
+static int fs_walk(const char *root, const char *abs, struct buf *out, struct err *e,
+		   int *last_missing);
+
 /*
  * Under --root, the host's kernel would follow an absolute symlink inside
  * the tree (usr/local/cuda -> /usr/local/cuda-13.0) out to the host's own
- * files.  So every path is first resolved inside the root; follow_last 0
- * keeps a final symlink itself (for lstat and readlink).
+ * files, and a relative one with enough ".." out of the tree.  So every path
+ * is first resolved inside the root, component by component (fs_resolve),
+ * and only a path with no symlink left in it is handed to the kernel.  A
+ * path that cannot be resolved inside the root (a loop, more than
+ * FS_MAXSYMLINKS links, a missing directory) is an error with that errno,
+ * never the partly resolved path: the kernel would follow its last link
+ * with host rules.  (A missing last component is fine: its directory has no
+ * link left, and the kernel answers ENOENT.)  follow_last 0 keeps a final
+ * symlink itself (for lstat and readlink).  On failure out is "" (which no
+ * system call opens).
  */
-static const char *fs_host_path(const char *root, const char *abs, int follow_last,
-				struct buf *out)
+static int fs_host_path(const char *root, const char *abs, int follow_last,
+			struct buf *out)
 {
 	struct buf res = BUF_INIT;
+	struct err e = ERR_INIT;
+	const char *slash, *last;
+	int rc = 0;
 
-	if (fs_is_host_root(root))
-		return fs_join_raw(root, abs, out);
+	if (fs_is_host_root(root)) {
+		fs_join_raw(root, abs, out);
+		return 0;
+	}
+	slash = strrchr(abs, '/');
+	last = slash ? slash + 1 : abs;
+	/* "." and ".." are never links: resolve them, or ".." leaves the root */
+	if (!*last || !strcmp(last, ".") || !strcmp(last, ".."))
+		follow_last = 1;
 	if (follow_last) {
-		/* On failure res holds the path resolved up to the missing part:
-		 * opening it fails the same way, inside the root. */
-		fs_resolve(root, abs, &res, NULL);
+		int last_missing;
+
+		rc = fs_walk(root, abs, &res, &e, &last_missing);
+		if (rc < 0 && last_missing)
+			rc = 0;		/* the kernel will say ENOENT; nothing to follow */
 	} else {
-		const char *slash = strrchr(abs, '/');
 		char *dir = xstrndup(abs, slash && slash != abs ? (size_t)(slash - abs) : 1);
 
-		fs_resolve(root, dir, &res, NULL);
+		rc = fs_resolve(root, dir, &res, &e);
 		if (res.len > 1)
 			buf_addc(&res, '/');
-		buf_puts(&res, slash ? slash + 1 : abs);
+		buf_puts(&res, last);
 		free(dir);
+	}
+	if (rc < 0) {
+		buf_reset(out);
+		buf_release(&res);
+		errno = e.code ? e.code : ENOENT;
+		return -1;
 	}
 	fs_join_raw(root, res.s, out);
 	buf_release(&res);
-	return out->s;
+	return 0;
 }
 
 const char *fs_path(const char *root, const char *abs, struct buf *out)
 {
-	return fs_host_path(root, abs, 1, out);
+	return fs_host_path(root, abs, 1, out) < 0 ? NULL : out->s;
+}
+
+int fs_path_checked(const char *root, const char *abs, struct buf *out, struct err *e)
+{
+	if (fs_host_path(root, abs, 1, out) < 0)
+		return err_set_errno(e, "cannot open '%s'", abs);
+	return 0;
 }
 
 char *fs_join(const char *dir, const char *name)
@@ -100,11 +142,19 @@ static int fs_readlink_raw(const char *host, const char *shown, struct buf *out,
 	return 0;
 }
 
-int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e)
+/*
+ * The walk of fs_resolve.  *last_missing is set when the walk failed only
+ * because the very last component does not exist (its directory resolved):
+ * that path can still be handed to the kernel, which finds nothing there.
+ */
+static int fs_walk(const char *root, const char *abs, struct buf *out, struct err *e,
+		   int *last_missing)
 {
 	struct buf todo = BUF_INIT, host = BUF_INIT, link = BUF_INIT;
 	int hops = 0, ret = 0;
 	size_t pos = 0;
+
+	*last_missing = 0;
 
 	buf_reset(out);
 	buf_puts(out, "/");
@@ -133,12 +183,19 @@ int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e
 		free(comp);
 		fs_join_raw(root, out->s, &host);
 		if (lstat(host.s, &st) < 0) {
+			int errnum = errno;
+			size_t p2 = pos;
+
+			while (p2 < todo.len && todo.s[p2] == '/')
+				p2++;
+			*last_missing = errnum == ENOENT && p2 == todo.len;
+			errno = errnum;
 			ret = err_set_errno(e, "%s", out->s);
 			goto done;
 		}
 		if (!S_ISLNK(st.st_mode))
 			continue;
-		if (++hops > 40) {
+		if (++hops > FS_MAXSYMLINKS) {
 			errno = ELOOP;
 			ret = err_set_errno(e, "%s", out->s);
 			goto done;
@@ -173,6 +230,13 @@ done:
 	return ret;
 }
 
+int fs_resolve(const char *root, const char *abs, struct buf *out, struct err *e)
+{
+	int last_missing;
+
+	return fs_walk(root, abs, out, e, &last_missing);
+}
+
 /* Read up to max bytes; more is an error only when whole is set. */
 static int read_upto(const char *root, const char *abs, size_t max, int whole,
 		     struct buf *out, struct err *e)
@@ -182,8 +246,9 @@ static int read_upto(const char *root, const char *abs, size_t max, int whole,
 	int fd, ret = 0;
 
 	buf_reset(out);
-	fs_path(root, abs, &p);
-	fd = open(p.s, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = -1;
+	if (fs_host_path(root, abs, 1, &p) == 0)
+		fd = open(p.s, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | fs_nofollow(root));
 	if (fd < 0) {
 		ret = err_set_errno(e, "cannot open '%s'", abs);
 		goto out;
@@ -250,8 +315,7 @@ int fs_readlink(const char *root, const char *abs, struct buf *out, struct err *
 	char tmp[PATH_MAX];
 	ssize_t n;
 
-	fs_host_path(root, abs, 0, &p);
-	n = readlink(p.s, tmp, sizeof(tmp) - 1);
+	n = fs_host_path(root, abs, 0, &p) < 0 ? -1 : readlink(p.s, tmp, sizeof(tmp) - 1);
 	buf_release(&p);
 	if (n < 0)
 		return err_set_errno(e, "cannot read link '%s'", abs);
@@ -263,7 +327,7 @@ int fs_readlink(const char *root, const char *abs, struct buf *out, struct err *
 int fs_stat(const char *root, const char *abs, struct stat *st)
 {
 	struct buf p = BUF_INIT;
-	int r = stat(fs_path(root, abs, &p), st);
+	int r = fs_host_path(root, abs, 1, &p) < 0 ? -1 : stat(p.s, st);
 
 	buf_release(&p);
 	return r;
@@ -272,7 +336,7 @@ int fs_stat(const char *root, const char *abs, struct stat *st)
 int fs_lstat(const char *root, const char *abs, struct stat *st)
 {
 	struct buf p = BUF_INIT;
-	int r = lstat(fs_host_path(root, abs, 0, &p), st);
+	int r = fs_host_path(root, abs, 0, &p) < 0 ? -1 : lstat(p.s, st);
 
 	buf_release(&p);
 	return r;
@@ -307,7 +371,7 @@ int fs_list_dir(const char *root, const char *abs, char ***names, size_t *n,
 
 	*names = NULL;
 	*n = 0;
-	d = opendir(fs_path(root, abs, &p));
+	d = fs_host_path(root, abs, 1, &p) < 0 ? NULL : opendir(p.s);
 	buf_release(&p);
 	if (!d)
 		return err_set_errno(e, "cannot list '%s'", abs);

@@ -5,7 +5,11 @@
  * taken from environment variables) goes through fs_path(), so that a fixture
  * tree, a container image or a broken machine's disk can be inspected.
  * fs_resolve() follows symbolic links the way the kernel would inside a
- * chroot: absolute link targets are re-rooted, ".." never leaves the root.
+ * chroot: absolute link targets are re-rooted, ".." never leaves the root,
+ * more than FS_MAXSYMLINKS links in one lookup is ELOOP.  Every reader here
+ * resolves first and hands the kernel only a path with no link left in it
+ * (and O_NOFOLLOW on the last component), so no link in the tree is ever
+ * followed with the host's rules.
  */
 #ifndef GD_FS_H
 #define GD_FS_H
@@ -18,8 +22,20 @@
 
 struct gd_ctx;
 
-/* root + abs into out (reset first); returns out->s.  abs must start with '/'. */
+/* The kernel's MAXSYMLINKS: the 41st link of one lookup is ELOOP, as in a chroot. */
+#define FS_MAXSYMLINKS 40
+
+/*
+ * The host path of abs (resolved inside root, no link left in it) into out
+ * (reset first); returns out->s.  When abs cannot be resolved inside the
+ * root (loop, too many links, a missing directory: a missing last component
+ * is still a path) returns NULL with errno
+ * set and out holds "", which every system call refuses: a partly resolved
+ * path is never handed to the kernel.  abs must start with '/'.
+ */
 const char *fs_path(const char *root, const char *abs, struct buf *out);
+/* As fs_path, returning 0 or -1 with "cannot open 'abs': reason" in e. */
+int fs_path_checked(const char *root, const char *abs, struct buf *out, struct err *e);
 
 /*
  * Resolve every symlink of abs (an absolute path as the machine sees it) and

@@ -1,8 +1,11 @@
 /* json.c - escaping JSON writer; see json.h. */
 #include "core/json.h"
 
+#include "core/termesc.h"
+
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 void json_init(struct json *j, int pretty)
 {
@@ -10,6 +13,7 @@ void json_init(struct json *j, int pretty)
 	j->pretty = pretty;
 	j->depth = 0;
 	j->count[0] = 0;
+	j->utf8_replaced = 0;
 }
 
 void json_release(struct json *j)
@@ -17,12 +21,30 @@ void json_release(struct json *j)
 	buf_release(&j->out);
 }
 
-void json_escape(struct buf *b, const char *s)
+/* Append s as a string literal; returns how many bytes that were not UTF-8
+ * were replaced by U+FFFD (each bad byte is one replacement). */
+static size_t json_escape_count(struct buf *b, const char *s)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), replaced = 0;
 
 	buf_addc(b, '"');
-	for (p = (const unsigned char *)s; *p; p++) {
+	while (n) {
+		size_t len = utf8_seq_len(p, n);
+
+		if (len == 0) {
+			buf_puts(b, "\xef\xbf\xbd");	/* U+FFFD */
+			replaced++;
+			p++;
+			n--;
+			continue;
+		}
+		if (len > 1) {
+			buf_add(b, p, len);
+			p += len;
+			n -= len;
+			continue;
+		}
 		switch (*p) {
 		case '"': buf_puts(b, "\\\""); break;
 		case '\\': buf_puts(b, "\\\\"); break;
@@ -35,8 +57,16 @@ void json_escape(struct buf *b, const char *s)
 			else
 				buf_addc(b, (char)*p);
 		}
+		p++;
+		n--;
 	}
 	buf_addc(b, '"');
+	return replaced;
+}
+
+void json_escape(struct buf *b, const char *s)
+{
+	(void)json_escape_count(b, s);
 }
 
 static void json_indent(struct json *j)
@@ -60,7 +90,7 @@ static void json_prefix(struct json *j, const char *key)
 	}
 	j->count[j->depth]++;
 	if (key) {
-		json_escape(&j->out, key);
+		j->utf8_replaced += json_escape_count(&j->out, key);
 		buf_puts(&j->out, j->pretty ? ": " : ":");
 	}
 }
@@ -88,7 +118,14 @@ static void json_close(struct json *j, char c)
 }
 
 void json_obj_begin(struct json *j, const char *key) { json_open(j, key, '{'); }
-void json_obj_end(struct json *j) { json_close(j, '}'); }
+void json_obj_end(struct json *j)
+{
+	/* The document says when it had to replace bytes: the consumer knows
+	 * that a name in it is not the machine's exact bytes. */
+	if (j->depth == 1 && j->utf8_replaced)
+		json_int(j, "utf8_replaced", (long long)j->utf8_replaced);
+	json_close(j, '}');
+}
 void json_arr_begin(struct json *j, const char *key) { json_open(j, key, '['); }
 void json_arr_end(struct json *j) { json_close(j, ']'); }
 
@@ -96,7 +133,7 @@ void json_str(struct json *j, const char *key, const char *val)
 {
 	json_prefix(j, key);
 	if (val)
-		json_escape(&j->out, val);
+		j->utf8_replaced += json_escape_count(&j->out, val);
 	else
 		buf_puts(&j->out, "null");
 }

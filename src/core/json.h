@@ -4,7 +4,9 @@
  * Values are written in document order; every value inside an object takes a
  * key, every value inside an array takes key == NULL.  Unknown facts are
  * written as null, never 0 or "": pass NULL strings, use json_int_known() and
- * NAN doubles.
+ * NAN doubles.  The output is always valid UTF-8: a byte of a string or key
+ * that is not part of a valid UTF-8 sequence becomes U+FFFD, and the
+ * top-level object then ends with "utf8_replaced": N (the count).
  *
  *	struct json j;
  *	json_init(&j, 1);
@@ -26,6 +28,7 @@ struct json {
 	int pretty;
 	int depth;
 	int count[JSON_MAX_DEPTH];	/* values written at each depth */
+	size_t utf8_replaced;		/* bytes replaced by U+FFFD so far */
 };
 
 void json_init(struct json *j, int pretty);
@@ -50,7 +53,8 @@ void json_null(struct json *j, const char *key);
 /* An array of n strings (NULL entries are null). */
 void json_str_array(struct json *j, const char *key, char *const *v, size_t n);
 
-/* Append s as a JSON string literal (with quotes) to b. */
+/* Append s as a JSON string literal (with quotes) to b; bytes that are not
+ * UTF-8 become U+FFFD (not counted: use json_str for that). */
 void json_escape(struct buf *b, const char *s);
 
 #endif

@@ -2,6 +2,7 @@
 #include "core/version.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 
 int version_parse(const char *s, struct version *v)
@@ -12,7 +13,14 @@ int version_parse(const char *s, struct version *v)
 	while (v->n < VERSION_MAX_PARTS && isdigit((unsigned char)*s)) {
 		char *end;
 
+		errno = 0;
 		v->part[v->n++] = strtol(s, &end, 10);
+		/* "R9223372036854775807" from a 20-digit driver version: a part that
+		 * does not fit is no version at all */
+		if (errno == ERANGE || v->part[v->n - 1] > VERSION_PART_MAX) {
+			v->n = 0;
+			break;
+		}
 		s = end;
 		if (*s != '.' || !isdigit((unsigned char)s[1]))
 			break;

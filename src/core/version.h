@@ -10,12 +10,16 @@
 
 #define VERSION_MAX_PARTS 5
 
+/* The largest part accepted (driver 580, CUDA 13, cuDNN 91900, dates 20260130). */
+#define VERSION_PART_MAX 999999999L
+
 struct version {
 	int n;				/* parts parsed, 0 when invalid */
 	long part[VERSION_MAX_PARTS];
 };
 
-/* Parse a leading dotted number; stops at the first other character. 0 or -1. */
+/* Parse a leading dotted number; stops at the first other character. 0 or -1
+ * (also when a part is larger than VERSION_PART_MAX). */
 int version_parse(const char *s, struct version *v);
 int version_cmp(const struct version *a, const struct version *b);
 /* Parse both and compare; an unparsable string sorts first. */

@@ -9,6 +9,7 @@
 #include "loader/ldso_priv.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/strmap.h"
 #include "core/xalloc.h"
 
 #include <elf.h>
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *ldso_source_name(enum ldso_source s)
@@ -282,11 +284,17 @@ static enum try_outcome try_file_memo(struct ldso *l, const char *path, enum lds
 	return out;
 }
 
-/* One directory with every capability subdir in front of it (open_path). */
+/* One directory with every capability subdir in front of it (open_path).
+ * Subdirectories that do not exist are known once per directory
+ * (ldso_dir_caps), as ld.so marks them "nonexisting"; hostdir (ncapstrs
+ * entries, or NULL) keeps each subdirectory's host path for the lstat
+ * fast path inside a tree. */
 static enum try_outcome try_dir(struct ldso *l, const char *dir, const char *name,
-				enum ldso_source src, const char *from, struct ldso_result *r)
+				enum ldso_source src, const char *from, struct ldso_result *r,
+				char **hostdir)
 {
 	const unsigned char *exists = ldso_dir_caps(l, dir);
+	int in_tree = strcmp(l->env.root, "/") != 0 && !strchr(name, '/');
 
 	add_dir(r, dir, src, from);
 	for (size_t c = 0; c < l->ncapstrs; c++) {
@@ -297,6 +305,27 @@ static enum try_outcome try_dir(struct ldso *l, const char *dir, const char *nam
 			continue;	/* as ld.so's "nonexisting" status */
 		sub = l->capstrs[c][0] ? fs_join(dir, l->capstrs[c]) : xstrdup(dir);
 		p = fs_join(sub, name);
+		/* Inside a tree, a name absent from a directory resolved once is
+		 * one lstat, as it is one open for ld.so; resolving every path
+		 * component again for every soname made long lists slow.  A file
+		 * already tried answers from the memo, whatever changed since. */
+		if (hostdir && in_tree && !ldso_file_memo_get(l, p)) {
+			struct buf hp = BUF_INIT;
+			struct stat st;
+			int absent;
+
+			if (!hostdir[c])
+				hostdir[c] = xstrdup(fs_path(l->env.root, sub, &hp) ? hp.s : "");
+			buf_reset(&hp);
+			buf_printf(&hp, "%s/%s", hostdir[c], name);
+			absent = hostdir[c][0] && lstat(hp.s, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+			buf_release(&hp);
+			if (absent) {
+				free(sub);
+				free(p);
+				continue;
+			}
+		}
 		t = try_file_memo(l, p, src, from, r);
 		free(sub);
 		free(p);
@@ -306,19 +335,35 @@ static enum try_outcome try_dir(struct ldso *l, const char *dir, const char *nam
 	return TRY_ABSENT;
 }
 
-/* A colon list (RPATH, RUNPATH; ":;" for LD_LIBRARY_PATH) expanded and de-duplicated (fillin_rpath). */
-static enum try_outcome try_list(struct ldso *l, const char *list, const char *seps,
-				 const char *origin, const char *name, enum ldso_source src,
-				 const char *from, struct ldso_result *r)
+static int same_key(const char *a, const char *b)
 {
-	char *copy = xstrdup(list), *rest = copy, *tok;
-	char **seen = NULL;
-	size_t nseen = 0, cap = 0;
-	enum try_outcome out = TRY_ABSENT;
+	return a == b || (a && b && !strcmp(a, b));
+}
 
-	while ((tok = strsep(&rest, seps)) != NULL && out != TRY_OK && out != TRY_FATAL) {
+/* The list expanded and de-duplicated (fillin_rpath), built once per ldso. */
+static const struct ldso_list *list_dirs(struct ldso *l, const char *list, const char *seps,
+					 const char *origin)
+{
+	struct ldso_list *lists = l->lists, *out;
+	struct strmap seen = STRMAP_INIT;
+	char *copy, *rest, *tok;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < l->nlists; i++)
+		if (same_key(lists[i].list, list) && !strcmp(lists[i].seps, seps) &&
+		    same_key(lists[i].origin, origin))
+			return &lists[i];
+	XGROW(lists, l->nlists, l->lists_cap);
+	l->lists = lists;
+	out = &lists[l->nlists++];
+	memset(out, 0, sizeof(*out));
+	out->list = xstrdup(list);
+	out->seps = xstrdup(seps);
+	out->origin = xstrdup_or_null(origin);
+	copy = rest = xstrdup(list);
+	while ((tok = strsep(&rest, seps)) != NULL) {
 		char *d = tok[0] ? ldso_expand(l, tok, origin) : xstrdup("");
-		size_t len, i;
+		size_t len;
 
 		if (!d)
 			continue;
@@ -342,19 +387,45 @@ static enum try_outcome try_list(struct ldso *l, const char *list, const char *s
 			free(d);
 			d = abs;
 		}
-		for (i = 0; i < nseen; i++)
-			if (!strcmp(seen[i], d))
-				break;
-		if (i < nseen) {
+		if (!strmap_add(&seen, d, 0)) {
 			free(d);
 			continue;
 		}
-		XGROW(seen, nseen, cap);
-		seen[nseen++] = d;
-		out = try_dir(l, d, name, src, from, r);
+		XGROW(out->dirs, out->n, cap);
+		out->dirs[out->n++] = d;
 	}
-	fs_names_free(seen, nseen);
+	strmap_release(&seen);
 	free(copy);
+	out->host = xcalloc(out->n * l->ncapstrs + 1, sizeof(*out->host));
+	return out;
+}
+
+void ldso_lists_free(struct ldso *l)
+{
+	struct ldso_list *lists = l->lists;
+
+	for (size_t i = 0; i < l->nlists; i++) {
+		free(lists[i].list);
+		free(lists[i].seps);
+		free(lists[i].origin);
+		fs_names_free(lists[i].dirs, lists[i].n);
+		fs_names_free(lists[i].host, lists[i].n * l->ncapstrs);
+	}
+	free(lists);
+	l->lists = NULL;
+	l->nlists = l->lists_cap = 0;
+}
+
+/* A colon list (RPATH, RUNPATH; ":;" for LD_LIBRARY_PATH) searched in order. */
+static enum try_outcome try_list(struct ldso *l, const char *list, const char *seps,
+				 const char *origin, const char *name, enum ldso_source src,
+				 const char *from, struct ldso_result *r)
+{
+	const struct ldso_list *dl = list_dirs(l, list, seps, origin);
+	enum try_outcome out = TRY_ABSENT;
+
+	for (size_t i = 0; i < dl->n && out != TRY_OK && out != TRY_FATAL; i++)
+		out = try_dir(l, dl->dirs[i], name, src, from, r, dl->host + i * l->ncapstrs);
 	return out;
 }
 
@@ -451,7 +522,7 @@ int ldso_resolve(struct ldso *l, const char *soname, const char *const *chain, s
 	if (t == TRY_ABSENT || t == TRY_SKIP) {
 		if (!(flags_1 & DF_1_NODEFLIB))
 			for (size_t i = 0; i < l->ndefault_dirs && (t == TRY_ABSENT || t == TRY_SKIP); i++)
-				t = try_dir(l, l->default_dirs[i], soname, LDSO_DEFAULT_DIR, NULL, r);
+				t = try_dir(l, l->default_dirs[i], soname, LDSO_DEFAULT_DIR, NULL, r, NULL);
 	}
 	/* Not found: say where it is that the search did not look (stale or missing cache). */
 	if (!r->path) {

@@ -108,6 +108,9 @@ struct ldso {
 	size_t nobjs, objs_cap;
 	void *dirstat;			/* private: directories known absent (ldso_dirstat.c) */
 	struct ldso *base;		/* private: set by ldso_init_from; shares its state */
+	void *lists;			/* private: search lists expanded and de-duplicated once;
+					   each loader's own, a derived one's too (not locked) */
+	size_t nlists, lists_cap;
 };
 
 struct ldso_candidate {

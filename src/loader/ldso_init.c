@@ -348,12 +348,16 @@ void ldso_init_from(struct ldso *l, struct ldso *base, const char *ld_library_pa
 	ldso_memo_unlock(base);
 	l->env.ld_library_path = ld_library_path;
 	l->base = base;
+	/* search lists are per loader: the copy runs on another thread */
+	l->lists = NULL;
+	l->nlists = l->lists_cap = 0;
 }
 
 void ldso_release(struct ldso *l)
 {
 	if (l->base) {
-		/* everything is base's */
+		/* everything is base's but its own search lists */
+		ldso_lists_free(l);
 		memset(l, 0, sizeof(*l));
 		return;
 	}
@@ -366,6 +370,7 @@ void ldso_release(struct ldso *l)
 	fs_names_free(l->hwcaps, l->nhwcaps);
 	ldso_objs_free(l);
 	ldso_dirstat_free(l);
+	ldso_lists_free(l);
 	ldso_preloads_free(l->preloads, l->npreloads);
 	free(l->cwd_buf);
 	memset(l, 0, sizeof(*l));

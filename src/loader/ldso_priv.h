@@ -23,6 +23,20 @@ struct ldso_obj {
 	int ok;			/* 0: could not be read (no RPATH/RUNPATH used) */
 };
 
+/* A search list (RPATH, RUNPATH, LD_LIBRARY_PATH) expanded with one
+ * $ORIGIN and de-duplicated, kept per ldso: thousands of entries cost one
+ * pass each, not one per soname (ldso.c). */
+struct ldso_list {
+	char *list, *seps, *origin;	/* the key */
+	char **dirs;			/* machine paths, in order, each once */
+	size_t n;
+	/* per dir and capability subdir (n * ncapstrs): its host path,
+	 * resolved once; which subdirs exist is ldso_dir_caps()'s */
+	char **host;
+};
+
+void ldso_lists_free(struct ldso *l);
+
 const struct ldso_obj *ldso_obj_get(struct ldso *l, const char *path);
 void ldso_objs_free(struct ldso *l);
 /* LD_PRELOAD, then /etc/ld.so.preload, into l->preloads (ldso_preload.c). */

@@ -338,11 +338,14 @@ int probe_main_cuda(int argc, char **argv)
 	child_default_signals();
 	kv_emit("lib", "%s", argv[1]);
 	t0 = child_now();
-	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	/* "" is what the parent passes for a path that cannot be resolved
+	 * inside --root; dlopen("") would answer with gpudoctor itself */
+	h = argv[1][0] ? dlopen(argv[1], RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (!h) {
 		const char *de = dlerror();
 
-		kv_emit("dlopen_error", "%s", de ? de : "dlopen failed");
+		kv_emit("dlopen_error", "%s", de ? de : argv[1][0] ? "dlopen failed"
+			: "the path cannot be resolved inside the root");
 		kv_end();
 		return 0;
 	}

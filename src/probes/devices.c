@@ -117,7 +117,7 @@ static void devices_check(const struct gd_ctx *ctx, struct dev_node *d)
 	d->gid = (long)st.st_gid;
 	if (!strcmp(ctx->root, "/")) {
 		/* The real user's permission, exactly what CUDA's open() will get. */
-		if (access(fs_path(ctx->root, d->path, &p), R_OK | W_OK) == 0) {
+		if (fs_path(ctx->root, d->path, &p) && access(p.s, R_OK | W_OK) == 0) {
 			d->usable = 1;
 		} else {
 			d->usable = 0;

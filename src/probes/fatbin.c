@@ -181,7 +181,9 @@ int fatbin_read_library(const char *root, const char *path, struct fatbin_summar
 	int rc;
 
 	memset(&ef, 0, sizeof(ef));
-	if (elf_open(fs_path(root, path, &full), &ef, e) < 0) {
+	if (fs_path_checked(root, path, &full, e) < 0 || elf_open(full.s, &ef, e) < 0) {
+		/* a failed elf_open keeps the path for its message: close it too */
+		elf_close(&ef);
 		buf_release(&full);
 		return -1;
 	}

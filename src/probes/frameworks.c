@@ -19,6 +19,7 @@
 #include "knowledge/kb.h"
 #include "loader/ldso.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,11 @@ void frameworks_inventory_release(struct frameworks_inventory *p)
 		fw_entry_release(&p->fws[i]);
 	free(p->fws);
 	free(p->error);
+	for (size_t i = 0; i < p->nunreadable; i++) {
+		free(p->unreadable[i].dir);
+		free(p->unreadable[i].why);
+	}
+	free(p->unreadable);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -174,6 +180,7 @@ void probe_frameworks(const struct probe_in *in, struct inventory *inv)
 	int have_ldso = in->loader != NULL;
 	char **seen = NULL;
 	size_t nseen = 0, seen_cap = 0;
+	struct err e = ERR_INIT;
 
 	inv->fw.probed = 1;
 	if (!kb)
@@ -212,11 +219,19 @@ void probe_frameworks(const struct probe_in *in, struct inventory *inv)
 			s.kb = kb;
 			s.env = &in->env;
 			inv->fw.nsites++;
-			if (distinfo_index_site(ctx->root, pe->site_dirs[k], &s.idx, NULL) == 0) {
+			e.code = 0;
+			if (distinfo_index_site(ctx->root, pe->site_dirs[k], &s.idx, &e) == 0) {
 				fw_probe_tensorflow(&s, &inv->fw, envs, i);
 				fw_probe_torch(&s, &inv->fw, envs, i);
 				fw_probe_jax(&s, &inv->fw, envs, i);
 				fw_probe_cupy(&s, &inv->fw, envs, i);
+			} else if (e.code == EACCES || e.code == EPERM) {
+				struct fw_unreadable_site *u;
+
+				XGROW(inv->fw.unreadable, inv->fw.nunreadable, inv->fw.unreadable_cap);
+				u = &inv->fw.unreadable[inv->fw.nunreadable++];
+				u->dir = xstrdup(pe->site_dirs[k]);
+				u->why = xstrdup(strerror(e.code));
 			}
 			fw_site_release(&s);
 		}

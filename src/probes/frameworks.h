@@ -163,6 +163,13 @@ struct frameworks_inventory {
 	double seconds;		/* the static probe's time */
 	char *error;
 	int live_ran;		/* probe_frameworks_live ran */
+	/* site directories this user cannot list: their frameworks are
+	 * unknown, never "not installed" */
+	struct fw_unreadable_site {
+		char *dir;		/* machine path */
+		char *why;
+	} *unreadable;
+	size_t nunreadable, unreadable_cap;
 };
 
 void frameworks_inventory_init(struct frameworks_inventory *p);

@@ -46,7 +46,7 @@ int fw_elf_dyn(const char *root, const char *path, char **rpath, char **runpath,
 		*needed = NULL;
 		*nneeded = 0;
 	}
-	rc = elf_open(fs_path(root, path, &full), &ef, NULL);
+	rc = fs_path(root, path, &full) ? elf_open(full.s, &ef, NULL) : -1;
 	buf_release(&full);
 	if (rc < 0) {
 		elf_close(&ef);

@@ -292,7 +292,7 @@ static void msearch_dir(struct msearch *s, const char *dir, int depth)
 
 	if (s->found || depth > MODULE_SEARCH_DEPTH)
 		return;
-	d = opendir(fs_path(s->root, dir, &p));
+	d = fs_path(s->root, dir, &p) ? opendir(p.s) : NULL;
 	if (!d) {
 		buf_release(&p);
 		return;

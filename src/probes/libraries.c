@@ -108,6 +108,11 @@ void libraries_inventory_release(struct libraries_inventory *p)
 	free(p->cache_stale_reason);
 	free(p->cache_error);
 	free_strv(p->notes, p->nnotes);
+	for (size_t i = 0; i < p->nunreadable; i++) {
+		free(p->unreadable[i].dir);
+		free(p->unreadable[i].why);
+	}
+	free(p->unreadable);
 	libraries_inventory_init(p);
 }
 

@@ -152,6 +152,14 @@ struct libraries_inventory {
 	char *cache_stale_reason;	/* why the cache is stale, from the loader emulation */
 	struct ldso_preload *preloads;	/* LD_PRELOAD then /etc/ld.so.preload, in load order */
 	size_t npreloads;
+	/* library directories that exist but this user cannot list (mode 0700
+	 * lib64): their libraries are unknown, never "missing" */
+	struct lib_unreadable_dir {
+		char *dir;		/* machine path */
+		char *why;		/* "Permission denied" */
+		int active;		/* in the toolkit /usr/local/cuda names */
+	} *unreadable;
+	size_t nunreadable, unreadable_cap;
 	char **notes;		/* what was skipped or bounded, for verbose output */
 	size_t nnotes, notes_cap;
 	/* live */

@@ -19,6 +19,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/strmap.h"
 #include "probes/libraries.h"
 
 struct gd_ctx;
@@ -62,6 +63,7 @@ struct libscan_dir {
 struct libscan_dirs {
 	struct libscan_dir *d;
 	size_t n, cap;
+	struct strmap by_real;		/* d[i].real -> i: adding stays linear */
 };
 
 void libscan_dirs_collect(const struct probe_in *in, struct inventory *inv,

@@ -82,10 +82,12 @@ long libscan_dirs_add(const struct gd_ctx *ctx, struct libscan_dirs *ds, const c
 		buf_release(&real);
 		return -1;
 	}
-	for (size_t i = 0; i < ds->n; i++) {
-		if (strcmp(ds->d[i].real, real.s) == 0) {
+	{
+		size_t at;
+
+		if (strmap_get(&ds->by_real, real.s, &at)) {
 			buf_release(&real);
-			return (long)i;
+			return (long)at;
 		}
 	}
 	XGROW(ds->d, ds->n, ds->cap);
@@ -95,6 +97,7 @@ long libscan_dirs_add(const struct gd_ctx *ctx, struct libscan_dirs *ds, const c
 	d->real = buf_detach(&real);
 	d->origin = origin;
 	d->owner = xstrdup_or_null(owner);
+	strmap_put(&ds->by_real, d->real, ds->n);
 	return (long)ds->n++;
 }
 
@@ -108,6 +111,7 @@ void libscan_dirs_release(struct libscan_dirs *ds)
 		free(ds->d[i].toolkit);
 	}
 	free(ds->d);
+	strmap_release(&ds->by_real);
 	memset(ds, 0, sizeof(*ds));
 }
 

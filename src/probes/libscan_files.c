@@ -134,6 +134,15 @@ void libscan_files_scan(const struct gd_ctx *ctx, struct libraries_inventory *li
 
 	if (fs_list_dir(ctx->root, d->real, &names, &n, &e) < 0) {
 		libraries_note(li, "cannot list %s: %s", d->path, e.msg);
+		if (e.code == EACCES || e.code == EPERM) {
+			struct lib_unreadable_dir *u;
+
+			XGROW(li->unreadable, li->nunreadable, li->unreadable_cap);
+			u = &li->unreadable[li->nunreadable++];
+			u->dir = xstrdup(d->path);
+			u->why = xstrdup(strerror(e.code));
+			u->active = d->toolkit && d->in_active;
+		}
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -168,9 +168,13 @@ int probe_main_libversion(int argc, char **argv)
 		return 2;
 	}
 	kv_emit("path", "%s", argv[1]);
-	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	/* "" is what the parent passes for a path that cannot be resolved
+	 * inside --root; dlopen("") would answer with gpudoctor itself */
+	h = argv[1][0] ? dlopen(argv[1], RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (!h) {
-		kv_emit("dlopen_error", "%s", dlerror());
+		const char *de = argv[1][0] ? dlerror() : NULL;
+
+		kv_emit("dlopen_error", "%s", de ? de : "the path cannot be resolved inside the root");
 		kv_end();
 		return 0;
 	}

@@ -117,5 +117,14 @@ void inventory_json_frameworks(const struct inventory *inv, struct json *j)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	/* site directories this user cannot list (their frameworks are unknown) */
+	json_arr_begin(j, "frameworks_unreadable");
+	for (size_t i = 0; i < f->nunreadable; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "site_dir", f->unreadable[i].dir);
+		json_str(j, "error", f->unreadable[i].why);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	buf_release(&why);
 }

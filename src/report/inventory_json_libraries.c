@@ -62,6 +62,15 @@ static void loader_json(const struct libraries_inventory *li, struct json *j)
 	json_bool(j, "cache_stale", li->cache_stale);
 	json_str(j, "cache_stale_reason", li->cache_stale_reason);
 	json_preloads(j, "preloads", li->preloads, li->npreloads);
+	json_arr_begin(j, "unreadable_dirs");
+	for (size_t i = 0; i < li->nunreadable; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "dir", li->unreadable[i].dir);
+		json_str(j, "error", li->unreadable[i].why);
+		json_bool(j, "active_toolkit", li->unreadable[i].active);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_num(j, "seconds", li->probed ? li->seconds : NAN);
 	json_arr_begin(j, "resolved");
 	for (size_t i = 0; i < li->nresolved; i++) {

@@ -7,6 +7,7 @@
 #include "report/render.h"
 #include "report/report.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 
 #include <string.h>
 
@@ -63,7 +64,7 @@ static void render_result_line(const struct report *rep, struct buf *out)
 			if (f->layer != (enum layer_id)l || f->status != STATUS_FAIL)
 				continue;
 			buf_printf(out, "\nresult: FAIL at the %s layer: %s%s%s%s\n", layer_name(f->layer),
-				   f->title, f->cause ? " (" : "", f->cause ? cause_id_str(f->cause) : "",
+				   tesc(f->title), f->cause ? " (" : "", f->cause ? cause_id_str(f->cause) : "",
 				   f->cause ? ")" : "");
 			if (l + 1 < LAYER_COUNT && rep->layers[l + 1].status == STATUS_BLOCKED)
 				buf_puts(out, "        the layers above it are blocked until this is fixed\n");
@@ -84,8 +85,11 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 	(void)inv;
 	buf_printf(out, "gpudoctor %s: checking the GPU stack of %s%s\n", GD_VERSION,
 		   strcmp(ctx->root, "/") ? "the tree " : "this machine",
-		   strcmp(ctx->root, "/") ? ctx->root : "");
-	if (ctx->no_load)
+		   strcmp(ctx->root, "/") ? tesc(ctx->root) : "");
+	if (ctx->no_load_implied)
+		buf_puts(out, "(--root: static facts only; nothing from the tree was loaded or run;\n"
+			 " --load-from-root loads its libraries in isolated children)\n");
+	else if (ctx->no_load)
 		buf_puts(out, "(--no-load: static facts only; nothing was loaded or run)\n");
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		const struct layer_result *lr = &rep->layers[l];
@@ -97,7 +101,7 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 		if (lr->status == STATUS_BLOCKED && lr->blocked_by >= 0)
 			buf_printf(out, " blocked by %s", layer_name((enum layer_id)lr->blocked_by));
 		if (lr->summary)
-			buf_printf(out, "%s%s", lr->status == STATUS_BLOCKED ? ": " : " ", lr->summary);
+			buf_printf(out, "%s%s", lr->status == STATUS_BLOCKED ? ": " : " ", tesc(lr->summary));
 		buf_addc(out, '\n');
 		for (size_t i = 0; i < rep->n; i++) {
 			const struct finding *f = &rep->findings[i];
@@ -108,7 +112,7 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 				continue;
 			buf_puts(out, "    ");
 			put_mark(ctx, out, f->status);
-			buf_printf(out, " %s", f->title);
+			buf_printf(out, " %s", tesc(f->title));
 			if (f->cause)
 				buf_printf(out, "  %s(%s)%s", ctx->use_color ? C_DIM : "", cause_id_str(f->cause),
 					   ctx->use_color ? C_RESET : "");
@@ -117,9 +121,9 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 				continue;
 			for (size_t k = 0; k < f->nevidence; k++)
 				buf_printf(out, "           %s %s\n", k ? "        " : "evidence:",
-					   f->evidence[k]);
+					   tesc(f->evidence[k]));
 			if (f->fix && f->status != STATUS_OK)
-				buf_printf(out, "           fix:      %s\n", f->fix);
+				buf_printf(out, "           fix:      %s\n", tesc(f->fix));
 		}
 	}
 	if (ctx->verbose > 0) {

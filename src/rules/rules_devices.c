@@ -11,6 +11,7 @@
  * Inside a container the fix is the runtime's job (--gpus all).
  */
 #include "rules/rules.h"
+#include "core/shquote.h"
 #include "core/buf.h"
 #include "probes/inventory.h"
 
@@ -93,7 +94,7 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 			finding_evidence(f, "%s exists with mode %04lo but is not a character device "
 					 "(a file or directory left by a bad bind mount?)",
 					 d->path, d->mode);
-			finding_fix(f, "sudo rm -rf %s && %s", d->path, dv->in_container ?
+			finding_fix(f, "sudo rm -rf %s && %s", shq(d->path), dv->in_container ?
 				    "restart the container with --gpus all" :
 				    "sudo nvidia-modprobe -c 0 -u");
 			continue;

@@ -9,6 +9,7 @@
  * and the PCI ids of inv->hw.
  */
 #include "rules/rules.h"
+#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/version.h"
@@ -60,7 +61,7 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 			finding_evidence(f, "LD_LIBRARY_PATH=%s", d->ld_library_path);
 		finding_fix(f, "remove the directory of %s from LD_LIBRARY_PATH (and any "
 			    "libcuda.so.1 link to the stub), so that the driver's libcuda.so.1 is found",
-			    d->cuda.path);
+			    shq(d->cuda.path));
 	} else {
 		f = report_ok(rep, LAYER_DRIVER, "driver.libcuda",
 			       "libcuda.so.1 %s%s", d->cuda.version ? d->cuda.version : "found",
@@ -451,6 +452,10 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 						 d->env[i].effect);
 		finding_evidence(f, "meanings: NVIDIA CUDA Programming Guide, \"CUDA Environment "
 				 "Variables\"");
+		buf_reset(&flagged);
+		for (size_t i = 0; i < d->nenv; i++)
+			if (d->env[i].flagged)
+				buf_printf(&flagged, "%s%s", flagged.len ? " " : "", shq(d->env[i].name));
 		finding_fix(f, "unset %s", flagged.s);
 	}
 	buf_release(&why);

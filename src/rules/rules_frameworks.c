@@ -18,6 +18,7 @@
 #include "rules/fw_verdict.h"
 
 #include "core/buf.h"
+#include "core/shquote.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -120,9 +121,10 @@ static const struct fw_lib *rf_lib(const struct fw_entry *w, enum fw_role role)
 	return NULL;
 }
 
+/* The environment's interpreter as one shell word (a ring buffer: see shq). */
 static const char *rf_py(const struct fw_entry *w)
 {
-	return w->python ? w->python : "python3";
+	return w->python ? shq(w->python) : "python3";
 }
 
 /* The pip command that gives this framework its CUDA build. */
@@ -132,7 +134,7 @@ static void rf_fix_gpu_build(const struct rf *r, const struct fw_entry *w, struc
 
 	if (!strcmp(w->name, "tensorflow")) {
 		if (w->dist && strcmp(w->dist, "tensorflow") != 0)
-			buf_printf(fix, "%s -m pip uninstall -y %s && ", py, w->dist);
+			buf_printf(fix, "%s -m pip uninstall -y %s && ", py, shq(w->dist));
 		buf_printf(fix, "%s -m pip install 'tensorflow[and-cuda]'", py);
 	} else if (!strcmp(w->name, "torch")) {
 		const struct kb_torch *t = r->in->kb && w->version
@@ -157,16 +159,21 @@ static void rf_fix_libs(const struct fw_entry *w, struct buf *fix)
 	const char *py = rf_py(w);
 
 	if (!strcmp(w->name, "tensorflow") && w->version &&
-	    version_cmp_str(w->version, "2.14") >= 0)
-		buf_printf(fix, "%s -m pip install 'tensorflow[and-cuda]==%s'", py, w->version);
-	else if (!strcmp(w->name, "tensorflow"))
+	    version_cmp_str(w->version, "2.14") >= 0) {
+		char *spec = xasprintf("tensorflow[and-cuda]==%s", w->version);
+
+		buf_printf(fix, "%s -m pip install %s", py, shq(spec));
+		free(spec);
+	} else if (!strcmp(w->name, "tensorflow"))
 		buf_printf(fix, "install the CUDA %s libraries and cuDNN %s (TensorFlow %s predates the [and-cuda] extra)",
-			   w->cuda_build ? w->cuda_build : "?", w->cudnn_build ? w->cudnn_build : "?",
-			   w->version ? w->version : "");
-	else if (!strcmp(w->name, "torch"))
-		buf_printf(fix, "%s -m pip install --force-reinstall 'torch==%s'", py,
-			   w->version ? w->version : "");
-	else if (!strcmp(w->name, "jax"))
+			   w->cuda_build ? shq(w->cuda_build) : "?", w->cudnn_build ? shq(w->cudnn_build) : "?",
+			   w->version ? shq(w->version) : "");
+	else if (!strcmp(w->name, "torch")) {
+		char *spec = xasprintf("torch==%s", w->version ? w->version : "");
+
+		buf_printf(fix, "%s -m pip install --force-reinstall %s", py, shq(spec));
+		free(spec);
+	} else if (!strcmp(w->name, "jax"))
 		buf_printf(fix, "%s -m pip install -U 'jax[cuda%d]'", py, w->cuda_major > 0 ? w->cuda_major : 13);
 	else
 		buf_printf(fix, "%s -m pip install 'nvidia-cuda-runtime-cu%d'", py,
@@ -209,12 +216,31 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 {
 	const struct inventory *inv = in->inv;
 	struct rf r;
-	size_t ngpu_fw = 0, ncpu = 0, nbroken = 0;
+	size_t ngpu_fw = 0, ncpu = 0, nbroken = 0, nunjudged = 0;
+	char unjudged[48];
 
 	memset(&r, 0, sizeof(r));
 	r.in = in;
 	r.rep = rep;
 	rf_collect(&r);
+	/* A site directory this user cannot list hides its frameworks: they
+	 * are unreadable, not "not installed". */
+	for (size_t i = 0; i < inv->fw.nunreadable; i++) {
+		const struct fw_unreadable_site *u = &inv->fw.unreadable[i];
+		struct finding *f = report_add(rep, LAYER_FRAMEWORKS, "frameworks.unreadable-site",
+					       CAUSE_LIB_UNREADABLE, REACH_WORK,
+					       "%s cannot be listed by uid %ld: the frameworks installed there "
+					       "are unknown, and cannot be imported by this user",
+					       u->dir, (long)inv->devices.euid);
+
+		finding_evidence(f, "opendir(%s): %s", u->dir, u->why);
+		finding_fix(f, "sudo chmod a+rx %s  (or run as the environment's owner)", shq(u->dir));
+	}
+	if (inv->fw.n == 0 && inv->fw.nunreadable) {
+		report_set_summary(rep, LAYER_FRAMEWORKS, "no framework seen: %zu site director%s cannot be read",
+				   inv->fw.nunreadable, inv->fw.nunreadable == 1 ? "y" : "ies");
+		return;
+	}
 	if (inv->fw.n == 0) {
 		struct finding *f = report_skip(rep, LAYER_FRAMEWORKS, "frameworks.none",
 					       "no TensorFlow, PyTorch, JAX or CuPy is installed in the %zu Python environment%s found",
@@ -242,13 +268,16 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 			nbroken++;
 		else if (pred == FW_PREDICT_GPU)
 			ngpu_fw++;
-		else
+		else if (pred == FW_PREDICT_CPU || w->is_cuda_build == 0)
 			ncpu++;
+		else
+			nunjudged++;	/* "could not be judged" is not "CPU only" */
 	}
+	snprintf(unjudged, sizeof(unjudged), ", %zu not judged", nunjudged);
 	report_set_summary(rep, LAYER_FRAMEWORKS,
-			   "%zu framework install%s in %zu environment%s: %zu can use the GPU, %zu CPU only, %zu broken",
+			   "%zu framework install%s in %zu environment%s: %zu can use the GPU, %zu CPU only, %zu broken%s",
 			   inv->fw.n, inv->fw.n == 1 ? "" : "s", inv->fw.nenvs, inv->fw.nenvs == 1 ? "" : "s",
-			   ngpu_fw, ncpu, nbroken);
+			   ngpu_fw, ncpu, nbroken, nunjudged ? unjudged : "");
 }
 
 /* ---- one framework ---- */
@@ -357,7 +386,7 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 			finding_evidence(f, "%s is in this environment's nvidia wheel", l->unreached);
 			finding_evidence(f, "%s: not found by the search from %s (its DT_RUNPATH does not list %s)",
 					 l->soname, l->requester ? l->requester : "the framework", dir);
-			buf_printf(&fix, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", dir);
+			buf_printf(&fix, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", shq(dir));
 			finding_fix(f, "%s", fix.s);
 			free(dir);
 			if (l->required) {
@@ -445,7 +474,7 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 		dir = rf_dirname(l->path);
 		if (!strstr(dirs.len ? dirs.s : "", dir)) {
 			buf_printf(&dirs, "%s%s", dirs.len ? ", " : "", dir);
-			buf_printf(&grep, " -e '%s'", dir);
+			buf_printf(&grep, " -e %s", shq(dir));
 		}
 		free(dir);
 		rel = l->version ? rf_release3(l->version) : xstrdup("of an unknown release");
@@ -484,11 +513,11 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 	if (differs)
 		finding_evidence(f, "mixed cuDNN releases fail at the first cuDNN call (\"cuDNN version incompatibility\")");
 	if (llp)
-		buf_printf(&fix, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vx%s | paste -sd:)",
+		buf_printf(&fix, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF%s | paste -sd:)",
 			   grep.s);
 	else
 		buf_printf(&fix, "remove the other cuDNN from %s, or reinstall one cuDNN: %s -m pip install --force-reinstall nvidia-cudnn-cu%d",
-			   dirs.s, rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
+			   shq(dirs.s), rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
 	finding_fix(f, "%s", fix.s);
 	rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN,
 		    differs ? CAUSE_CUDNN_VERSION_MISMATCH : CAUSE_LIB_SHADOWED,
@@ -852,8 +881,8 @@ static void rf_python(struct rf *r, const struct fw_entry *w, const char *idbase
 	finding_evidence(f, "environment %s (Python %s)", w->env_prefix, w->python_version);
 	finding_evidence(f, "%s %s: Python %s (knowledge base)", rf_pretty(w->name), w->version ? w->version : "",
 			 w->python_range);
-	finding_fix(f, "create an environment with a Python in %s for %s %s", w->python_range,
-		    rf_pretty(w->name), w->version ? w->version : "");
+	finding_fix(f, "create an environment with a Python in %s for %s %s", shq(w->python_range),
+		    rf_pretty(w->name), w->version ? shq(w->version) : "");
 }
 
 static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)

@@ -12,12 +12,15 @@
  * ok finding; when width is degraded the speed is reported beside it.
  */
 #include "rules/rules.h"
+#include "core/shquote.h"
 #include "core/buf.h"
+#include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "0000:18:00.0 (NVIDIA H200)" or "0000:18:00.0 (10de:2335)". */
@@ -122,11 +125,16 @@ static void rules_binding(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "/sys/bus/pci/devices/%s/driver -> .../%s", g->bdf, g->driver);
 		if (!strcmp(g->driver, "vfio-pci"))
 			finding_evidence(f, "vfio-pci holds GPUs for passthrough to virtual machines");
-		finding_fix(f, "echo %s | sudo tee /sys/bus/pci/drivers/%s/unbind && "
-			    "echo %s | sudo tee /sys/bus/pci/drivers/nvidia/bind "
-			    "(and remove vfio-pci.ids=10de:%04lx from the kernel command line or "
-			    "/etc/modprobe.d to keep it after a reboot)",
-			    g->bdf, g->driver, g->bdf, g->device >= 0 ? g->device : 0L);
+		{
+			char *unbind = xasprintf("/sys/bus/pci/drivers/%s/unbind", g->driver);
+
+			finding_fix(f, "echo %s | sudo tee %s && "
+				    "echo %s | sudo tee /sys/bus/pci/drivers/nvidia/bind "
+				    "(and remove vfio-pci.ids=10de:%04lx from the kernel command line or "
+				    "/etc/modprobe.d to keep it after a reboot)",
+				    shq(g->bdf), shq(unbind), shq(g->bdf), g->device >= 0 ? g->device : 0L);
+			free(unbind);
+		}
 	}
 	buf_release(&lbl);
 	buf_release(&id);

@@ -15,6 +15,7 @@
  * load modules); otherwise it is an ok finding that says it loads on first use.
  */
 #include "rules/rules.h"
+#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "probes/inventory.h"
@@ -213,7 +214,7 @@ static void rules_unbound(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "nvidia did not claim it: an unsupported GPU for this driver "
 				 "branch, NVreg_ExcludedGpus, or an initialisation error (RmInitAdapter)");
 		finding_fix(f, "sudo dmesg | grep -i -e NVRM -e %s | tail; then "
-			    "echo %s | sudo tee /sys/bus/pci/drivers/nvidia/bind", g->bdf, g->bdf);
+			    "echo %s | sudo tee /sys/bus/pci/drivers/nvidia/bind", shq(g->bdf), shq(g->bdf));
 		buf_release(&id);
 	}
 }

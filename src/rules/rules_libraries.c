@@ -23,6 +23,7 @@
 #include "rules/rules.h"
 #include "core/buf.h"
 #include "core/ctx.h"
+#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
@@ -80,14 +81,16 @@ static void fix_reinstall(struct finding *f, const struct lib_copy *c)
 		const char *pkg = c->owner + 6;
 		const char *sp = strchr(pkg, ' ');
 
-		finding_fix(f, "pip install --force-reinstall --no-deps '%.*s==%s'",
-			    (int)(sp - pkg), pkg, sp + 1);
+		char *spec = xasprintf("%.*s==%s", (int)(sp - pkg), pkg, sp + 1);
+
+		finding_fix(f, "pip install --force-reinstall --no-deps %s", shq(spec));
+		free(spec);
 	} else if (c->owner && strncmp(c->owner, "conda ", 6) == 0) {
 		finding_fix(f, "conda install --force-reinstall -p %s <the package owning %s>",
-			    c->owner + 6, base_name(c->path));
+			    shq(c->owner + 6), shq(base_name(c->path)));
 	} else {
 		finding_fix(f, "reinstall the package that owns it: dpkg -S %s (or rpm -qf %s), "
-			    "then apt-get install --reinstall PACKAGE", c->realpath, c->realpath);
+			    "then apt-get install --reinstall PACKAGE", shq(c->realpath), shq(c->realpath));
 	}
 }
 
@@ -152,10 +155,35 @@ static int rule_unreadable(const struct rules_in *in, struct report *rep,
 		} else {
 			continue;
 		}
-		finding_fix(f, "sudo chmod a+r %s  (and a+x on its directories)", c->realpath);
+		finding_fix(f, "sudo chmod a+r %s  (and a+x on its directories)", shq(c->realpath));
+		n++;
+	}
+	/* A directory that cannot be listed hides its libraries: they are
+	 * unreadable, not missing (a toolkit's lib64 with mode 0700). */
+	for (size_t i = 0; i < li->nunreadable; i++) {
+		const struct lib_unreadable_dir *u = &li->unreadable[i];
+		struct finding *f;
+
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.unreadable-dir", CAUSE_LIB_UNREADABLE,
+			       u->active ? REACH_WORK : REACH_LATENT,
+			       "%s cannot be listed by uid %ld: its libraries cannot be loaded by this user",
+			       u->dir, (long)in->inv->devices.euid);
+		finding_evidence(f, "opendir(%s): %s", u->dir, u->why);
+		if (u->active)
+			finding_evidence(f, "it is a library directory of the active toolkit (/usr/local/cuda)");
+		finding_fix(f, "sudo chmod a+rx %s  (and a+r on the libraries in it)", shq(u->dir));
 		n++;
 	}
 	return n;
+}
+
+/* 1 when an unreadable directory is in the active toolkit: its runtime is unknown. */
+static int active_toolkit_unreadable(const struct libraries_inventory *li)
+{
+	for (size_t i = 0; i < li->nunreadable; i++)
+		if (li->unreadable[i].active)
+			return 1;
+	return 0;
 }
 
 /* Another copy of soname on the machine, to suggest its directory. */
@@ -197,11 +225,11 @@ static int rule_deps(struct report *rep, const struct libraries_inventory *li)
 		if (o)
 			finding_fix(f, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  "
 				    "(a copy of %s is there), or install it next to %s",
-				    o->dir, c->missing_deps[0], base_name(c->path));
+				    shq(o->dir), shq(c->missing_deps[0]), shq(base_name(c->path)));
 		else
 			finding_fix(f, "install the package that provides %s (for NVIDIA libraries: "
 				    "pip install nvidia-<component>-cuXX, or the toolkit's apt package)",
-				    c->missing_deps[0]);
+				    shq(c->missing_deps[0]));
 		n++;
 	}
 	return n;
@@ -286,10 +314,10 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 							 s->path, s->version, s->source ? s->source : "?");
 					if (s->via == LDSO_LD_LIBRARY_PATH)
 						finding_fix(shad, "remove %s from LD_LIBRARY_PATH (its older "
-							    "cuDNN outranks the shim's RUNPATH $ORIGIN)", sd);
+							    "cuDNN outranks the shim's RUNPATH $ORIGIN)", shq(sd));
 					else
 						finding_fix(shad, "remove the older cuDNN in %s, or install "
-							    "the same cuDNN release there", sd);
+							    "the same cuDNN release there", shq(sd));
 				}
 			}
 			free(sd);
@@ -361,11 +389,11 @@ static int rule_shadowed(struct report *rep, const struct libraries_inventory *l
 		ev_copy(f, best);
 		wd = dir_of(w->path);
 		if (r->via == LDSO_LD_LIBRARY_PATH)
-			finding_fix(f, "remove %s from LD_LIBRARY_PATH, or put %s before it", wd,
-				    best->dir);
+			finding_fix(f, "remove %s from LD_LIBRARY_PATH, or put %s before it", shq(wd),
+				    shq(best->dir));
 		else
 			finding_fix(f, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}, "
-				    "or remove the older copy %s", best->dir, w->realpath);
+				    "or remove the older copy %s", shq(best->dir), shq(w->realpath));
 		free(wd);
 		n++;
 	}
@@ -426,7 +454,9 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 	int n = 0;
 	struct finding *f;
 
-	if (li->cuda_link_resolved && !tk) {
+	if (li->cuda_link_resolved && !tk && active_toolkit_unreadable(li)) {
+		/* not "missing": rule_unreadable said why it cannot be seen */
+	} else if (li->cuda_link_resolved && !tk) {
 		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", CAUSE_CUDA_RUNTIME_MISSING,
 			       REACH_WORK, "the CUDA toolkit at %s has no libcudart",
 			       li->cuda_link_resolved);
@@ -434,7 +464,7 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 				 li->cuda_link_resolved);
 		finding_fix(f, "reinstall the toolkit's runtime (apt-get install --reinstall "
 			    "cuda-cudart-%s, or the runfile installer)",
-			    li->cuda_link_version ? li->cuda_link_version : "X-Y");
+			    li->cuda_link_version ? shq(li->cuda_link_version) : "X-Y");
 		n++;
 	} else if (tk) {
 		const struct lib_resolved *r = libraries_resolved(li, tk->soname);
@@ -451,7 +481,7 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 					 tk->soname, tk->soname);
 			finding_fix(f, "echo %s | sudo tee /etc/ld.so.conf.d/cuda.conf && sudo ldconfig  "
 				    "(or export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH})",
-				    tk->dir, tk->dir);
+				    shq(tk->dir), shq(tk->dir));
 			n++;
 		}
 	}
@@ -483,7 +513,7 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 			finding_evidence(f, "]");
 		finding_fix(f, "upgrade the NVIDIA driver to one that supports CUDA %s "
 			    "(see the evidence for the floor), or use a CUDA %ld.x build the driver "
-			    "supports", c->version, (long)(cv / 1000));
+			    "supports", shq(c->version), (long)(cv / 1000));
 		n++;
 	}
 	return n;
@@ -499,9 +529,9 @@ static int rule_symlink(struct report *rep, const struct libraries_inventory *li
 		finding_evidence(f, "/usr/local/cuda -> %s: does not resolve to a directory",
 				 li->cuda_link_target ? li->cuda_link_target : "?");
 		if (li->nvcc_toolkit && li->nvcc_version)
-			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", li->nvcc_toolkit);
+			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", shq(li->nvcc_toolkit));
 		else if (li->ntoolkits)
-			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", li->toolkits[0].realpath);
+			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", shq(li->toolkits[0].realpath));
 		else
 			finding_fix(f, "sudo rm /usr/local/cuda  (no toolkit is installed), or "
 				    "install the toolkit it should point to");
@@ -529,7 +559,7 @@ static int rule_symlink(struct report *rep, const struct libraries_inventory *li
 			finding_evidence(f, "PATH: %s is in %s (%s)", li->nvcc_path,
 					 li->nvcc_toolkit, li->nvcc_version);
 		finding_fix(f, "sudo ln -sfn %s /usr/local/cuda  (or put /usr/local/cuda/bin first "
-			    "on PATH)", li->nvcc_toolkit);
+			    "on PATH)", shq(li->nvcc_toolkit));
 		return 1;
 	}
 	return 0;
@@ -583,7 +613,7 @@ static int rule_cudnn_header(const struct rules_in *in, struct report *rep,
 	ev_copy(f, w);
 	finding_evidence(f, "%s", v.why);
 	finding_fix(f, "install the cuDNN runtime of the headers' release, or remove the older "
-		    "copy %s from the loader's path", w->realpath);
+		    "copy %s from the loader's path", shq(w->realpath));
 	return 1;
 }
 
@@ -630,9 +660,9 @@ static int rule_live(struct report *rep, const struct libraries_inventory *li)
 					 l->error ? l->error : "no answer");
 			if (dep)
 				finding_fix(f, "gpudoctor which --from %s --all  (shows the dependency "
-					    "that is missing), then install it", l->path);
+					    "that is missing), then install it", shq(l->path));
 			else
-				finding_fix(f, "reinstall the package that owns %s", l->path);
+				finding_fix(f, "reinstall the package that owns %s", shq(l->path));
 			n++;
 			continue;
 		}
@@ -644,7 +674,7 @@ static int rule_live(struct report *rep, const struct libraries_inventory *li)
 					 l->path, l->kind, l->version, l->raw ? l->raw : "?");
 			finding_evidence(f, "static: %s", l->static_version);
 			finding_fix(f, "reinstall the package that owns %s (the file is not the release "
-				    "its package metadata names)", l->path);
+				    "its package metadata names)", shq(l->path));
 			n++;
 		}
 	}
@@ -757,10 +787,22 @@ static int rule_preloads(struct report *rep, const struct libraries_inventory *l
 		free(id);
 		finding_evidence(f, "ERROR: ld.so: object '%s' from %s cannot be preloaded (%s): ignored.",
 				 p->name, p->via, p->error ? p->error : "?");
-		if (!strcmp(p->via, "LD_PRELOAD"))
-			finding_fix(f, "unset LD_PRELOAD  (or remove '%s' from it)", p->name);
-		else
-			finding_fix(f, "sudo sed -i 's|%s||' %s", p->name, p->via);
+		if (!strcmp(p->via, "LD_PRELOAD")) {
+			finding_fix(f, "unset LD_PRELOAD  (or remove %s from it)", shq(p->name));
+		} else {
+			/* the name is a regular expression to sed, then one shell word */
+			struct buf expr = BUF_INIT;
+
+			buf_puts(&expr, "s|");
+			for (const char *q = p->name; *q; q++) {
+				if (strchr("\\.*[]^$|", *q))
+					buf_addc(&expr, '\\');
+				buf_addc(&expr, *q);
+			}
+			buf_puts(&expr, "||");
+			finding_fix(f, "sudo sed -i %s %s", shq(expr.s), shq(p->via));
+			buf_release(&expr);
+		}
 		n++;
 	}
 	return n;

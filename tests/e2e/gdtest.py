@@ -31,7 +31,9 @@ def run(args, env=None, root=None, timeout=60, extra_env=None):
     """Run gpudoctor; returns (returncode, stdout, stderr)."""
     cmd = [GPUDOCTOR]
     if root is not None:
-        cmd += ["--root", str(root)]
+        # the fixtures' libraries are our own fakes: load them (a --root other
+        # than / implies --no-load otherwise)
+        cmd += ["--root", str(root), "--load-from-root"]
     cmd += list(args)
     e = dict(os.environ if env is None else env)
     if extra_env:

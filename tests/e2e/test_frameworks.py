@@ -240,7 +240,7 @@ class Torch(GDTestCase):
             self.assertIn(f"{s}.so.9 -> {sysdir}/{s}.so.9.14.0", ev)
         self.assertIn("DT_RUNPATH $ORIGIN", ev)
         self.assertEqual(f["fix"], "export LD_LIBRARY_PATH=$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n'"
-                                   f" | grep -vx -e '{sysdir}' | paste -sd:)")
+                                   f" | grep -vxF -e {sysdir} | paste -sd:)")
         s = finding(doc, fid="frameworks.opt_venv.torch")
         self.assertIn(s["status"], ("fail", "warn"))  # warn when the libraries layer failed first
         self.assertEqual(s["cause"], "cudnn-version-mismatch")

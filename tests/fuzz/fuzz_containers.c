@@ -8,7 +8,7 @@
  * in an exactly-sized heap buffer without a NUL (ASan catches over-reads).
  * The toolkit-environment resolver gets the text split into variables.
  *
- * fuzz-sources: src/probes/containers_cdi.c src/probes/containers_require.c src/probes/containers_ctk_config.c src/probes/containers_docker.c src/probes/containers_containerd.c src/probes/containers_env.c src/probes/containers_parse.c src/cfg/doc.c src/cfg/doc_yaml.c src/cfg/toml.c src/core/buf.c src/core/err.c src/core/xalloc.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "probes/containers.h"
 

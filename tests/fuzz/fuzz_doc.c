@@ -5,7 +5,7 @@
  * exactly-sized heap buffer without a NUL so ASan catches any over-read.
  * After a successful parse every lookup helper walks the tree.
  *
- * fuzz-sources: src/cfg/doc.c src/cfg/doc_yaml.c src/core/buf.c src/core/err.c src/core/xalloc.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "cfg/doc.h"
 

@@ -1,4 +1,4 @@
-/* fuzz-sources: src/loader/elf.c src/core/err.c src/core/xalloc.c src/core/buf.c */
+/* fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers) */
 /*
  * fuzz_elf.c - libFuzzer target for the ELF reader: the input is written to
  * a file (elf_open maps files), then every query is run on it.

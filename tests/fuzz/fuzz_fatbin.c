@@ -1,4 +1,4 @@
-/* fuzz-sources: src/probes/fatbin.c src/loader/elf.c src/core/buf.c src/core/err.c src/core/xalloc.c src/core/fs.c */
+/* fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers) */
 /*
  * fuzz_fatbin.c - libFuzzer target for the fat binary header walk: the input
  * is a .nv_fatbin section's bytes, in an exact-size heap buffer.

@@ -4,7 +4,7 @@
  * input is written as one --kb file and loaded; errors are fine, crashes,
  * leaks and undefined behaviour are not.
  *
- * fuzz-sources: src/knowledge/kb.c src/knowledge/kb_table.c src/knowledge/kb_query.c src/knowledge/kb_rules.c src/knowledge/kb_fit.c src/knowledge/kb_combine.c src/knowledge/kb_xid.c src/knowledge/kb_data.S src/core/buf.c src/core/err.c src/core/xalloc.c src/core/version.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "knowledge/kb.h"
 #include "knowledge/kb_table.h"

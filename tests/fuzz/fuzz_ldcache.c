@@ -1,4 +1,4 @@
-/* fuzz-sources: src/loader/ldcache.c src/core/err.c src/core/xalloc.c src/core/buf.c src/core/fs.c */
+/* fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers) */
 /* fuzz_ldcache.c - libFuzzer target for the ld.so.cache parser and its lookup. */
 #include "loader/ldcache.h"
 

@@ -6,7 +6,7 @@
  * is matched against it).  Errors are fine; crashes, leaks, out-of-bounds
  * captures and undefined behaviour are not.
  *
- * fuzz-sources: src/explain/logmatch.c src/explain/logrules.c src/explain/lognorm.c src/knowledge/kb_table.c src/knowledge/causes.c src/knowledge/layers.c src/knowledge/explain_data.S src/core/buf.c src/core/xalloc.c src/core/err.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"

@@ -4,7 +4,7 @@
  * input-chosen point (so partial lines are exercised); every emitted line
  * must be NUL-terminated at its length, with sane line numbers.
  *
- * fuzz-sources: src/explain/lognorm.c src/core/buf.c src/core/xalloc.c src/core/err.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "explain/lognorm.h"
 

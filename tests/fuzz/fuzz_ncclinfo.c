@@ -3,7 +3,7 @@
  * (bench/bench_ncclinfo.c), which bench and check --deep read from the
  * stderr of the NCCL child, and for the summary built from it.
  *
- * fuzz-sources: src/bench/bench_ncclinfo.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  *
  *	clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=c11 -Isrc \
  *	  tests/fuzz/fuzz_ncclinfo.c src/bench/bench_ncclinfo.c -o build-fuzz/fuzz_ncclinfo

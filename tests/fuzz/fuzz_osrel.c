@@ -2,7 +2,7 @@
  * fuzz_osrel.c - libFuzzer target for the os-release parser of gpudoctor plan
  * (plan/plan_osrel.c): any text, every key the plan reads.
  *
- * fuzz-sources: src/plan/plan_osrel.c src/core/xalloc.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "plan/plan.h"
 

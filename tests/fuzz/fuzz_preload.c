@@ -3,7 +3,7 @@
  * LD_PRELOAD and /etc/ld.so.preload.  The first input byte picks the
  * format (file or environment variable); the rest is the text.
  *
- * fuzz-sources: src/loader/ldso_preload.c src/loader/ldso.c src/loader/ldso_expand.c src/loader/ldso_init.c src/loader/ldso_dirstat.c src/loader/ldcache.c src/loader/ldconf.c src/loader/elf.c src/core/buf.c src/core/err.c src/core/fs.c src/core/xalloc.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  *
  * The input is copied into an exactly-sized heap buffer without a NUL, so
  * ASan catches any read past the length the parser is given.

@@ -4,7 +4,7 @@
  * /proc/driver/nvidia/version, the SecureBoot efivar, and the "Device Minor"
  * line of /proc/driver/nvidia/gpus/BDF/information.
  *
- * fuzz-sources: src/probes/kernel.c src/probes/devices.c src/probes/hardware.c src/core/buf.c src/core/err.c src/core/fs.c src/core/xalloc.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  * Links: src/probes/kernel.c src/probes/devices.c src/probes/hardware.c
  *        src/core/buf.c src/core/err.c src/core/fs.c src/core/xalloc.c
  *

@@ -1,4 +1,4 @@
-/* fuzz-sources: src/python/distinfo.c src/python/pyfile_scan.c src/python/pyfile_build_info.c src/python/pyfile_torch_version.c src/core/buf.c src/core/err.c src/core/xalloc.c src/core/fs.c */
+/* fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers) */
 /*
  * fuzz_pymeta.c - libFuzzer target for the Python metadata parsers: the same
  * input as dist-info METADATA (and a Requires-Dist query), RECORD,

@@ -2,7 +2,7 @@
  * fuzz_script_exec.c - libFuzzer target for script_exec_target, which reads
  * the first 4 KiB of whatever file is called nvcc on PATH.
  *
- * fuzz-sources: src/probes/script_exec.c src/core/buf.c src/core/xalloc.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  *
  * The input is copied into an exactly-sized heap buffer without a NUL, so
  * ASan catches any read past the length the parser is given.

@@ -3,7 +3,7 @@
  * /etc/nvidia-container-runtime/config.toml and containerd's config.toml.
  * The input is copied into an exactly-sized heap buffer without a NUL.
  *
- * fuzz-sources: src/cfg/toml.c src/core/buf.c src/core/err.c src/core/xalloc.c
+ * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "cfg/toml.h"
 

@@ -3,11 +3,13 @@
 # (+ASan +UBSan) and run each for SECONDS (default 60).  Prints one closing
 # line "N passed, N failed, N skipped".
 #
-# Each target names the sources it links in its header comment, on one line:
-#	 * fuzz-sources: src/knowledge/kb_table.c src/core/buf.c ...
-# (paths relative to the repository root; .c and .S files).  Crash inputs are
-# kept in build-fuzz/<target>/.  Without clang's libFuzzer every target is
-# counted as skipped.
+# FUZZ_ONLY="fuzz_x fuzz_y" runs only those targets.
+# Every target links the project's library, build-fuzz/lib/libgd.a, built
+# here once by the Makefile with clang and -fsanitize=fuzzer-no-link,address,
+# undefined (no list of sources to keep in step by hand; a target says
+# "fuzz-links: libgd.a" in its header).  Crash inputs are kept in
+# build-fuzz/<target>/.  Without clang's libFuzzer every target is counted as
+# skipped.
 set -u
 secs=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,18 +28,27 @@ if command -v "$cc" >/dev/null 2>&1 &&
 	have_fuzzer=1
 fi
 
+lib=$out/lib/libgd.a
+if [ "$have_fuzzer" -eq 1 ]; then
+	# shellcheck disable=SC2086
+	if ! make -s -j"${FUZZ_JOBS:-2}" CC="$cc" B="$out/lib" \
+		CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+		"$lib" >"$out/lib.log" 2>&1; then
+		echo "libgd.a: FAILED to build for fuzzing:"; tail -40 "$out/lib.log"
+		exit 1
+	fi
+fi
+
 for src in "$here"/fuzz_*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
+	# FUZZ_ONLY="fuzz_a fuzz_b": run only those
+	if [ -n "${FUZZ_ONLY:-}" ] && ! echo " $FUZZ_ONLY " | grep -q " $name "; then
+		continue
+	fi
 	if [ "$have_fuzzer" -eq 0 ]; then
 		echo "$name: skipped (clang with -fsanitize=fuzzer is not available): fuzzing was skipped"
 		skipped=$((skipped + 1))
-		continue
-	fi
-	deps=$(sed -n 's/^.*fuzz-sources:[[:space:]]*\(.*\)$/\1/p' "$src" | head -1 | sed 's#\*/##')
-	if [ -z "$deps" ]; then
-		echo "$name: FAILED: no 'fuzz-sources:' line in its header comment"
-		failed=$((failed + 1))
 		continue
 	fi
 	dir=$out/$name
@@ -53,7 +64,7 @@ for src in "$here"/fuzz_*.c; do
 	esac
 	# shellcheck disable=SC2086
 	if ! "$cc" -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -o "$dir/$name" "$src" $deps -ldl -lm \
+		-fno-sanitize-recover=undefined -o "$dir/$name" "$src" "$lib" -ldl -lm -pthread \
 		>"$dir/build.log" 2>&1; then
 		echo "$name: FAILED to build:"; cat "$dir/build.log"
 		failed=$((failed + 1))

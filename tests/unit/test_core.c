@@ -5,9 +5,11 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/kv.h"
+#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +220,115 @@ static void test_fs_read_and_list(void)
 	free(root);
 }
 
+/* n links: /chain -> /c/l1 -> ... -> /c/l(n-1) -> /target (relative hops) */
+static void make_chain(const char *root, int n, struct buf *p)
+{
+	char name[64], target[64];
+
+	CHECK(symlink(n == 1 ? "target" : "c/l1", fs_path(root, "/chain", p)) == 0);
+	for (int i = 1; i < n; i++) {
+		snprintf(name, sizeof(name), "/c/l%d", i);
+		if (i == n - 1)
+			snprintf(target, sizeof(target), "../target");
+		else
+			snprintf(target, sizeof(target), "l%d", i + 1);
+		CHECK(symlink(target, fs_path(root, name, p)) == 0);
+	}
+}
+
+/* The kernel's MAXSYMLINKS: 40 links resolve, the 41st is ELOOP, and a
+ * failed lookup never hands the host kernel a path with a link in it. */
+static void test_fs_link_limit_and_escape(void)
+{
+	struct buf p = BUF_INIT, out = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct stat st;
+
+	for (int n = 39; n <= 42; n++) {
+		char *root = make_root(), cmd[600];
+		FILE *f;
+
+		if (!root)
+			return;
+		mkdir(fs_path(root, "/c", &p), 0755);
+		f = fopen(fs_path(root, "/target", &p), "w");
+		CHECK(f != NULL);
+		if (f) {
+			fputs("inside\n", f);
+			fclose(f);
+		}
+		make_chain(root, n, &p);
+		e.code = 0;
+		if (n <= FS_MAXSYMLINKS) {
+			CHECK(fs_read_line(root, "/chain", &out, &e) == 0);
+			CHECK_STR(out.s, "inside");
+		} else {
+			CHECK(fs_read_line(root, "/chain", &out, &e) == -1);
+			CHECK_INT(e.code, ELOOP);
+			CHECK(fs_path(root, "/chain", &p) == NULL);
+			CHECK_INT(errno, ELOOP);
+			CHECK_STR(p.s, "");
+			CHECK(fs_stat(root, "/chain", &st) == -1);
+			CHECK(!fs_is_dir(root, "/chain/x"));
+		}
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		CHECK(system(cmd) == 0);
+		free(root);
+	}
+	{
+		/* ".." as the last component stays in the root (lstat and readlink
+		 * do not follow the last component: it must still be resolved) */
+		char *root = make_root(), cmd[600];
+		struct stat in_root, host_parent;
+
+		if (!root)
+			return;
+		CHECK(fs_lstat(root, "/..", &st) == 0);
+		CHECK(stat(root, &in_root) == 0);
+		CHECK(st.st_ino == in_root.st_ino);
+		snprintf(cmd, sizeof(cmd), "%s/..", root);
+		CHECK(stat(cmd, &host_parent) == 0);
+		CHECK(st.st_ino != host_parent.st_ino);
+		/* a missing directory on the way is an error, a missing last
+		 * component a path the kernel will refuse itself */
+		CHECK(fs_path(root, "/no/such", &p) == NULL);
+		CHECK(fs_path(root, "/nosuch", &p) != NULL);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		CHECK(system(cmd) == 0);
+		free(root);
+	}
+	buf_release(&p);
+	buf_release(&out);
+}
+
+static void test_shquote(void)
+{
+	struct buf b = BUF_INIT;
+
+	CHECK_STR(shq("/usr/local/cuda-13.0"), "/usr/local/cuda-13.0");
+	CHECK_STR(shq("torch==2.5.1+cu124"), "torch==2.5.1+cu124");
+	CHECK_STR(shq(""), "''");
+	CHECK_STR(shq(NULL), "''");
+	CHECK_STR(shq("~root"), "'~root'");
+	CHECK_STR(shq("a b"), "'a b'");
+	CHECK_STR(shq("cuda-13.0$(touch${IFS}x)"), "'cuda-13.0$(touch${IFS}x)'");
+	CHECK_STR(shq("it's"), "'it'\\''s'");
+	CHECK_STR(shq("a\nb"), "'a\nb'");
+	/* results stay valid for SHQ_RING - 1 further calls */
+	{
+		const char *first = shq("x y");
+
+		for (int i = 0; i < SHQ_RING - 1; i++)
+			shq("z");
+		CHECK_STR(first, "'x y'");
+	}
+	shquote_buf(&b, "a'b");
+	buf_puts(&b, " ");
+	shquote_buf(&b, "ok");
+	CHECK_STR(b.s, "'a'\\''b' ok");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	RUN(test_buf_printf_grows);
@@ -228,5 +339,7 @@ int main(void)
 	RUN(test_version_compare);
 	RUN(test_fs_resolve_in_root);
 	RUN(test_fs_read_and_list);
+	RUN(test_fs_link_limit_and_escape);
+	RUN(test_shquote);
 	return tap_done();
 }

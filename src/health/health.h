@@ -1,0 +1,96 @@
+/*
+ * health.h - the verdict for schedulers: one cause, one line, one exit status.
+ *
+ * `gpudoctor health` answers "may this node take GPU jobs?" for Slurm's
+ * HealthCheckProgram and node-problem-detector's custom plugins.  Its
+ * problems (struct health_item) come from two places:
+ *   - the node's own layers of `check` (hardware, kernel, devices, driver,
+ *     CUDA driver API), run in a child with a hard deadline; the libraries
+ *     and frameworks layers are left out on purpose: they belong to a user's
+ *     environment, and one broken venv must not drain a node;
+ *   - the `watch` daemon's state file (health_state.c), so that a fatal XID
+ *     seen between two health checks still counts.
+ * health_verdict() orders them and makes the one line; the exit status is
+ * node-problem-detector's: 0 healthy, 1 unhealthy, 2 unknown.
+ *
+ *	struct health h;
+ *	health_init(&h);
+ *	health_add(&h, "gpu-lost", "3", STATUS_FAIL, "GPU 3 fell off the bus", 0);
+ *	health_verdict(&h);
+ *	puts(h.line);			(h.verdict is the exit status)
+ *	health_release(&h);
+ */
+#ifndef GD_HEALTH_H
+#define GD_HEALTH_H
+
+#include <stddef.h>
+
+#include "report/report.h"
+
+/* node-problem-detector's custom-plugin protocol, also our exit status. */
+enum health_verdict {
+	HEALTH_OK = 0,
+	HEALTH_UNHEALTHY = 1,
+	HEALTH_UNKNOWN = 2,
+};
+
+/* What a scheduler should do about the worst problem. */
+enum health_action {
+	HEALTH_ACT_NONE,
+	HEALTH_ACT_DRAIN,
+	HEALTH_ACT_REBOOT,	/* drain, and a reboot is what clears it */
+};
+
+/* The longest line printed: node-problem-detector's default message limit. */
+#define HEALTH_LINE_MAX 80
+
+struct health_item {
+	char *cause;		/* catalogue id */
+	char *gpu;		/* GPU index, a PCI address, or "-" */
+	enum status status;	/* STATUS_WARN or STATUS_FAIL */
+	char *reason;		/* one line, not yet escaped */
+	int from_watch;		/* taken from the watch daemon's state file */
+};
+
+struct health {
+	struct health_item *items;
+	size_t n, cap;
+	/* Why the verdict may be unknown: the layer child did not finish. */
+	char *unknown_reason;	/* NULL when the layers answered */
+	/* Filled by health_verdict(). */
+	enum health_verdict verdict;
+	enum health_action action;
+	const struct health_item *worst;	/* NULL when healthy */
+	size_t nfail, nwarn;
+	char line[HEALTH_LINE_MAX + 1];
+};
+
+void health_init(struct health *h);
+void health_release(struct health *h);
+
+/* Copies every string; a NULL or empty gpu becomes "-". */
+void health_add(struct health *h, const char *cause, const char *gpu, enum status st,
+		const char *reason, int from_watch);
+void health_set_unknown(struct health *h, const char *reason);
+
+/* Decide verdict, action, worst and line from the items. */
+void health_verdict(struct health *h);
+
+/*
+ * Copy s into out (size outsz) with only printable ASCII: control bytes,
+ * DEL and non-ASCII become '?', runs of blanks one space, cut at outsz-1.
+ * The line goes to terminals, Slurm reasons and Kubernetes conditions alike.
+ */
+void health_clean(char *out, size_t outsz, const char *s);
+
+/*
+ * The reboot policy: problems that only a reboot (or a GPU reset, which a
+ * scheduler cannot do while jobs run) clears.  See health_policy.c.
+ */
+int health_item_needs_reboot(const struct health_item *it);
+
+/* The GPU a check finding is about, from its id ("driver.gpu.3.ecc" -> "3",
+ * "hardware.driver.0000:17:00.0" -> "0000:17:00.0"); "-" when none.  */
+void health_gpu_of_finding(const char *finding_id, char *out, size_t outsz);
+
+#endif

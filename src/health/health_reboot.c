@@ -1,0 +1,101 @@
+/* health_reboot.c - the record that stops a reboot loop; see health_reboot.h. */
+#include "health/health_reboot.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/kv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void health_boot_id(const char *root, char *out, size_t outsz)
+{
+	struct buf b = BUF_INIT;
+
+	out[0] = '\0';
+	if (fs_read_line(root, "/proc/sys/kernel/random/boot_id", &b, NULL) == 0 && b.len < outsz)
+		memcpy(out, b.s, b.len + 1);
+	buf_release(&b);
+}
+
+int health_reboot_tried(const char *root, const char *state_dir, const char *boot_id,
+			const char *cause, const char *gpu)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	struct kvlist kv = KVLIST_INIT;
+	const char *b, *c, *g;
+	int tried = 0;
+
+	buf_printf(&path, "%s/health-reboot", state_dir);
+	if (fs_read_file(root, path.s, 4096, &text, NULL) == 0) {
+		kvlist_parse(&kv, text.s, text.len);
+		b = kv_get(&kv, "boot_id");
+		c = kv_get(&kv, "cause");
+		g = kv_get(&kv, "gpu");
+		/* Asked in another boot (the reboot happened), for the same thing. */
+		tried = b && c && g && boot_id && *boot_id && strcmp(b, boot_id) != 0 &&
+			!strcmp(c, cause) && !strcmp(g, gpu);
+	}
+	kvlist_release(&kv);
+	buf_release(&path);
+	buf_release(&text);
+	return tried;
+}
+
+int health_reboot_record(const char *root, const char *state_dir, const char *boot_id,
+			 const char *cause, const char *gpu, struct err *e)
+{
+	struct buf dir = BUF_INIT, tmp = BUF_INIT, final = BUF_INIT, body = BUF_INIT;
+	int fd = -1, ret = -1;
+
+	if (!boot_id || !*boot_id) {
+		err_set(e, "this boot's id is unknown: a reboot could not be told from a retry");
+		goto out;
+	}
+	fs_path(root, state_dir, &dir);
+	if (mkdir(dir.s, 0755) < 0 && errno != EEXIST) {
+		err_set_errno(e, "cannot create '%s'", state_dir);
+		goto out;
+	}
+	buf_printf(&final, "%s/health-reboot", dir.s);
+	buf_printf(&tmp, "%s/.health-reboot.%ld", dir.s, (long)getpid());
+	buf_printf(&body, "boot_id=%s\ncause=%s\ngpu=%s\n", boot_id, cause, gpu);
+	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		err_set_errno(e, "cannot write '%s/health-reboot'", state_dir);
+		goto out;
+	}
+	if (write(fd, body.s, body.len) != (ssize_t)body.len || fsync(fd) < 0) {
+		err_set_errno(e, "cannot write '%s/health-reboot'", state_dir);
+		close(fd);
+		unlink(tmp.s);
+		goto out;
+	}
+	close(fd);
+	if (rename(tmp.s, final.s) < 0) {
+		err_set_errno(e, "cannot write '%s/health-reboot'", state_dir);
+		unlink(tmp.s);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&dir);
+	buf_release(&tmp);
+	buf_release(&final);
+	buf_release(&body);
+	return ret;
+}
+
+void health_reboot_forget(const char *root, const char *state_dir)
+{
+	struct buf path = BUF_INIT, rel = BUF_INIT;
+
+	buf_printf(&rel, "%s/health-reboot", state_dir);
+	fs_path(root, rel.s, &path);
+	unlink(path.s);
+	buf_release(&path);
+	buf_release(&rel);
+}

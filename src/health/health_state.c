@@ -1,0 +1,170 @@
+/* health_state.c - reading the watch daemon's state file; see health_state.h. */
+#include "health/health_state.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/kv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_cause_id(const char *s, size_t n)
+{
+	if (n == 0 || n > 63)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static int is_gpu_token(const char *s, size_t n)
+{
+	if (n == 0 || n > 16)
+		return 0;
+	if (n == 1 && s[0] == '-')
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdefABCDEF:.", s[i]))
+			return 0;
+	return 1;
+}
+
+/* Next blank-separated token of *p; returns its length, 0 at the end. */
+static size_t next_token(const char **p, const char **tok)
+{
+	const char *s = *p;
+	size_t n;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	n = strcspn(s, " \t");
+	*tok = s;
+	*p = s + n;
+	return n;
+}
+
+/* "cause gpu severity reason..." -> h when it counts; 0 parsed, -1 not. */
+static int parse_active(const char *v, int take_warn, int take_fail, struct health_state *st,
+			struct health *h)
+{
+	const char *p = v, *cause, *gpu, *sev;
+	size_t nc = next_token(&p, &cause), ng = next_token(&p, &gpu), ns = next_token(&p, &sev);
+	char cbuf[64], gbuf[17];
+	enum status s;
+
+	if (!is_cause_id(cause, nc) || !is_gpu_token(gpu, ng))
+		return -1;
+	if (ns == 4 && !memcmp(sev, "warn", 4))
+		s = STATUS_WARN;
+	else if (ns == 4 && !memcmp(sev, "fail", 4))
+		s = STATUS_FAIL;
+	else
+		return -1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	st->active++;
+	if ((s == STATUS_WARN && !take_warn) || (s == STATUS_FAIL && !take_fail))
+		return 0;
+	memcpy(cbuf, cause, nc);
+	cbuf[nc] = '\0';
+	memcpy(gbuf, gpu, ng);
+	gbuf[ng] = '\0';
+	health_add(h, cbuf, gbuf, s, *p ? p : "reported by gpudoctor watch", 1);
+	st->taken++;
+	return 0;
+}
+
+static long long parse_seconds(const char *v)
+{
+	char *end;
+	long long x;
+
+	if (!v || !*v)
+		return -1;
+	errno = 0;
+	x = strtoll(v, &end, 10);
+	if (errno || *end || x < 0)
+		return -1;
+	return x;
+}
+
+void health_state_parse(const char *text, size_t len, const char *cur_boot_id,
+			long long now, long long max_age, struct health_state *st,
+			struct health *h)
+{
+	struct kvlist kv = KVLIST_INIT;
+	const char *version, *boot, *status;
+	int same_boot = 1;
+
+	memset(st, 0, sizeof(*st));
+	st->present = 1;
+	st->updated = st->age = -1;
+	kvlist_parse(&kv, text, len);
+	version = kv_get(&kv, "version");
+	boot = kv_get(&kv, "boot_id");
+	status = kv_get(&kv, "status");
+	if (status && strlen(status) < sizeof(st->status))
+		snprintf(st->status, sizeof(st->status), "%s", status);
+	st->updated = parse_seconds(kv_get(&kv, "updated"));
+	if (st->updated >= 0)
+		st->age = now > st->updated ? now - st->updated : 0;
+	st->fresh = st->age >= 0 && st->age <= max_age;
+	if (!version || strcmp(version, "1")) {
+		snprintf(st->note, sizeof(st->note), "state version %.20s is not 1: ignored",
+			 version ? version : "(none)");
+		goto out;
+	}
+	if (cur_boot_id && *cur_boot_id && boot && strcmp(boot, cur_boot_id))
+		same_boot = 0;
+	if (!same_boot) {
+		snprintf(st->note, sizeof(st->note), "state is from an earlier boot: ignored");
+		goto out;
+	}
+	/* Without a boot id on either side, only a fresh file is trusted. */
+	if ((!boot || !cur_boot_id || !*cur_boot_id) && !st->fresh) {
+		snprintf(st->note, sizeof(st->note),
+			 "state is not fresh and its boot cannot be compared: ignored");
+		goto out;
+	}
+	st->used = 1;
+	if (!st->fresh)
+		snprintf(st->note, sizeof(st->note),
+			 st->age >= 0 ? "state is %lld s old: only its failures count"
+				      : "state has no update time: only its failures count",
+			 st->age);
+	for (size_t i = 0; i < kv.n; i++)
+		if (!strcmp(kv.items[i].key, "active") &&
+		    parse_active(kv.items[i].val, st->fresh, 1, st, h) < 0)
+			st->malformed++;
+out:
+	kvlist_release(&kv);
+}
+
+int health_state_read(const char *root, const char *state_dir, long long now,
+		      long long max_age, struct health_state *st, struct health *h,
+		      struct err *e)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, boot = BUF_INIT;
+	struct err e2 = ERR_INIT;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->updated = st->age = -1;
+	buf_printf(&path, "%s/state", state_dir);
+	if (fs_read_file(root, path.s, 64 * 1024, &text, e) < 0) {
+		if (e && e->code == ENOENT)
+			goto out;
+		ret = -1;
+		goto out;
+	}
+	if (fs_read_line(root, "/proc/sys/kernel/random/boot_id", &boot, &e2) < 0)
+		buf_reset(&boot);
+	health_state_parse(text.s, text.len, boot.len ? boot.s : NULL, now, max_age, st, h);
+out:
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&boot);
+	return ret;
+}

@@ -1,0 +1,178 @@
+"""health --slurm against a scripted scontrol: the exact argv gpudoctor runs,
+the reboot-once record, deadlines on a hanging scontrol, node names.
+
+The real Slurm runs in tests/fleet/test_slurm.py; this one is fast and needs
+no daemon: --scontrol names a script that prints a canned `scontrol -o show
+node` record and logs each call's arguments.
+"""
+import json
+import os
+import tempfile
+import time
+import unittest
+
+from gdtest import GDTestCase, run, clean_env
+import fixtures
+
+BOOT1 = "11111111-1111-4111-8111-111111111111"
+BOOT2 = "22222222-2222-4222-8222-222222222222"
+IDLE = "NodeName=n1 Arch=x86_64 CoresPerSocket=1 State=IDLE ThreadsPerCore=1 Partitions=gd"
+
+
+class FakeScontrol:
+    def __init__(self, record=IDLE, hang=False):
+        self.dir = tempfile.mkdtemp(prefix="gd-scontrol-")
+        self.log = os.path.join(self.dir, "calls")
+        self.rec = os.path.join(self.dir, "record")
+        self.path = os.path.join(self.dir, "scontrol")
+        self.set(record)
+        with open(self.path, "w") as f:
+            f.write("#!/bin/sh\n"
+                    f"for a in \"$@\"; do printf '%s\\037' \"$a\"; done >> {self.log}\n"
+                    f"echo >> {self.log}\n"
+                    + ("sleep 100\n" if hang else "") +
+                    f"[ \"$1 $2\" = \"-o show\" ] && cat {self.rec}\n"
+                    "exit 0\n")
+        os.chmod(self.path, 0o755)
+
+    def set(self, record):
+        with open(self.rec, "w") as f:
+            f.write(record + "\n")
+
+    def calls(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [line.rstrip("\n").split("\x1f")[:-1] for line in f if line.strip()]
+
+
+def set_watch(r, boot, active=()):
+    r.write("proc/sys/kernel/random/boot_id", boot + "\n")
+    r.write("var/lib/gpudoctor/state",
+            f"version=1\nupdated={int(time.time())}\nboot_id={boot}\n"
+            f"status={'fail' if active else 'ok'}\n" + "".join(f"active={a}\n" for a in active))
+
+
+def health_slurm(r, sc, *args, env_extra=None):
+    env = clean_env(**(env_extra or {}))
+    rc, out, err = run(["--no-load", "--json", "health", "--slurm", "--scontrol", sc.path] + list(args),
+                       root=r.path, env=env)
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        raise AssertionError(f"rc={rc}\n{out}\n{err}")
+    doc["_rc"] = rc
+    return doc
+
+
+class TestHealthSlurmArgv(GDTestCase):
+    def test_drain_argv_and_node_from_env(self):
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1, ["ecc-errors 1 fail uncorrectable ECC errors on GPU 1"])
+        sc = FakeScontrol()
+        doc = health_slurm(r, sc, env_extra={"SLURMD_NODENAME": "n1"})
+        self.assertEqual(doc["_rc"], 1)
+        self.assertEqual(sc.calls(), [
+            ["-o", "show", "node", "n1"],
+            ["update", "NodeName=n1", "State=DRAIN",
+             "Reason=gpudoctor: ecc-errors 1 uncorrectable ECC errors on GPU 1"]])
+        self.assertEqual(doc["slurm"]["step"], "drain")
+        self.assertTrue(doc["slurm"]["applied"])
+
+    def test_resume_only_ours(self):
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1)
+        sc = FakeScontrol("NodeName=n1 State=IDLE+DRAIN Reason=gpudoctor: gpu-lost 0 x [root@2026-11-30T08:00:00]")
+        doc = health_slurm(r, sc, "--node", "n1")
+        self.assertEqual(doc["slurm"]["step"], "resume")
+        self.assertEqual(sc.calls()[-1], ["update", "NodeName=n1", "State=RESUME"])
+        sc2 = FakeScontrol("NodeName=n1 State=IDLE+DRAIN Reason=gpudoctor2 is not us [ops@t]")
+        doc = health_slurm(r, sc2, "--node", "n1")
+        self.assertEqual(doc["slurm"]["step"], "nothing")
+        self.assertEqual(len(sc2.calls()), 1)
+
+    def test_reboot_once_then_drain(self):
+        r = fixtures.healthy_root()
+        sc = FakeScontrol()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail GPU 2 fell off the bus (XID 79)"])
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "reboot", doc["slurm"])
+        self.assertEqual(sc.calls()[-1], ["reboot", "ASAP", "nextstate=RESUME",
+                                          "reason=gpudoctor: gpu-lost 2 GPU 2 fell off the bus (XID 79)",
+                                          "n1"])
+        with open(r.p("var/lib/gpudoctor/health-reboot")) as f:
+            self.assertEqual(f.read(), f"boot_id={BOOT1}\ncause=gpu-lost\ngpu=2\n")
+        # The node rebooted (new boot id) and watch sees the same GPU lost again.
+        set_watch(r, BOOT2, ["gpu-lost 2 fail GPU 2 fell off the bus (XID 79)"])
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "drain", doc["slurm"])
+        self.assertIn("reboot did not clear", doc["slurm"]["why"])
+        self.assertEqual(sc.calls()[-1][:3], ["update", "NodeName=n1", "State=DRAIN"])
+        # Another GPU is another cause: one reboot for it.
+        set_watch(r, BOOT2, ["gpu-lost 5 fail GPU 5 fell off the bus (XID 79)"])
+        self.assertEqual(health_slurm(r, sc, "--node", "n1", "--reboot")["slurm"]["step"], "reboot")
+        # Healthy: the record is forgotten.
+        set_watch(r, BOOT2)
+        health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertFalse(os.path.exists(r.p("var/lib/gpudoctor/health-reboot")))
+
+    def test_no_record_no_reboot(self):
+        # Without this boot's id a reboot cannot be told from a retry: drain.
+        r = fixtures.healthy_root()
+        r.write("var/lib/gpudoctor/state", f"version=1\nupdated={int(time.time())}\n"
+                "active=gpu-lost 0 fail gone\n")
+        sc = FakeScontrol()
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "drain", doc["slurm"])
+        self.assertIn("no reboot", doc["slurm"]["why"])
+
+    def test_without_reboot_flag_drains(self):
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail gone"])
+        sc = FakeScontrol()
+        self.assertEqual(health_slurm(r, sc, "--node", "n1")["slurm"]["step"], "drain")
+        self.assertFalse(os.path.exists(r.p("var/lib/gpudoctor/health-reboot")))
+
+    def test_unknown_and_unregistered_touch_nothing(self):
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail gone"])
+        sc = FakeScontrol("NodeName=n1 State=UNKNOWN+NOT_RESPONDING Reason=(null)")
+        doc = health_slurm(r, sc, "--node", "n1")
+        self.assertEqual(doc["slurm"]["step"], "skip")
+        self.assertEqual(len(sc.calls()), 1)
+        sc = FakeScontrol("slurm_load_node error: Invalid node name specified")
+        doc = health_slurm(r, sc, "--node", "n1")
+        self.assertEqual(doc["slurm"]["step"], "skip")
+
+    def test_hanging_scontrol_keeps_the_deadline(self):
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail gone"])
+        sc = FakeScontrol(hang=True)
+        t = time.monotonic()
+        doc = health_slurm(r, sc, "--node", "n1", "--deadline", "3")
+        took = time.monotonic() - t
+        self.assertLess(took, 3.5)
+        self.assertEqual(doc["_rc"], 1)
+        self.assertIn("timed out", doc["slurm"]["error"])
+        self.assertIsNone(doc["slurm"]["step"])
+
+    def test_text_output_is_one_line_even_with_slurm_errors(self):
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail gone"])
+        rc, out, err = run(["--no-load", "health", "--slurm", "--node", "n1", "--scontrol",
+                            "/nonexistent/scontrol"], root=r.path, env=clean_env())
+        self.assertEqual(rc, 1)
+        self.assertEqual(out, "gpudoctor: gpu-lost 2 gone\n")
+        self.assertIn("scontrol not found", err)
+
+    def test_bad_node_name_is_refused(self):
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail gone"])
+        sc = FakeScontrol()
+        doc = health_slurm(r, sc, "--node", "n1 State=RESUME")
+        self.assertEqual(sc.calls(), [])
+        self.assertIn("not a Slurm node name", doc["slurm"]["error"])
+
+
+if __name__ == "__main__":
+    unittest.main()

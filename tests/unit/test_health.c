@@ -1,0 +1,388 @@
+/* test_health.c - health's verdict, line, watch state, reboot policy and Slurm plan. */
+#include "health/health.h"
+#include "health/health_slurm.h"
+#include "health/health_state.h"
+#include "tap.h"
+
+#include <string.h>
+
+#define BOOT "0f3c6b9e-6c1d-4b53-9e83-8c3f6a3b0d11"
+
+static void test_line_healthy(void)
+{
+	struct health h;
+
+	health_init(&h);
+	health_verdict(&h);
+	CHECK_INT(h.verdict, HEALTH_OK);
+	CHECK_INT(h.action, HEALTH_ACT_NONE);
+	CHECK_STR(h.line, "gpudoctor: ok");
+	health_add(&h, "persistence-mode-off", "0", STATUS_WARN, "persistence mode is off", 1);
+	health_verdict(&h);
+	CHECK_INT(h.verdict, HEALTH_OK);
+	CHECK_STR(h.line, "gpudoctor: ok; warn persistence-mode-off 0 persistence mode is off");
+	health_release(&h);
+}
+
+static void test_line_unhealthy_first_fail_wins(void)
+{
+	struct health h;
+
+	health_init(&h);
+	health_add(&h, "persistence-mode-off", "0", STATUS_WARN, "off", 0);
+	health_add(&h, "nvml-failed", NULL, STATUS_FAIL, "nvmlInit failed: 999", 0);
+	health_add(&h, "gpu-lost", "3", STATUS_FAIL, "GPU 3 fell off the bus", 1);
+	health_set_unknown(&h, "ignored: a failure is known");
+	health_verdict(&h);
+	CHECK_INT(h.verdict, HEALTH_UNHEALTHY);
+	CHECK_INT(h.action, HEALTH_ACT_DRAIN);
+	CHECK_STR(h.worst->cause, "nvml-failed");
+	CHECK_STR(h.line, "gpudoctor: nvml-failed - nvmlInit failed: 999 (+1 more)");
+	health_release(&h);
+}
+
+static void test_line_unknown(void)
+{
+	struct health h;
+
+	health_init(&h);
+	health_add(&h, "persistence-mode-off", "0", STATUS_WARN, "off", 0);
+	health_set_unknown(&h, "checks did not finish within 6.5 s");
+	health_verdict(&h);
+	CHECK_INT(h.verdict, HEALTH_UNKNOWN);
+	CHECK_STR(h.line, "gpudoctor: unknown - checks did not finish within 6.5 s");
+	health_release(&h);
+}
+
+static void test_line_is_cut_and_clean(void)
+{
+	struct health h;
+	char reason[400];
+
+	memset(reason, 'x', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	memcpy(reason, "\x1b[31mred\ttab\n\xc3\xa9", 15);
+	health_init(&h);
+	health_add(&h, "ecc-errors", "12", STATUS_FAIL, reason, 1);
+	health_add(&h, "ecc-errors", "13", STATUS_FAIL, "b", 1);
+	health_verdict(&h);
+	CHECK_INT(strlen(h.line), HEALTH_LINE_MAX);
+	CHECK(strncmp(h.line, "gpudoctor: ecc-errors 12 ?[31mred tab ??xxx", 43) == 0);
+	CHECK(strstr(h.line, "... (+1 more)") != NULL);
+	for (const char *p = h.line; *p; p++)
+		CHECK(*p >= 0x20 && *p < 0x7f);
+	health_release(&h);
+}
+
+static void test_clean(void)
+{
+	char out[16];
+
+	health_clean(out, sizeof(out), "  a \r\n b\x7f");
+	CHECK_STR(out, "a b?");
+	health_clean(out, 4, "abcdef");
+	CHECK_STR(out, "abc");
+	health_clean(out, sizeof(out), NULL);
+	CHECK_STR(out, "");
+}
+
+static void test_gpu_of_finding(void)
+{
+	char g[24];
+
+	health_gpu_of_finding("driver.gpu.3.ecc", g, sizeof(g));
+	CHECK_STR(g, "3");
+	health_gpu_of_finding("cuda.device.12", g, sizeof(g));
+	CHECK_STR(g, "12");
+	health_gpu_of_finding("hardware.driver.0000:17:00.0", g, sizeof(g));
+	CHECK_STR(g, "0000:17:00.0");
+	health_gpu_of_finding("kernel.module", g, sizeof(g));
+	CHECK_STR(g, "-");
+	health_gpu_of_finding("driver.gpu.$(x)", g, sizeof(g));
+	CHECK_STR(g, "-");
+	health_gpu_of_finding(NULL, g, sizeof(g));
+	CHECK_STR(g, "-");
+}
+
+static void test_reboot_policy(void)
+{
+	struct health_item it = { 0 };
+
+	it.cause = "gpu-lost";
+	CHECK(health_item_needs_reboot(&it));
+	it.cause = "ecc-errors";
+	CHECK(!health_item_needs_reboot(&it));
+	it.cause = "xid-error";
+	it.reason = "XID 48 (DBE) on GPU 0, 1 this boot: action reset-gpu";
+	CHECK(health_item_needs_reboot(&it));
+	it.reason = "XID 13 (Graphics Engine Exception) on GPU 0, 1 this boot: action restart-app";
+	CHECK(!health_item_needs_reboot(&it));
+	it.reason = "action reboot later: action drain";
+	CHECK(!health_item_needs_reboot(&it));
+	it.reason = NULL;
+	CHECK(!health_item_needs_reboot(&it));
+	CHECK(!health_item_needs_reboot(NULL));
+}
+
+static void parse_state(const char *text, const char *boot, long long now, long long max_age,
+			struct health_state *st, struct health *h)
+{
+	health_init(h);
+	health_state_parse(text, strlen(text), boot, now, max_age, st, h);
+}
+
+static void test_state_fresh(void)
+{
+	struct health_state st;
+	struct health h;
+
+	parse_state("version=1\nupdated=1000\nboot_id=" BOOT "\nstatus=fail\n"
+		    "active=gpu-lost 3 fail GPU 3 fell off the bus\n"
+		    "active=persistence-mode-off - warn off\n",
+		    BOOT, 1100, 300, &st, &h);
+	CHECK(st.present && st.used && st.fresh);
+	CHECK_INT(st.age, 100);
+	CHECK_INT(st.active, 2);
+	CHECK_INT(st.taken, 2);
+	CHECK_STR(st.status, "fail");
+	CHECK_INT(h.n, 2);
+	CHECK_STR(h.items[0].cause, "gpu-lost");
+	CHECK_STR(h.items[0].gpu, "3");
+	CHECK_STR(h.items[0].reason, "GPU 3 fell off the bus");
+	CHECK(h.items[0].from_watch);
+	CHECK_INT(h.items[1].status, STATUS_WARN);
+	health_release(&h);
+}
+
+static void test_state_stale_and_other_boot(void)
+{
+	struct health_state st;
+	struct health h;
+	const char *text = "version=1\nupdated=1000\nboot_id=" BOOT "\n"
+			   "active=gpu-lost 3 fail gone\nactive=persistence-mode-off 0 warn off\n";
+
+	parse_state(text, BOOT, 5000, 300, &st, &h);
+	CHECK(st.used && !st.fresh);
+	CHECK_INT(h.n, 1);
+	CHECK_STR(h.items[0].cause, "gpu-lost");
+	CHECK(strstr(st.note, "4000 s old") != NULL);
+	health_release(&h);
+
+	parse_state(text, "another-boot", 1001, 300, &st, &h);
+	CHECK(!st.used);
+	CHECK_INT(h.n, 0);
+	health_release(&h);
+
+	/* No boot id to compare: only a fresh file counts. */
+	parse_state(text, NULL, 1001, 300, &st, &h);
+	CHECK(st.used);
+	CHECK_INT(h.n, 2);
+	health_release(&h);
+	parse_state(text, NULL, 9001, 300, &st, &h);
+	CHECK(!st.used);
+	CHECK_INT(h.n, 0);
+	health_release(&h);
+
+	/* A clock that went backwards: age 0, fresh. */
+	parse_state(text, BOOT, 10, 300, &st, &h);
+	CHECK_INT(st.age, 0);
+	CHECK(st.fresh);
+	health_release(&h);
+}
+
+static void test_state_garbage(void)
+{
+	struct health_state st;
+	struct health h;
+
+	parse_state("version=1\nupdated=-5\nactive=\nactive=gpu-lost\nactive=Bad 0 fail x\n"
+		    "active=gpu-lost 0123456789abcdef0 fail too long gpu\nactive=gpu-lost 0 FAIL x\n"
+		    "active=gpu-lost 0 fail\nnot a line\n\x01\x02=\xff",
+		    BOOT, 100, 300, &st, &h);
+	CHECK_INT(st.updated, -1);
+	CHECK(!st.used);	/* no boot id and no update time */
+	CHECK_INT(h.n, 0);
+	health_release(&h);
+
+	parse_state("version=2\nupdated=100\nboot_id=" BOOT "\nactive=gpu-lost 0 fail x\n",
+		    BOOT, 100, 300, &st, &h);
+	CHECK(!st.used);
+	CHECK(strstr(st.note, "version 2") != NULL);
+	health_release(&h);
+
+	parse_state("version=1\nupdated=100\nboot_id=" BOOT "\nactive=Bad 0 fail x\n"
+		    "active=gpu-lost 0 fail\n",
+		    BOOT, 100, 300, &st, &h);
+	CHECK(st.used);
+	CHECK_INT(st.malformed, 1);
+	CHECK_INT(h.n, 1);
+	CHECK_STR(h.items[0].reason, "reported by gpudoctor watch");
+	health_release(&h);
+}
+
+#define NODE_IDLE "NodeName=n1 Arch=x86_64 CoresPerSocket=1 State=IDLE ThreadsPerCore=1 " \
+		  "BootTime=2026-11-30T08:18:42 Partitions=gd\n"
+
+static void test_slurm_parse(void)
+{
+	struct slurm_node n;
+	const char *drained = "NodeName=n1 Arch=x86_64 State=IDLE+DRAIN ThreadsPerCore=1 "
+			      "Reason=gpudoctor: gpu-lost 3 GPU 3 fell off the bus [root@2026-11-30T08:29:01]\n";
+
+	slurm_node_parse(NODE_IDLE, strlen(NODE_IDLE), &n);
+	CHECK(n.found);
+	CHECK_STR(n.state, "IDLE");
+	CHECK(!n.drain && !n.down && !n.unregistered && !n.reboot_pending);
+	CHECK_STR(n.reason, "");
+
+	slurm_node_parse(drained, strlen(drained), &n);
+	CHECK(n.drain);
+	CHECK_STR(n.reason, "gpudoctor: gpu-lost 3 GPU 3 fell off the bus");
+	CHECK(slurm_reason_is_ours(n.reason));
+
+	const char *other = "NodeName=n1 State=DOWN+DRAIN+NOT_RESPONDING Reason=fan [ops@2026-11-30T01:00:00] Comment=x\n";
+	slurm_node_parse(other, strlen(other), &n);
+	CHECK(n.drain && n.down && !n.unregistered);
+	CHECK_STR(n.reason, "fan");
+	CHECK(!slurm_reason_is_ours(n.reason));
+
+	const char *unk = "NodeName=n1 State=UNKNOWN+NOT_RESPONDING Reason=(null)\n";
+	slurm_node_parse(unk, strlen(unk), &n);
+	CHECK(n.unregistered);
+	CHECK_STR(n.reason, "");
+
+	const char *rb = "NodeName=n1 State=IDLE+DRAIN+REBOOT_ISSUED Reason=gpudoctor: x [root@t]\n";
+	slurm_node_parse(rb, strlen(rb), &n);
+	CHECK(n.reboot_pending);
+
+	slurm_node_parse("Node n9 not found\n", 18, &n);
+	CHECK(!n.found);
+	slurm_node_parse("", 0, &n);
+	CHECK(!n.found);
+	/* DRAINING is a flag of its own; UNDRAIN is not DRAIN. */
+	const char *dr = "NodeName=n1 State=MIXED+DRAINING Reason=gpudoctor: a [root@t]";
+	slurm_node_parse(dr, strlen(dr), &n);
+	CHECK(n.drain);
+	const char *ud = "NodeName=n1 State=IDLE+UNDRAIN";
+	slurm_node_parse(ud, strlen(ud), &n);
+	CHECK(!n.drain);
+}
+
+static void plan_tried(const char *rec, enum health_verdict v, const char *cause, int allow_reboot,
+		       int tried, struct slurm_plan *p)
+{
+	struct slurm_node n;
+	struct health h;
+
+	health_init(&h);
+	if (v == HEALTH_UNHEALTHY)
+		health_add(&h, cause, "1", STATUS_FAIL, "broken", 0);
+	if (v == HEALTH_UNKNOWN)
+		health_set_unknown(&h, "timeout");
+	health_verdict(&h);
+	slurm_node_parse(rec, strlen(rec), &n);
+	slurm_plan(&n, &h, allow_reboot, tried, p);
+	health_release(&h);
+}
+
+static void plan_for(const char *rec, enum health_verdict v, const char *cause, int allow_reboot,
+		     struct slurm_plan *p)
+{
+	plan_tried(rec, v, cause, allow_reboot, 0, p);
+}
+
+static void test_slurm_plan(void)
+{
+	struct slurm_plan p;
+	const char *ours = "NodeName=n1 State=IDLE+DRAIN Reason=gpudoctor: ecc-errors 1 broken [root@t]";
+	const char *ours_old = "NodeName=n1 State=IDLE+DRAIN Reason=gpudoctor: gpu-lost 0 x [root@t]";
+	const char *foreign = "NodeName=n1 State=IDLE+DRAIN Reason=disk swap [ops@t]";
+	const char *down = "NodeName=n1 State=DOWN Reason=Not responding [slurm@t]";
+
+	plan_for(NODE_IDLE, HEALTH_OK, NULL, 0, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for(NODE_IDLE, HEALTH_UNHEALTHY, "ecc-errors", 1, &p);
+	CHECK_INT(p.step, SLURM_DRAIN);
+	plan_for(NODE_IDLE, HEALTH_UNHEALTHY, "gpu-lost", 0, &p);
+	CHECK_INT(p.step, SLURM_DRAIN);
+	plan_for(NODE_IDLE, HEALTH_UNHEALTHY, "gpu-lost", 1, &p);
+	CHECK_INT(p.step, SLURM_REBOOT);
+	plan_tried(NODE_IDLE, HEALTH_UNHEALTHY, "gpu-lost", 1, 1, &p);
+	CHECK_INT(p.step, SLURM_DRAIN);
+	CHECK(strstr(p.why, "reboot did not clear") != NULL);
+	plan_for(NODE_IDLE, HEALTH_UNKNOWN, NULL, 1, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for(ours, HEALTH_UNHEALTHY, "ecc-errors", 0, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for(ours_old, HEALTH_UNHEALTHY, "ecc-errors", 0, &p);
+	CHECK_INT(p.step, SLURM_DRAIN);
+	plan_for(ours, HEALTH_OK, NULL, 0, &p);
+	CHECK_INT(p.step, SLURM_RESUME);
+	plan_for(ours, HEALTH_UNKNOWN, NULL, 0, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for(foreign, HEALTH_UNHEALTHY, "ecc-errors", 1, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for(foreign, HEALTH_UNHEALTHY, "gpu-lost", 1, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for(foreign, HEALTH_OK, NULL, 0, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for(down, HEALTH_UNHEALTHY, "ecc-errors", 0, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+	plan_for("NodeName=n1 State=UNKNOWN", HEALTH_UNHEALTHY, "ecc-errors", 0, &p);
+	CHECK_INT(p.step, SLURM_SKIP);
+	plan_for("", HEALTH_UNHEALTHY, "ecc-errors", 0, &p);
+	CHECK_INT(p.step, SLURM_SKIP);
+	plan_for("NodeName=n1 State=IDLE+DRAIN+REBOOT_REQUESTED Reason=gpudoctor: gpu-lost 1 broken [r@t]",
+		 HEALTH_UNHEALTHY, "gpu-lost", 1, &p);
+	CHECK_INT(p.step, SLURM_NOTHING);
+}
+
+static void test_slurm_argv(void)
+{
+	struct slurm_plan p = { SLURM_DRAIN, "" };
+	struct health h;
+	const char *argv[10];
+	char bufs[4][320];
+
+	health_init(&h);
+	health_add(&h, "gpu-lost", "3", STATUS_FAIL, "GPU 3 \"fell\" off; $(rm -rf /)", 0);
+	health_verdict(&h);
+	CHECK_INT(slurm_plan_argv(&p, "/usr/bin/scontrol", "n1", &h, argv, bufs), 0);
+	CHECK_STR(argv[0], "/usr/bin/scontrol");
+	CHECK_STR(argv[1], "update");
+	CHECK_STR(argv[2], "NodeName=n1");
+	CHECK_STR(argv[3], "State=DRAIN");
+	CHECK_STR(argv[4], "Reason=gpudoctor: gpu-lost 3 GPU 3 \"fell\" off; $(rm -rf /)");
+	CHECK(argv[5] == NULL);
+	p.step = SLURM_REBOOT;
+	CHECK_INT(slurm_plan_argv(&p, "scontrol", "n1", &h, argv, bufs), 0);
+	CHECK_STR(argv[1], "reboot");
+	CHECK_STR(argv[2], "ASAP");
+	CHECK_STR(argv[3], "nextstate=RESUME");
+	CHECK(strncmp(argv[4], "reason=gpudoctor: gpu-lost 3 ", 29) == 0);
+	CHECK_STR(argv[5], "n1");
+	p.step = SLURM_RESUME;
+	CHECK_INT(slurm_plan_argv(&p, "scontrol", "n1", &h, argv, bufs), 0);
+	CHECK_STR(argv[3], "State=RESUME");
+	p.step = SLURM_SKIP;
+	CHECK_INT(slurm_plan_argv(&p, "scontrol", "n1", &h, argv, bufs), -1);
+	health_release(&h);
+}
+
+int main(void)
+{
+	RUN(test_line_healthy);
+	RUN(test_line_unhealthy_first_fail_wins);
+	RUN(test_line_unknown);
+	RUN(test_line_is_cut_and_clean);
+	RUN(test_clean);
+	RUN(test_gpu_of_finding);
+	RUN(test_reboot_policy);
+	RUN(test_state_fresh);
+	RUN(test_state_stale_and_other_boot);
+	RUN(test_state_garbage);
+	RUN(test_slurm_parse);
+	RUN(test_slurm_plan);
+	RUN(test_slurm_argv);
+	return tap_done();
+}
