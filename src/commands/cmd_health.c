@@ -161,6 +161,8 @@ static void run_layers(const struct gd_ctx *ctx, const struct health_opts *o, do
 	argv[n++] = tbuf;
 	if (ctx->no_load)
 		argv[n++] = "--no-load";
+	else if (strcmp(ctx->root, "/") != 0)
+		argv[n++] = "--load-from-root";	/* the parent was allowed to */
 	if (ctx->kb_dir) {
 		argv[n++] = "--kb";
 		argv[n++] = ctx->kb_dir;
