@@ -12,14 +12,12 @@
 static const char *const dir_names[BENCH_CONV_DIRS] = { "fwd", "bwd_data", "bwd_filter" };
 
 /* Text from a child that loaded a foreign library (its error strings, the
- * paths it saw) reaches terminals: control bytes become '?'. */
+ * paths it saw) is kept as it came: the text renderers escape it for the
+ * terminal (core/termesc.h), the JSON writer for JSON. */
 static void bp_set(char **dst, const char *val)
 {
 	free(*dst);
 	*dst = xstrdup_or_null(val);
-	for (char *p = *dst; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
 }
 
 static double bp_pos(const char *s)

@@ -1,5 +1,6 @@
 /* bench_text_dnn.c - the cuDNN, NCCL and CNN-layer parts of the text report; see bench_render.h. */
 #include "bench/bench_render.h"
+#include "core/termesc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,13 +8,6 @@
 
 static const char *const dir_short[BENCH_CONV_DIRS] = { "forward", "bwd data", "bwd filter" };
 static const char *const coll_labels[BENCH_NCCL_COLLS] = { "all-reduce", "all-gather", "reduce-scatter" };
-
-/* Machine-read text on a terminal: control bytes become '?'. */
-static void bt_safe(struct buf *out, const char *s)
-{
-	for (; s && *s; s++)
-		buf_addc(out, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
-}
 
 static void bt_size(char *dst, size_t n, long long b)
 {
@@ -38,15 +32,15 @@ void bench_render_text_conv(const struct bench_gpu *g, struct buf *out)
 		buf_printf(out, " %ld.%ld.%ld", c->cudnn_version / 10000, c->cudnn_version / 100 % 100, c->cudnn_version % 100);
 	if (c->cudnn) {
 		buf_puts(out, " (");
-		bt_safe(out, c->cudnn);
+		termesc_buf(out, c->cudnn);
 		buf_puts(out, ")");
 	}
 	if (c->shape)
-		buf_printf(out, ": conv %s, NHWC, %.1f GFLOP per pass", c->shape, c->flops / 1e9);
+		buf_printf(out, ": conv %s, NHWC, %.1f GFLOP per pass", tesc(c->shape), c->flops / 1e9);
 	buf_puts(out, "\n");
 	if (c->refused) {
-		buf_printf(out, "  not measured (%s): ", c->refused);
-		bt_safe(out, c->refused_msg);
+		buf_printf(out, "  not measured (%s): ", tesc(c->refused));
+		termesc_buf(out, c->refused_msg);
 		buf_puts(out, "\n");
 	}
 	for (int p = 0; p < BENCH_CONV_PRECS; p++) {
@@ -93,7 +87,7 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 
 	if (n->skipped) {
 		buf_puts(out, "NCCL: skipped: ");
-		bt_safe(out, n->skipped);
+		termesc_buf(out, n->skipped);
 		buf_puts(out, "\n");
 		return;
 	}
@@ -104,7 +98,7 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 		buf_printf(out, " %d.%d.%d", n->version_code / 10000, n->version_code / 100 % 100, n->version_code % 100);
 	if (n->library) {
 		buf_puts(out, " (");
-		bt_safe(out, n->library);
+		termesc_buf(out, n->library);
 		buf_puts(out, ")");
 	}
 	if (n->gpus > 0)
@@ -112,14 +106,14 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 	buf_puts(out, "\n");
 	if (n->topology) {
 		buf_puts(out, "  topology NCCL chose: ");
-		bt_safe(out, n->topology);
+		termesc_buf(out, n->topology);
 		buf_puts(out, "\n");
 	}
 	if (n->ceiling_source)
 		buf_printf(out, "  link ceiling: %.1f GB/s per GPU and direction, %s\n", n->ceiling_gbs, n->ceiling_source);
 	if (n->refused) {
-		buf_printf(out, "  not measured (%s): ", n->refused);
-		bt_safe(out, n->refused_msg);
+		buf_printf(out, "  not measured (%s): ", tesc(n->refused));
+		termesc_buf(out, n->refused_msg);
 		buf_puts(out, "\n");
 	}
 	if (n->npts[0] || n->npts[1] || n->npts[2]) {
@@ -169,14 +163,14 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 		const struct bench_finding *f = &n->findings[i];
 		static const char *const marks[] = { "note", "WARN", "FAIL" };
 
-		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], f->title, cause_id_str(f->cause));
+		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], tesc(f->title), cause_id_str(f->cause));
 		if (f->evidence) {
 			buf_puts(out, "        evidence: ");
-			bt_safe(out, f->evidence);
+			termesc_buf(out, f->evidence);
 			buf_puts(out, "\n");
 		}
 		if (f->fix)
-			buf_printf(out, "        fix: %s\n", f->fix);
+			buf_printf(out, "        fix: %s\n", tesc(f->fix));
 	}
 	buf_puts(out, "busbw follows nccl-tests: algbw x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather and reduce-scatter.\n\n");
 }

@@ -18,6 +18,7 @@
 #include "commands/commands.h"
 #include "core/buf.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 #include "explain/confirm.h"
 #include "explain/explain.h"
 #include "explain/logmatch.h"
@@ -106,7 +107,7 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 	int top, live;
 
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0 || logrules_load(ctx->kb_dir, &rules, &e) < 0) {
-		fprintf(stderr, "gpudoctor explain: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor explain: %s\n", tesc(e.msg));
 		kb_close(kb);
 		return -1;
 	}
@@ -180,7 +181,7 @@ static int explain_cause(const struct gd_ctx *ctx, const char *id)
 
 	if (explain_render_cause(id, ctx->json, &out) < 0) {
 		fprintf(stderr, "gpudoctor explain: '%s' is neither a file nor a cause id "
-				"(see 'gpudoctor explain --list-causes')\n", id);
+				"(see 'gpudoctor explain --list-causes')\n", tesc(id));
 		buf_release(&out);
 		return 2;
 	}
@@ -248,12 +249,12 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		}
 		fflush(stdout);
 		if (logrun_command(argv + optind, EXPLAIN_CAP, &log, &dropped, &status, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot run '%s': %s\n", argv[optind], e.msg);
+			fprintf(stderr, "gpudoctor explain: cannot run '%s': %s\n", tesc(argv[optind]), tesc(e.msg));
 			buf_release(&log);
 			return 2;
 		}
 		if (status != 0) {
-			fprintf(stderr, "\ngpudoctor explain: '%s' exited with status %d\n", argv[optind],
+			fprintf(stderr, "\ngpudoctor explain: '%s' exited with status %d\n", tesc(argv[optind]),
 				status);
 			if (explain_log(ctx, argv[optind], log.s, log.len, dropped, no_live, stderr, &ex) < 0)
 				fputs("gpudoctor explain: could not explain the output\n", stderr);
@@ -262,7 +263,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		return status;
 	}
 	if (optind + 1 < argc) {
-		fprintf(stderr, "gpudoctor explain: one log at a time ('%s' is extra)\n", argv[optind + 1]);
+		fprintf(stderr, "gpudoctor explain: one log at a time ('%s' is extra)\n", tesc(argv[optind + 1]));
 		return 2;
 	}
 	if (optind < argc)
@@ -273,7 +274,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		if (fd < 0) {
 			if (errno == ENOENT)
 				return explain_cause(ctx, name);
-			fprintf(stderr, "gpudoctor explain: cannot open '%s': %s\n", name, strerror(errno));
+			fprintf(stderr, "gpudoctor explain: cannot open '%s': %s\n", tesc(name), strerror(errno));
 			return 2;
 		}
 		if (logrun_map(fd, &mapped, &mapped_len) == 0) {
@@ -284,7 +285,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 			return ret;
 		}
 		if (logrun_read(fd, EXPLAIN_CAP, &log, &dropped, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot read '%s': %s\n", name, e.msg);
+			fprintf(stderr, "gpudoctor explain: cannot read '%s': %s\n", tesc(name), tesc(e.msg));
 			close(fd);
 			buf_release(&log);
 			return 2;
@@ -296,7 +297,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 			return 2;
 		}
 		if (logrun_read(0, EXPLAIN_CAP, &log, &dropped, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot read stdin: %s\n", e.msg);
+			fprintf(stderr, "gpudoctor explain: cannot read stdin: %s\n", tesc(e.msg));
 			buf_release(&log);
 			return 2;
 		}

@@ -17,6 +17,7 @@
 #include "core/child.h"
 #include "core/ctx.h"
 #include "core/json.h"
+#include "core/termesc.h"
 #include "core/kv.h"
 #include "health/health.h"
 #include "health/health_layers.h"
@@ -79,7 +80,7 @@ static int health_layers_child(const struct gd_ctx *ctx, int hardware_only)
 	struct kb *kb = NULL;
 
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor: %s\n", tesc(e.msg));
 		return 2;
 	}
 	inventory_init(&inv);
@@ -417,7 +418,7 @@ static int parse_seconds_opt(const char *name, const char *v, double lo, double 
 
 	if (end == v || *end || !(x >= lo && x <= hi)) {
 		fprintf(stderr, "gpudoctor health: %s '%s' is not a number of seconds in [%g, %g]\n",
-			name, v, lo, hi);
+			name, tesc(v), lo, hi);
 		return -1;
 	}
 	*out = x;
@@ -462,7 +463,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'D':
 			if (optarg[0] != '/') {
 				fprintf(stderr, "gpudoctor health: --state-dir needs an absolute path, not '%s'\n",
-					optarg);
+					tesc(optarg));
 				return 2;
 			}
 			o.state_dir = optarg;
@@ -482,7 +483,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor health: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "gpudoctor health: unexpected argument '%s'\n", tesc(argv[optind]));
 		return 2;
 	}
 	if (o.layers_kv)
@@ -509,7 +510,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 	} else {
 		puts(h.line);
 		if (o.slurm && sr.error[0])
-			fprintf(stderr, "gpudoctor health: slurm: %s\n", sr.error);
+			fprintf(stderr, "gpudoctor health: slurm: %s\n", tesc(sr.error));
 	}
 	c = (int)h.verdict;
 	health_release(&h);

@@ -9,6 +9,7 @@
 #include "commands/commands.h"
 #include "commands/check_run.h"
 #include "core/ctx.h"
+#include "core/termesc.h"
 #include "knowledge/kb.h"
 #include "plan/plan.h"
 #include "probes/inventory.h"
@@ -76,7 +77,7 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "gpudoctor plan: unknown or incomplete option '%s'; see --help\n",
-				argv[optind - 1]);
+				tesc(argv[optind - 1]));
 			return 2;
 		}
 	}
@@ -86,7 +87,7 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 		return 2;
 	}
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor plan: knowledge base: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor plan: knowledge base: %s\n", tesc(e.msg));
 		return 2;
 	}
 	/* the static facts of every layer: nothing is loaded or run */
@@ -98,7 +99,7 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 	plan_machine_read(&pctx, &inv, &m);
 	p = plan_new();
 	if (plan_build(kb, &m, &req, p, &e) < 0) {
-		fprintf(stderr, "gpudoctor plan: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor plan: %s\n", tesc(e.msg));
 		ret = 2;
 	} else {
 		if (!strcmp(format, "sh"))

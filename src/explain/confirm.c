@@ -5,6 +5,7 @@
  */
 #include "explain/confirm.h"
 
+#include "core/shquote.h"
 #include "core/xalloc.h"
 #include "explain/logdecode.h"
 #include "knowledge/causes.h"
@@ -89,29 +90,6 @@ static void set_fix(struct xcause *xc, const char *fix, int machine)
 	xc->fix_is_machine = machine && fix;
 }
 
-/* Single-quote s for a POSIX shell. */
-static char *shell_quote(const char *s)
-{
-	size_t n = 3;
-	char *out, *p;
-
-	for (const char *q = s; *q; q++)
-		n += *q == '\'' ? 4 : 1;
-	out = p = xmalloc(n);
-	*p++ = '\'';
-	for (const char *q = s; *q; q++) {
-		if (*q == '\'') {
-			memcpy(p, "'\\''", 4);
-			p += 4;
-		} else {
-			*p++ = *q;
-		}
-	}
-	*p++ = '\'';
-	*p = 0;
-	return out;
-}
-
 static int by_finding(const struct confirm_in *ci, struct xcause *xc)
 {
 	for (size_t i = 0; i < ci->rep->n; i++) {
@@ -159,15 +137,13 @@ static int by_soname(const struct confirm_in *ci, const struct logmatch_hit *h, 
 		for (size_t k = 0; k < s->ncopies && k < 4; k++)
 			ev(xc, "found at %s, in a directory the loader does not search", s->copies[k]);
 		if (s->ncopies) {
-			char *dir = xstrdup(s->copies[0]), *slash = strrchr(dir, '/'), *q, *fix;
+			char *dir = xstrdup(s->copies[0]), *slash = strrchr(dir, '/'), *fix;
 
 			if (slash && slash != dir)
 				*slash = 0;
-			q = shell_quote(dir);
-			fix = xasprintf("export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", q);
+			fix = xasprintf("export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", shq(dir));
 			set_fix(xc, fix, 1);
 			free(fix);
-			free(q);
 			free(dir);
 		}
 		return 1;

@@ -79,7 +79,4 @@ void explain_render_json(const struct explanation *x, struct buf *out);
 /* `explain CAUSE-ID`: the catalogue entry; -1 when the id is unknown. */
 int explain_render_cause(const char *id, int json, struct buf *out);
 
-/* Terminal-safe copy of s (control bytes and invalid UTF-8 as \xNN) appended to out. */
-void explain_put_safe(struct buf *out, const char *s);
-
 #endif

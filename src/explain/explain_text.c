@@ -3,10 +3,11 @@
  * first, each match with its line numbers, what it means, each cause with
  * what this machine says and the fix; then what is outside gpudoctor's
  * scope and what is harmless.  Every value from the log or the machine is
- * escaped for the terminal.
+ * escaped for the terminal (core/termesc.h).
  */
 #include "explain/explain.h"
 
+#include "core/termesc.h"
 #include "report/report.h"
 
 #include <stdio.h>
@@ -18,47 +19,6 @@
 #define C_RED "\033[31m"
 #define C_DIM "\033[2m"
 #define C_BOLD "\033[1m"
-
-void explain_put_safe(struct buf *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (p && *p) {
-		unsigned char c = *p;
-		size_t n = 0;
-
-		if (c < 0x20 || c == 0x7f) {
-			buf_printf(out, c == '\t' ? " " : "\\x%02x", c);
-			p++;
-			continue;
-		}
-		if (c < 0x80) {
-			buf_addc(out, (char)c);
-			p++;
-			continue;
-		}
-		/* valid UTF-8 passes, anything else is escaped */
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		for (size_t k = 1; k <= n; k++)
-			if ((p[k] & 0xc0) != 0x80)
-				n = 0;
-		/* C1 controls encoded as UTF-8 (U+0080..U+009F) act on some terminals */
-		if (n == 1 && c == 0xc2 && p[1] < 0xa0)
-			n = 0;
-		if (!n) {
-			buf_printf(out, "\\x%02x", c);
-			p++;
-			continue;
-		}
-		buf_add(out, p, n + 1);
-		p += n + 1;
-	}
-}
 
 static const char *conf_color(enum xconf c)
 {
@@ -112,7 +72,7 @@ static void put_block(struct buf *out, const char *label, const char *s)
 			n = sizeof(tmp) - 1;
 		memcpy(tmp, p, n);
 		tmp[n] = 0;
-		explain_put_safe(out, tmp);
+		termesc_buf(out, tmp);
 		buf_addc(out, '\n');
 		if (!nl)
 			return;
@@ -132,7 +92,7 @@ static void render_item(const struct xitem *it, int color, struct buf *out)
 	buf_puts(out, ": ");
 	if (color)
 		buf_puts(out, C_BOLD);
-	explain_put_safe(out, h->text);
+	termesc_buf(out, h->text);
 	if (color)
 		buf_puts(out, C_RESET);
 	buf_printf(out, "\n      %-9s %s\n", "rule", r->id);
@@ -147,10 +107,10 @@ static void render_item(const struct xitem *it, int color, struct buf *out)
 			continue;
 		snprintf(label, sizeof(label), "%s", r->capnames[k]);
 		buf_printf(out, "      %-9s ", label);
-		explain_put_safe(out, h->caps[k]);
+		termesc_buf(out, h->caps[k]);
 		if (it->decoded[k]) {
 			buf_puts(out, " = ");
-			explain_put_safe(out, it->decoded[k]);
+			termesc_buf(out, it->decoded[k]);
 		}
 		buf_addc(out, '\n');
 	}
@@ -180,14 +140,14 @@ void explain_render_text(const struct explanation *x, int color, struct buf *out
 	int section = -1;
 
 	buf_puts(out, "gpudoctor explain: ");
-	explain_put_safe(out, x->input ? x->input : "-");
+	termesc_buf(out, x->input ? x->input : "-");
 	buf_printf(out, ": %ld lines read, %ld after normalising; %zu stack message%s, %zu outside "
 		   "gpudoctor's scope, %zu harmless\n",
 		   x->input_lines, x->lines_seen, x->ncause_items, x->ncause_items == 1 ? "" : "s",
 		   x->nscope_items, x->nbenign_items);
 	if (x->live_note) {
 		buf_puts(out, "confirmation: ");
-		explain_put_safe(out, x->live_note);
+		termesc_buf(out, x->live_note);
 		buf_addc(out, '\n');
 	}
 	for (size_t i = 0; i < x->n; i++) {

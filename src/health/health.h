@@ -80,6 +80,10 @@ void health_verdict(struct health *h);
  * Copy s into out (size outsz) with only printable ASCII: control bytes,
  * DEL and non-ASCII become '?', runs of blanks one space, cut at outsz-1.
  * The line goes to terminals, Slurm reasons and Kubernetes conditions alike.
+ * This is the health line's own format, not terminal escaping (that is
+ * core/termesc.h): a drain reason must stay one short line of plain ASCII,
+ * which core/termesc's "\x1b" escapes (up to four bytes for one) and kept
+ * UTF-8 would not be.
  */
 void health_clean(char *out, size_t outsz, const char *s);
 

@@ -149,7 +149,4 @@ void plan_render_text(const struct plan *p, struct buf *out);
 void plan_render_json(const struct plan *p, struct buf *out);
 void plan_render_sh(const struct plan *p, struct buf *out);
 
-/* Single-quote s for a POSIX shell (until core/shquote lands on main). */
-void plan_shq(struct buf *out, const char *s);
-
 #endif

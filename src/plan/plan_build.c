@@ -3,9 +3,11 @@
  * facts (plan_machine.c) and the knowledge base.  The framework release is
  * judged with the same fit functions as `matrix` (knowledge/kb_fit.c), so a
  * plan never installs what the version contract says fails.  Commands are
- * built here; every value that comes from the machine is shell-quoted.
+ * built here; every value that comes from the machine is shell-quoted
+ * (core/shquote.h).
  */
 #include "plan/plan.h"
+#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 
@@ -32,32 +34,6 @@ void plan_free(struct plan *p)
 		for (size_t k = 0; k < p->steps[i].ncmds; k++)
 			free(p->steps[i].cmds[k]);
 	free(p);
-}
-
-void plan_shq(struct buf *out, const char *s)
-{
-	buf_addc(out, '\'');
-	for (; s && *s; s++) {
-		if (*s == '\'')
-			buf_puts(out, "'\\''");
-		else
-			buf_addc(out, *s);
-	}
-	buf_addc(out, '\'');
-}
-
-/* A quoted copy in a small ring of buffers, for use inside one printf. */
-static const char *q(const char *s)
-{
-	static char ring[8][600];
-	static int k;
-	struct buf b = BUF_INIT;
-	char *r = ring[k++ % 8];
-
-	plan_shq(&b, s);
-	snprintf(r, sizeof(ring[0]), "%s", buf_cstr(&b));
-	buf_release(&b);
-	return r;
 }
 
 static struct plan_step *step(struct plan *p, const char *id, enum plan_state st, const char *layer,
@@ -104,17 +80,16 @@ static void why(struct plan_step *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Not cut to a fixed size: a quoted word cut short would leave its quote open. */
 static void cmd(struct plan_step *s, const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
 
 	if (s->ncmds >= PLAN_MAX)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	s->cmds[s->ncmds++] = xvasprintf(fmt, ap);
 	va_end(ap);
-	s->cmds[s->ncmds++] = xstrdup(line);
 }
 
 static void note(struct plan *p, const char *fmt, ...)
@@ -389,18 +364,18 @@ static void step_interference(const struct plan_machine *m, const struct target 
 
 	for (size_t i = 0; i < m->nconda_cudnn; i++) {
 		why(s, "LD_LIBRARY_PATH lists %s, a conda cuDNN that the loader would take before the one the "
-		    "framework brings (cuDNN's shim loads its sub-libraries through LD_LIBRARY_PATH);", q(m->conda_cudnn_dirs[i]));
+		    "framework brings (cuDNN's shim loads its sub-libraries through LD_LIBRARY_PATH);", shq(m->conda_cudnn_dirs[i]));
 		cmd(s, "LD_LIBRARY_PATH=\"$(printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -vxF %s | "
-		    "paste -sd: -)\"", q(m->conda_cudnn_dirs[i]));
+		    "paste -sd: -)\"", shq(m->conda_cudnn_dirs[i]));
 		cmd(s, "export LD_LIBRARY_PATH");
 		buf_printf(&v, "%s! printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -qxF %s", v.len ? " && " : "",
-			   q(m->conda_cudnn_dirs[i]));
+			   shq(m->conda_cudnn_dirs[i]));
 		any = 1;
 	}
 	if (m->nconda_cudnn)
 		why(s, "also remove it where it is set (~/.bashrc, the conda environment's activate.d);");
 	if (m->cuda_link == 2) {
-		why(s, "/usr/local/cuda is a dangling link (to %s);", q(m->cuda_link_target ? m->cuda_link_target : "?"));
+		why(s, "/usr/local/cuda is a dangling link (to %s);", shq(m->cuda_link_target ? m->cuda_link_target : "?"));
 		cmd(s, "sudo rm /usr/local/cuda");
 		buf_printf(&v, "%stest ! -L /usr/local/cuda", v.len ? " && " : "");
 		any = 1;
@@ -415,8 +390,8 @@ static void step_interference(const struct plan_machine *m, const struct target 
 		    "(nvcc, torch.utils.cpp_extension) and programs that use /usr/local/cuda/lib64 get the wrong "
 		    "toolkit;", m->cuda_link_version, p->release, t->cuda / 1000);
 		if (fit) {
-			cmd(s, "sudo ln -sfn %s /usr/local/cuda", q(fit));
-			buf_printf(&v, "%stest \"$(readlink /usr/local/cuda)\" = %s", v.len ? " && " : "", q(fit));
+			cmd(s, "sudo ln -sfn %s /usr/local/cuda", shq(fit));
+			buf_printf(&v, "%stest \"$(readlink /usr/local/cuda)\" = %s", v.len ? " && " : "", shq(fit));
 		} else {
 			cmd(s, "sudo rm /usr/local/cuda");
 			buf_printf(&v, "%stest ! -e /usr/local/cuda", v.len ? " && " : "");
@@ -425,7 +400,7 @@ static void step_interference(const struct plan_machine *m, const struct target 
 	}
 	if (m->run_installer && (m->driver_packages || p->family[0])) {
 		why(s, "the driver was installed with NVIDIA's .run installer (%s)%s; mixing it with packages "
-		    "leaves two sets of driver libraries: remove it first;", q(m->run_marker),
+		    "leaves two sets of driver libraries: remove it first;", shq(m->run_marker),
 		    m->driver_packages ? " and also from packages" : "");
 		cmd(s, "sudo /usr/bin/nvidia-uninstall --silent");
 		buf_printf(&v, "%stest ! -e /usr/bin/nvidia-uninstall", v.len ? " && " : "");
@@ -434,7 +409,7 @@ static void step_interference(const struct plan_machine *m, const struct target 
 	if (m->conda_active)
 		note(p, "a conda environment is active (%s): run conda deactivate in your shell before the python "
 		     "step, so that the virtualenv is made from the system Python and conda's libraries stay out of it",
-		     q(m->conda_active));
+		     shq(m->conda_active));
 	if (!any) {
 		s->state = PLAN_DONE;
 		snprintf(s->why, sizeof(s->why), "nothing interferes: no conda cuDNN on LD_LIBRARY_PATH, "
@@ -458,13 +433,17 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 	char gd[300], venv[300], drv[32];
 	int fit, branch = PLAN_DEFAULT_BRANCH, system = 0;
 
+	/* A quoted word cut to fit would leave its quote open: refuse instead. */
+	if (r->venv && strlen(shq(r->venv)) >= sizeof(venv))
+		return err_set(e, "--venv is too long for the plan's commands (%zu bytes quoted, %zu at most)",
+			       strlen(shq(r->venv)), sizeof(venv) - 1);
 	if (choose(kb, r, &tg, &t, p, e) < 0)
 		return -1;
 	distribution(m, p);
 	snprintf(p->gpudoctor, sizeof(p->gpudoctor), "%s", r->gpudoctor ? r->gpudoctor : "gpudoctor");
-	snprintf(gd, sizeof(gd), "%s", r->gpudoctor ? q(r->gpudoctor) : "gpudoctor");
+	snprintf(gd, sizeof(gd), "%s", r->gpudoctor ? shq(r->gpudoctor) : "gpudoctor");
 	if (r->venv)
-		snprintf(venv, sizeof(venv), "%s", q(r->venv));
+		snprintf(venv, sizeof(venv), "%s", shq(r->venv));
 	else
 		snprintf(venv, sizeof(venv), "\"$HOME/venvs/%s-%.*s\"", p->framework,
 			 (int)strcspn(p->release, " +"), p->release);
@@ -578,11 +557,11 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 			why(s, "Secure Boot is on (%s): DKMS signs the nvidia module with %s, and the firmware loads it "
 			    "only once that key is enrolled. mokutil asks for a one-time password; at the next boot the "
 			    "blue MOK manager asks for it on the console (Enroll MOK).",
-			    m->secure_boot_evidence ? m->secure_boot_evidence : "EFI", q(m->mok_key));
-			cmd(s, "sudo mokutil --import %s", q(m->mok_key));
+			    m->secure_boot_evidence ? m->secure_boot_evidence : "EFI", shq(m->mok_key));
+			cmd(s, "sudo mokutil --import %s", shq(m->mok_key));
 			s->reboot = 1;
 			snprintf(s->verify, sizeof(s->verify), "mokutil --test-key %s | grep -q 'is already enrolled'",
-				 q(m->mok_key));
+				 shq(m->mok_key));
 		} else {
 			s = step(p, "secure-boot", PLAN_STOP, "kernel", "a module-signing key for Secure Boot");
 			why(s, "Secure Boot is on (%s) and there is no signing key (/var/lib/dkms/mok.pub, "
@@ -604,7 +583,7 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 				s = step(p, "driver", PLAN_STOP, "driver", "install the NVIDIA driver R%d", branch);
 				why(s, "NVIDIA ships no package repository this plan knows for this distribution (%s): "
 				    "install driver R%d from https://www.nvidia.com/Download/index.aspx (the .run installer, "
-				    "with --dkms), then run gpudoctor plan again.", q(m->os_pretty ? m->os_pretty :
+				    "with --dkms), then run gpudoctor plan again.", shq(m->os_pretty ? m->os_pretty :
 				    m->os_id ? m->os_id : "no /etc/os-release"), branch);
 				return 0;
 			}
@@ -652,7 +631,7 @@ after_driver:
 		if (have) {
 			s = step(p, "cuda", PLAN_DONE, "libraries", "CUDA %s toolkit", cv);
 			why(s, "%s is installed; cuDNN %s must be found by the loader (checked by the verification).",
-			    q(have), dnn);
+			    shq(have), dnn);
 		} else {
 			s = step(p, "cuda", PLAN_TODO, "libraries", "install CUDA %s and cuDNN %s system-wide", cv, dnn);
 			why(s, "%s %s takes CUDA and cuDNN from the system%s.", p->framework, p->release,
@@ -680,12 +659,12 @@ after_driver:
 		    w->cuda_build == 0 || (w->prediction && strcmp(w->prediction, "gpu")))
 			continue;
 		s = step(p, "python", PLAN_DONE, NULL, "a Python environment");
-		why(s, "%s has it.", q(w->prefix ? w->prefix : "?"));
+		why(s, "%s has it.", shq(w->prefix ? w->prefix : "?"));
 		s = step(p, "framework", PLAN_DONE, "frameworks", "%s %s", p->framework, p->release);
 		why(s, "%s %s is installed in %s and gpudoctor predicts it uses the GPU.", w->name, w->version,
-		    q(w->prefix ? w->prefix : "?"));
+		    shq(w->prefix ? w->prefix : "?"));
 		if (w->python)
-			snprintf(s->verify, sizeof(s->verify), "%s check --upto frameworks --python %s", gd, q(w->python));
+			snprintf(s->verify, sizeof(s->verify), "%s check --upto frameworks --python %s", gd, shq(w->python));
 		return 0;
 	}
 
@@ -725,8 +704,8 @@ after_driver:
 		if (py) {
 			s = step(p, "python", PLAN_TODO, NULL, "a virtualenv for %s %s", p->framework, p->release);
 			why(s, "%s (Python %s) fits the release's Python %s; the framework goes into its own virtualenv.",
-			    q(py), pyv, t.python ? t.python : "3");
-			cmd(s, "%s -m venv %s", q(py), venv);
+			    shq(py), pyv, t.python ? t.python : "3");
+			cmd(s, "%s -m venv %s", shq(py), venv);
 		} else {
 			int pick = hi < 99 ? hi : lo > 0 ? lo : 312;
 

@@ -5,27 +5,15 @@
  * and then its verification, and the script stops at the first failed one.
  * A step that needs a reboot ends the script there (run it again after the
  * reboot: the steps already done verify and are skipped).  A stopped plan's
- * script exits 1 at that step with the reason.  Control characters from the
- * machine are shown escaped, never raw.
+ * script exits 1 at that step with the reason.  Text from the machine is
+ * escaped by core/termesc (on the terminal and in the script's comments).
  */
 #include "plan/plan.h"
 #include "core/json.h"
+#include "core/termesc.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* Text for a terminal or a shell comment: control bytes become \xNN. */
-static void safe(struct buf *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f)
-			buf_printf(out, "\\x%02x", c);
-		else
-			buf_addc(out, (char)c);
-	}
-}
 
 static const char *state_name(enum plan_state st)
 {
@@ -35,42 +23,42 @@ static const char *state_name(enum plan_state st)
 void plan_render_text(const struct plan *p, struct buf *out)
 {
 	buf_puts(out, "gpudoctor plan: ");
-	safe(out, p->framework);
+	termesc_buf(out, p->framework);
 	buf_puts(out, " ");
-	safe(out, p->release);
+	termesc_buf(out, p->release);
 	if (p->gpu[0]) {
 		buf_puts(out, " on ");
-		safe(out, p->gpu);
+		termesc_buf(out, p->gpu);
 	}
 	buf_puts(out, "\n(nothing is run: paste the commands, or gpudoctor plan --format sh > install.sh)\n");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_step *s = &p->steps[i];
 
 		buf_printf(out, "\n%zu. [%s] %-12s ", i + 1, state_name(s->state), s->id);
-		safe(out, s->title);
+		termesc_buf(out, s->title);
 		buf_puts(out, "\n");
 		if (s->why[0]) {
 			buf_puts(out, "       ");
-			safe(out, s->why);
+			termesc_buf(out, s->why);
 			buf_puts(out, "\n");
 		}
 		for (size_t k = 0; k < s->ncmds; k++) {
 			buf_puts(out, "       $ ");
-			safe(out, s->cmds[k]);
+			termesc_buf(out, s->cmds[k]);
 			buf_puts(out, "\n");
 		}
 		if (s->reboot && s->state == PLAN_TODO)
 			buf_puts(out, "       $ sudo reboot\n");
 		if (s->verify[0]) {
 			buf_puts(out, "       verify: ");
-			safe(out, s->verify);
+			termesc_buf(out, s->verify);
 			buf_puts(out, "\n");
 		}
 	}
 	for (size_t i = 0; i < p->nnotes; i++) {
 		buf_puts(out, i ? "" : "\n");
 		buf_puts(out, "note: ");
-		safe(out, p->notes[i]);
+		termesc_buf(out, p->notes[i]);
 		buf_puts(out, "\n");
 	}
 	if (p->stopped)
@@ -125,7 +113,7 @@ static void comment(struct buf *out, const char *prefix, const char *text)
 {
 	buf_puts(out, "# ");
 	buf_puts(out, prefix);
-	safe(out, text);
+	termesc_buf(out, text);
 	buf_puts(out, "\n");
 }
 
@@ -138,7 +126,7 @@ void plan_render_sh(const struct plan *p, struct buf *out)
 		const struct plan_step *s = &p->steps[i];
 
 		buf_printf(&body, "\n# step %zu (%s): ", i + 1, s->id);
-		safe(&body, s->title);
+		termesc_buf(&body, s->title);
 		buf_puts(&body, "\n");
 		if (s->why[0])
 			comment(&body, "", s->why);

@@ -7,7 +7,9 @@
  *
  * Values from the machine are hostile: in tables '|' and line breaks are
  * escaped, and every value that could start markup is put in a code span
- * whose fence is longer than any backtick run in it.
+ * whose fence is longer than any backtick run in it.  That is markdown's
+ * own escaping (put_byte, put_code, put_text), kept apart from core/termesc:
+ * a table row must stay one line, so line breaks become spaces there.
  */
 #include "report/render.h"
 
@@ -18,6 +20,18 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/* One byte of a value in either context: line breaks and tabs become a
+ * space (a table row is one line), other control bytes a visible \xNN. */
+static void put_byte(struct buf *out, unsigned char c)
+{
+	if (c == '\n' || c == '\r' || c == '\t')
+		buf_addc(out, ' ');
+	else if (c < 0x20 || c == 0x7f)
+		buf_printf(out, "\\x%02x", c);
+	else
+		buf_addc(out, (char)c);
+}
 
 /* `value` as an inline code span that no content can break. */
 static void put_code(struct buf *out, const char *s)
@@ -41,12 +55,8 @@ static void put_code(struct buf *out, const char *s)
 
 		if (c == '|')
 			buf_puts(out, "\\|");
-		else if (c == '\n' || c == '\r' || c == '\t')
-			buf_addc(out, ' ');
-		else if (c < 0x20 || c == 0x7f)
-			buf_printf(out, "\\x%02x", c);
 		else
-			buf_addc(out, (char)c);
+			put_byte(out, c);
 	}
 	buf_addc(out, ' ');
 	for (size_t i = 0; i <= longest; i++)
@@ -61,12 +71,7 @@ static void put_text(struct buf *out, const char *s)
 
 		if (strchr("\\`*_[]<>|#", c))
 			buf_addc(out, '\\');
-		if (c == '\n' || c == '\r')
-			buf_addc(out, ' ');
-		else if (c < 0x20 || c == 0x7f)
-			buf_printf(out, "\\x%02x", c);
-		else
-			buf_addc(out, (char)c);
+		put_byte(out, c);
 	}
 }
 

@@ -19,11 +19,12 @@
  *   running yet meet them), so the policy makes them warnings.
  *
  * Every fix is written for the engine in use, values from the machine
- * shell-quoted.
+ * shell-quoted (core/shquote.h).
  */
 #include "rules/rules.h"
 #include "core/buf.h"
 #include "core/ctx.h"
+#include "core/shquote.h"
 #include "core/version.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
@@ -34,37 +35,6 @@
 #include <string.h>
 
 #define SHM_NEEDED (1024LL * 1024 * 1024)	/* NCCL's troubleshooting page: --shm-size=1g */
-
-/*
- * One shell word for a value from the machine.  (Engineer "sec" is adding
- * core/shquote.h with the same contract; this one goes once that lands.)
- */
-static const char *q(const char *s)
-{
-	static char ring[8][1024];
-	static unsigned next;
-	char *out = ring[next++ % 8];
-	size_t o = 0;
-	int safe = s && *s;
-
-	for (const char *c = s; c && *c && safe; c++)
-		safe = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		       (*c >= '0' && *c <= '9') || strchr("_@%+=:,./-", *c);
-	if (safe && strlen(s) < sizeof(ring[0]))
-		return s;
-	out[o++] = '\'';
-	for (const char *c = s ? s : ""; *c && o + 6 < sizeof(ring[0]); c++) {
-		if (*c == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else {
-			out[o++] = *c;
-		}
-	}
-	out[o++] = '\'';
-	out[o] = '\0';
-	return out;
-}
 
 static const char *kmod_version(const struct inventory *inv)
 {
@@ -402,7 +372,7 @@ static void judge_libs(const struct rules_in *in, struct report *rep)
 		finding_evidence(mis, "the loaded nvidia module is %s", kver);
 		finding_fix(mis, "the host's driver changed after this container started, or the image "
 			    "carries driver libraries: recreate the container (the runtime injects the "
-			    "%s libraries) and remove driver libraries from the image", q(kver));
+			    "%s libraries) and remove driver libraries from the image", shq(kver));
 	}
 	if (own) {
 		if (own_mismatch)
@@ -565,7 +535,7 @@ static void judge_cdi(const struct rules_in *in, struct report *rep)
 			f = report_add(rep, LAYER_CONTAINERS, id.s, CAUSE_CONTAINER_CONFIG_INVALID,
 				       REACH_LATENT, "the CDI spec %s cannot be loaded", s->file);
 			finding_evidence(f, "%s: %s", s->file, s->error);
-			finding_fix(f, "sudo nvidia-ctk cdi generate --output=%s", q(s->file));
+			finding_fix(f, "sudo nvidia-ctk cdi generate --output=%s", shq(s->file));
 			buf_release(&id);
 			continue;
 		}
@@ -604,7 +574,7 @@ static void judge_cdi(const struct rules_in *in, struct report *rep)
 					 s->host_driver_version, kver);
 		}
 		if (f)
-			finding_fix(f, "sudo nvidia-ctk cdi generate --output=%s", q(s->file));
+			finding_fix(f, "sudo nvidia-ctk cdi generate --output=%s", shq(s->file));
 		else
 			report_ok(rep, LAYER_CONTAINERS, id.s, "CDI spec %s (%s, %zu devices) matches "
 				  "the machine", s->file, s->kind, s->ndevices);
@@ -633,7 +603,7 @@ static void judge_cdi(const struct rules_in *in, struct report *rep)
 					finding_evidence(f, "in %s and in %s", a->file, b->file);
 					finding_fix(f, "keep one spec for %s: sudo rm %s (then sudo "
 						    "nvidia-ctk cdi generate --output=%s if that one is "
-						    "stale)", q(a->kind), q(b->file), q(a->file));
+						    "stale)", shq(a->kind), shq(b->file), shq(a->file));
 					return;	/* one is enough to act on */
 				}
 			}
@@ -671,7 +641,7 @@ static void judge_config_errors(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "%s", h->containerd_config_error);
 		finding_fix(f, "fix %s (containerd config dump shows what containerd reads), then "
 			    "sudo nvidia-ctk runtime configure --runtime=containerd --config=%s",
-			    q(h->containerd_config_file), q(h->containerd_config_file));
+			    shq(h->containerd_config_file), shq(h->containerd_config_file));
 	}
 }
 

@@ -140,6 +140,19 @@ class TestBenchConv(GDTestCase):
         f = [f for f in doc["gpus"][0]["findings"] if f["cause"] == "cudnn-missing"]
         self.assertEqual(f[0]["severity"], "info")
 
+    def test_child_text_escaped_on_the_terminal_kept_in_json(self):
+        # the cuDNN path comes back in the child's message: on the terminal its
+        # ESC is shown as \x1b (core/termesc), in JSON it is kept, escaped by JSON
+        evil = "/nonexistent/x\x1b]0;pwned\x07/libcudnn.so.9"
+        rc, doc = bench(["--conv-shape", SMALL, "--cudnn", evil])
+        self.assertIn(evil, doc["gpus"][0]["conv"]["refused"]["message"])
+        e = clean_env(LD_LIBRARY_PATH=dnn_libdir() + ":" + test_bench.fake_libdir(), FAKE_CUDA_TOTAL_MIB="8")
+        rc, out, err = run(["bench", "--no-cpu", "--quick", "--conv-shape", SMALL, "--cudnn", evil],
+                           env=e, timeout=120)
+        self.assertIn("/nonexistent/x\\x1b]0;pwned\\x07/libcudnn.so.9", out)
+        self.assertNotIn("\x1b", out)
+        self.assertNotIn("\x07", out)
+
     def test_no_conv_and_bad_shape(self):
         rc, doc = bench(["--no-conv"])
         self.assertIsNone(doc["gpus"][0]["conv"])

@@ -359,6 +359,22 @@ class Confirmation(unittest.TestCase):
         c = match_of(doc, "dlopen-cudnn")["causes"][0]
         self.assertEqual(c["confirmation"], "confirmed", json.dumps(c, indent=1))
         self.assertTrue(any("not on the loader's path" in e for e in c["evidence"]))
+        # a plain directory needs no quotes (core/shquote, as check's fixes)
+        self.assertEqual(c["fix"], "export LD_LIBRARY_PATH=/opt/cudnn8/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+
+    def test_soname_copy_in_a_hostile_directory_fix_is_one_word(self):
+        r = fixtures.healthy_root()
+        d = "opt/cu dnn$(touch pwned)'x/lib"
+        r.shared_lib(d + "/libcudnn.so.8", soname="libcudnn.so.8")
+        rc, doc, err = explain("Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: "
+                               "cannot open shared object file: No such file or directory\n", root=r.path)
+        c = match_of(doc, "dlopen-cudnn")["causes"][0]
+        self.assertEqual(c["confirmation"], "confirmed", json.dumps(c, indent=1))
+        with tempfile.TemporaryDirectory() as t:
+            p = subprocess.run(["sh", "-c", c["fix"] + '; printf %s "$LD_LIBRARY_PATH"'], cwd=t,
+                               env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+            self.assertEqual(p.stdout, "/" + d, c["fix"])
+            self.assertEqual(os.listdir(t), [], "the fix ran something")
 
     def test_soname_found_here(self):
         r = fixtures.healthy_root()

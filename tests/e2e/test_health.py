@@ -237,6 +237,16 @@ class TestHealthWatchState(GDTestCase):
         self.assertNotIn("\x1b", line)
         self.assertTrue(line.endswith("..."))
 
+    def test_error_messages_are_escaped(self):
+        # what health echoes on stderr goes through core/termesc like every command's
+        r = self.root()
+        for args in (["--deadline", "x\x1b]0;pwned\x07"], ["--state-dir", "rel\x1b[31m"],
+                     ["extra\x1b[2J"]):
+            rc, out, err = health(r, *args, extra=["--no-load"])
+            self.assertEqual(rc, 2, err)
+            self.assertIn("\\x1b", err)
+            self.assertNotIn("\x1b", err)
+
     def test_more_problems_are_counted(self):
         r = self.root()
         write_state(r, ["gpu-lost 1 fail GPU 1 fell off the bus",

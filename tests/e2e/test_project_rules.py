@@ -11,7 +11,10 @@ nothing enforces is a wish.
     that opening comment);
   - no comment cites a file outside the repository (the team's reference
     notes facts.md / failures.md, a path under /work or a home directory),
-    which no reader of the repository has: cite the primary source.
+    which no reader of the repository has: cite the primary source;
+  - one shell-quote helper (core/shquote.c) and one terminal-escape helper
+    (core/termesc.c): the quoting idiom ' -> '\\'' and the visible \\xNN
+    escape appear in no other source file, except markdown's own escaping.
 """
 import os
 import re
@@ -168,6 +171,32 @@ class ProjectRules(unittest.TestCase):
                 line = comments[max(0, m.start() - 60):m.end() + 40].replace("\n", " ")
                 bad.append(f"{rel(p)}: ...{line}...")
         self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_one_shell_quote_and_one_terminal_escape_helper(self):
+        # The C spellings of the idioms, as they stand in a string literal:
+        # ' -> '\'' (or '"'"'), and printf's "\\x%02x" for a byte.
+        idioms = {
+            "shell quoting (use shq()/shquote_buf(), core/shquote.h)":
+                (re.compile(r"""'\\\\''|'\\"'\\"'"""), {"src/core/shquote.c"}),
+            "terminal escaping (use tesc()/termesc_buf(), core/termesc.h)":
+                (re.compile(r"\\\\x%0?2l?[xX]"),
+                 {"src/core/termesc.c",
+                  "src/report/render_markdown.c"}),   # markdown's own format: see its header
+        }
+        bad, seen = [], {what: 0 for what in idioms}
+        for p in sources():
+            r = rel(p)
+            with open(p, encoding="utf-8") as f:
+                text = f.read()
+            for what, (pat, allowed) in idioms.items():
+                for m in pat.finditer(text):
+                    seen[what] += r in allowed
+                    if r not in allowed:
+                        bad.append(f"{r}:{text.count(chr(10), 0, m.start()) + 1}: a local {what}")
+        # the helpers themselves must still be found, else the patterns are stale
+        self.assertTrue(all(seen.values()), f"the idioms were not found in their helpers: {seen}")
+        self.assertEqual(bad, [], "one helper for each, so a fix in it fixes every caller:\n" +
+                         "\n".join(bad))
 
 
 if __name__ == "__main__":
