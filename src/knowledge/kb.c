@@ -20,18 +20,20 @@
 const char *const kb_table_names[KB_NTABLES] = {
 	"sources.tsv", "facts.tsv", "tf.tsv", "torch.tsv", "jax.tsv", "cuda.tsv",
 	"cuda_compat.tsv", "branches.tsv", "archs.tsv", "cudnn.tsv", "sonames.tsv", "gpus.tsv",
+	"xid.tsv",
 };
 
 extern const char kb_data_sources[], kb_data_facts[], kb_data_tf[], kb_data_torch[],
 	kb_data_jax[], kb_data_cuda[], kb_data_cuda_compat[], kb_data_branches[],
-	kb_data_archs[], kb_data_cudnn[], kb_data_sonames[], kb_data_gpus[];
+	kb_data_archs[], kb_data_cudnn[], kb_data_sonames[], kb_data_gpus[],
+	kb_data_xid[];
 
 const char *kb_embedded(int i)
 {
 	static const char *const data[KB_NTABLES] = {
 		kb_data_sources, kb_data_facts, kb_data_tf, kb_data_torch, kb_data_jax,
 		kb_data_cuda, kb_data_cuda_compat, kb_data_branches, kb_data_archs,
-		kb_data_cudnn, kb_data_sonames, kb_data_gpus,
+		kb_data_cudnn, kb_data_sonames, kb_data_gpus, kb_data_xid,
 	};
 	return i >= 0 && i < KB_NTABLES ? data[i] : NULL;
 }
@@ -584,9 +586,37 @@ static int conv_gpus(struct conv *c)
 	return 0;
 }
 
+static int conv_xid(struct conv *c)
+{
+	struct kb *kb = c->kb;
+
+	COLS("xid", "name", "meaning", "action", "nvidia_immediate", "nvidia_investigatory",
+	     "source");
+	kb->xids = xcalloc(c->t->nrows + 1, sizeof(*kb->xids));
+	for (c->row = 0; c->row < c->t->nrows; c->row++) {
+		struct kb_xid *r = &kb->xids[kb->nxids];
+
+		if (get_int(c, col[0], 0, &r->xid) < 0 || get_source(c, col[6], &r->source) < 0)
+			return -1;
+		for (size_t k = 0; k < kb->nxids; k++)
+			if (kb->xids[k].xid == r->xid)
+				return bad(c, col[0], "a new XID (it is listed twice)");
+		if (kb_xid_action_parse(str(c, col[3]), &r->action) < 0)
+			return bad(c, col[3], "none, restart-app, reset-gpu, reboot, drain or inspect-hw");
+		r->name = str(c, col[1]);
+		r->meaning = str(c, col[2]);
+		if (!r->name || !r->meaning)
+			return bad(c, r->name ? col[2] : col[1], "known");
+		r->nvidia_immediate = str(c, col[4]);
+		r->nvidia_investigatory = str(c, col[5]);
+		kb->nxids++;
+	}
+	return 0;
+}
+
 static int (*const converters[KB_NTABLES])(struct conv *c) = {
 	conv_sources, conv_facts, conv_tf, conv_torch, conv_jax, conv_cuda, conv_compat,
-	conv_branches, conv_archs, conv_cudnn, conv_sonames, conv_gpus,
+	conv_branches, conv_archs, conv_cudnn, conv_sonames, conv_gpus, conv_xid,
 };
 
 int kb_open(const char *dir, struct kb **out, struct err *e)
@@ -627,6 +657,7 @@ void kb_close(struct kb *kb)
 	free(kb->cudnn);
 	free(kb->sonames);
 	free(kb->gpus);
+	free(kb->xids);
 	free(kb);
 }
 

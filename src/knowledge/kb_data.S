@@ -21,5 +21,6 @@ KB_EMBED(kb_data_archs, "src/knowledge/data/archs.tsv")
 KB_EMBED(kb_data_cudnn, "src/knowledge/data/cudnn.tsv")
 KB_EMBED(kb_data_sonames, "src/knowledge/data/sonames.tsv")
 KB_EMBED(kb_data_gpus, "src/knowledge/data/gpus.tsv")
+KB_EMBED(kb_data_xid, "src/knowledge/data/xid.tsv")
 
 	.section .note.GNU-stack, "", @progbits

@@ -9,10 +9,11 @@
 
 #include "knowledge/kb.h"
 #include "knowledge/kb_table.h"
+#include "knowledge/kb_xid.h"
 
 enum kb_tab {
 	KB_SOURCES, KB_FACTS, KB_TF, KB_TORCH, KB_JAX, KB_CUDA, KB_COMPAT, KB_BRANCHES,
-	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_NTABLES
+	KB_ARCHS, KB_CUDNN, KB_SONAMES, KB_GPUS, KB_XID, KB_NTABLES
 };
 
 struct kb_branch {
@@ -44,6 +45,7 @@ struct kb {
 	struct kb_cudnn *cudnn;		size_t ncudnn;
 	struct kb_soname_row *sonames;	size_t nsonames;
 	struct kb_gpu *gpus;		size_t ngpus;
+	struct kb_xid *xids;		size_t nxids;
 };
 
 /* The file names, in enum order. */
