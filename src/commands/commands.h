@@ -21,6 +21,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_which(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx);
+int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_probe(int argc, char **argv, const struct gd_ctx *ctx);	/* hidden: __probe */
 
 /* Child-side entry points of isolated probes (gpudoctor __probe NAME ...). */
@@ -28,5 +29,6 @@ int probe_main_nvml(int argc, char **argv);
 int probe_main_cuda(int argc, char **argv);
 int probe_main_libversion(int argc, char **argv);
 int probe_main_bench(int argc, char **argv);
+int probe_main_nvml_sampler(int argc, char **argv);
 
 #endif
