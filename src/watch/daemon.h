@@ -84,12 +84,13 @@ struct wd {
 	struct wxid_past past[WATCH_MAX_XIDS];
 	int npast;
 	long long acks_mtime;
+	int acks_done;			/* lines of STATE_DIR/acks applied so far */
 
 	/* verdicts */
 	struct wfinding find[WATCH_MAX_FINDINGS];
 	int nfind;
 	enum wsev status;
-	char prev_keys[WATCH_MAX_FINDINGS][80];	/* cause+gpu of the last sweep's findings */
+	char prev_keys[WATCH_MAX_FINDINGS][160];	/* cause, gpu, severity, key of the last findings */
 	int nprev;
 	int ready_sent;
 	long long updated;		/* unix seconds of the last sweep */

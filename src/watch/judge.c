@@ -116,6 +116,9 @@ void gpus_from_sample(struct wd *w)
 	}
 }
 
+/* What tells this finding apart from others of its cause and GPU (next add() only). */
+static char add_key[64];
+
 static void add(struct wd *w, const char *layer, const char *cause, enum wsev sev, int gpu,
 		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 static void add(struct wd *w, const char *layer, const char *cause, enum wsev sev, int gpu,
@@ -128,6 +131,8 @@ static void add(struct wd *w, const char *layer, const char *cause, enum wsev se
 		return;
 	f = &w->find[w->nfind++];
 	memset(f, 0, sizeof(*f));
+	snprintf(f->key, sizeof(f->key), "%s", add_key);
+	add_key[0] = '\0';
 	snprintf(f->layer, sizeof(f->layer), "%s", layer);
 	snprintf(f->cause, sizeof(f->cause), "%s", cause);
 	f->sev = sev;
@@ -232,6 +237,7 @@ static void judge_xids(struct wd *w)
 		if (!x->fatal && (sev == WSEV_FAIL || now - x->last > XID_WARN_HOLD))
 			continue;	/* acknowledged, or an old warning */
 		xids_gpu_label(w, x->bus_id, where, sizeof(where));
+		snprintf(add_key, sizeof(add_key), "xid%d@%s", x->xid, x->bus_id[0] ? x->bus_id : "-");
 		add(w, "driver", x->xid == 79 ? "gpu-lost" : "xid-error", sev,
 		    xids_gpu_index(w, x->bus_id), "XID %d (%s) on GPU %s%s%s, %llu this boot%s: action %s",
 		    x->xid, kb_xid_find(w->kb, x->xid, &k) == 0 ? k.meaning : "not in the catalogue",
@@ -257,14 +263,15 @@ const char *gpu_str(int gpu, char *out, size_t size)
 
 static void log_changes(struct wd *w)
 {
-	char keys[WATCH_MAX_FINDINGS][80], line[400];
+	char keys[WATCH_MAX_FINDINGS][160], line[400];
 	int n = 0;
 
 	for (int i = 0; i < w->nfind; i++) {
 		const struct wfinding *f = &w->find[i];
 		int seen = 0;
 
-		snprintf(keys[n], sizeof(keys[0]), "%s %d %s", f->cause, f->gpu, sev_name(f->sev));
+		snprintf(keys[n], sizeof(keys[0]), "%s %d %s %s", f->cause, f->gpu, sev_name(f->sev),
+			 f->key[0] ? f->key : "-");
 		for (int k = 0; k < w->nprev; k++)
 			seen |= !strcmp(w->prev_keys[k], keys[n]);
 		for (int k = 0; k < n; k++)
@@ -313,5 +320,7 @@ void judge(struct wd *w)
 	for (int i = 0; i < w->nfind; i++)
 		if (w->find[i].sev > w->status)
 			w->status = w->find[i].sev;
-	log_changes(w);
+	/* Before the first sweep is whole, findings come and go as sources answer. */
+	if (w->ready_sent)
+		log_changes(w);
 }

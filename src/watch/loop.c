@@ -95,7 +95,7 @@ static void status_line(const struct wd *w, char *out, size_t size)
 /* A cheap signature of what xid-history holds, to write it only on change. */
 static unsigned long long xid_signature(const struct wd *w)
 {
-	unsigned long long s = (unsigned long long)w->npast * 1000003u;
+	unsigned long long s = (unsigned long long)w->npast * 1000003u + (unsigned)w->acks_done * 7919u;
 
 	for (int i = 0; i < w->nxids; i++)
 		s = s * 31 + w->xids[i].count * 7 + (unsigned)w->xids[i].fatal + (unsigned)w->xids[i].xid;
@@ -367,7 +367,14 @@ int watch_run(const struct watch_opts *o, struct err *e)
 
 				sampler_readable(&w->smp, now);
 				if (w->smp.last_ok != ok_before) {
+					int first = w->nvml_at == 0;
+
 					gpus_from_sample(w);
+					if (first) {
+						/* Acks naming a GPU index can be matched now. */
+						w->acks_mtime = -1;
+						xids_apply_acks(w);
+					}
 					w->nvml_at = now;
 					publish(w);
 					maybe_ready(w);

@@ -76,7 +76,7 @@ static const struct gauge gauges[] = {
 	G("pcie_link_generation", NULL, "kind=\"max\"", pcie_gen_max, 1),
 	G("pcie_link_width", "PCIe link width in lanes.", "kind=\"current\"", pcie_width, 1),
 	G("pcie_link_width", NULL, "kind=\"max\"", pcie_width_max, 1),
-	G("pcie_replay_count", "PCIe replay counter.", NULL, pcie_replay, 1),
+	G("pcie_replays", "PCIe replay counter (link-level retransmissions).", NULL, pcie_replay, 1),
 	G("pcie_aer_errors", "PCIe AER error counts from sysfs.", "severity=\"correctable\"", aer_cor, 1),
 	G("pcie_aer_errors", NULL, "severity=\"nonfatal\"", aer_nonfatal, 1),
 	G("pcie_aer_errors", NULL, "severity=\"fatal\"", aer_fatal, 1),

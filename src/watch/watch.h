@@ -47,6 +47,7 @@ struct wfinding {
 	enum wsev sev;
 	int gpu;		/* index, or -1 */
 	char reason[200];	/* one line */
+	char key[64];		/* tells apart findings of one cause and GPU (an XID and its address) */
 };
 
 /* One (GPU, XID) pair seen in the kernel log of this boot. */

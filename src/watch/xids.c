@@ -5,6 +5,7 @@
  */
 #include "watch/daemon.h"
 #include "watch/policy.h"
+#include "core/ctx.h"
 #include "core/kv.h"
 #include "core/xalloc.h"
 
@@ -48,9 +49,13 @@ static long long record_time(unsigned long long usec)
 {
 	struct timespec rt, bt;
 
+	long long t;
+
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_BOOTTIME, &bt);
-	return (long long)(rt.tv_sec - bt.tv_sec) + (long long)(usec / 1000000ull);
+	t = (long long)(rt.tv_sec - bt.tv_sec) + (long long)(usec / 1000000ull);
+	/* Records of a replayed file may claim a time after now: never later than now. */
+	return t > (long long)rt.tv_sec ? (long long)rt.tv_sec : t;
 }
 
 static struct wxid *slot(struct wd *w, const char *bus, int xid)
@@ -276,6 +281,7 @@ void xids_load_history(struct wd *w)
 		boot = kv_get(&kv, "boot_id");
 		if (boot && !strcmp(boot, w->boot_id))
 			w->kseq_saved = (unsigned long long)kv_get_ll(&kv, "last_seq", 0);
+		w->acks_done = (int)kv_get_ll(&kv, "acks_done", 0);
 		for (size_t i = 0; i < kv.n; i++) {
 			if (!strcmp(kv.items[i].key, "xid"))
 				load_xid_line(w, kv.items[i].val, boot ? boot : "");
@@ -333,8 +339,8 @@ int xids_save_history(const struct wd *w)
 	char *path = path_in(w, "xid-history");
 	int r;
 
-	buf_printf(&b, "version=1\nboot_id=%s\nlast_seq=%llu\n", w->boot_id,
-		   w->kseq_valid ? w->kseq_last : w->kseq_saved);
+	buf_printf(&b, "version=1\nboot_id=%s\nlast_seq=%llu\nacks_done=%d\n", w->boot_id,
+		   w->kseq_valid ? w->kseq_last : w->kseq_saved, w->acks_done);
 	for (int i = 0; i < w->nxids; i++) {
 		const struct wxid *x = &w->xids[i];
 
@@ -354,20 +360,25 @@ int xids_save_history(const struct wd *w)
 	return r;
 }
 
-/* STATE_DIR/acks: "ack=GPU UNIXTIME" lines appended by `watch --ack GPU`. */
+/*
+ * STATE_DIR/acks: "ack=GPU UNIXTIME" lines appended by `watch --ack GPU`.
+ * Each line is applied once (xid-history keeps how many were), to the fatal
+ * XIDs known then that happened before it; an ack naming a GPU index waits
+ * until NVML has said which address that index has.
+ */
 void xids_apply_acks(struct wd *w)
 {
 	char *path = path_in(w, "acks");
 	struct stat st;
 	struct buf b = BUF_INIT;
 	struct kvlist kv = KVLIST_INIT;
+	int n = 0;
 
 	if (stat(path, &st) < 0 || (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec ==
 				   w->acks_mtime) {
 		free(path);
 		return;
 	}
-	w->acks_mtime = (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec;
 	if (read_small(path, &b) == 0)
 		kvlist_parse(&kv, b.s ? b.s : "", b.len);
 	for (size_t i = 0; i < kv.n; i++) {
@@ -377,6 +388,10 @@ void xids_apply_acks(struct wd *w)
 		if (strcmp(kv.items[i].key, "ack") ||
 		    sscanf(kv.items[i].val, "%63s %lld", gpu, &t) != 2)
 			continue;
+		if (n++ < w->acks_done)
+			continue;
+		if (!strchr(gpu, ':') && strcmp(gpu, "all") && w->ngpus < 0 && !w->o->ctx->no_load)
+			goto out;	/* an index, before NVML answered: later */
 		for (int k = 0; k < w->nxids; k++) {
 			struct wxid *x = &w->xids[k];
 
@@ -385,7 +400,10 @@ void xids_apply_acks(struct wd *w)
 			    (!strcmp(gpu, "all") || !strcmp(gpu, x->bus_id) || !strcmp(gpu, label)))
 				x->fatal = 0;
 		}
+		w->acks_done = n;
 	}
+	w->acks_mtime = (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec;
+out:
 	kvlist_release(&kv);
 	buf_release(&b);
 	free(path);
