@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include "knowledge/causes.h"
+
 /* The measured quantities, in the order they are run and printed. */
 enum bench_kind {
 	BENCH_H2D_PINNED,
@@ -75,7 +77,7 @@ enum bench_severity { BENCH_INFO, BENCH_WARN, BENCH_FAIL };
 
 struct bench_finding {
 	enum bench_severity severity;
-	const char *cause;	/* id from knowledge/causes.c */
+	enum cause_id cause;
 	const char *result;	/* kind name it is about, or NULL */
 	char *title;
 	char *evidence;
@@ -137,7 +139,7 @@ void bench_gpu_release(struct bench_gpu *g);
 void bench_cpu_init(struct bench_cpu *c);
 void bench_cpu_release(struct bench_cpu *c);
 struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum bench_severity sev,
-					    const char *cause, const char *result,
+					    enum cause_id cause, const char *result,
 					    const char *title, const char *evidence,
 					    const char *fix);
 

@@ -117,7 +117,7 @@ static void bench_json_gpu(struct json *j, const struct bench_gpu *g)
 
 		json_obj_begin(j, NULL);
 		json_str(j, "severity", severities[f->severity]);
-		json_str(j, "cause", f->cause);
+		json_str(j, "cause", cause_id_str(f->cause));
 		json_str(j, "result", f->result);
 		json_str(j, "title", f->title);
 		json_str(j, "evidence", f->evidence);

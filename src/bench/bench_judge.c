@@ -70,7 +70,7 @@ static void bench_judge_copies(struct bench_gpu *g)
 
 		buf_printf(&ev, "; pinned copies %.1f GB/s to and %.1f GB/s from the GPU, against %.1f GB/s for %s",
 			   h->value, d->value, g->pcie_gbs, g->pcie_label ? g->pcie_label : "the full link");
-		bench_gpu_add_finding(g, BENCH_WARN, "pcie-link-degraded", "h2d_pinned",
+		bench_gpu_add_finding(g, BENCH_WARN, CAUSE_PCIE_LINK_DEGRADED, "h2d_pinned",
 				      "the GPU's PCIe link runs below its maximum speed or width", ev.s,
 				      "Reseat the card in a full x16 slot; check riser cables and the BIOS PCIe settings; confirm under load with nvidia-smi -q -d PCIE");
 	} else {
@@ -84,7 +84,7 @@ static void bench_judge_copies(struct bench_gpu *g)
 			buf_printf(&t, "%s copies reach only %.0f%% of the PCIe link", bench_kind_info(k)->label, r->percent);
 			buf_printf(&ev, "%.1f GB/s measured, %s allows %.1f GB/s per direction; the link itself is at its maximum, so the limit is elsewhere: an IOMMU or hypervisor on the DMA path, the host memory on another NUMA node, or other traffic on the bus",
 				   r->value, g->pcie_label ? g->pcie_label : "the link", r->ceiling);
-			bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", bench_kind_info(k)->name, t.s, ev.s,
+			bench_gpu_add_finding(g, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, bench_kind_info(k)->name, t.s, ev.s,
 					      "numactl --cpunodebind=$(cat /sys/bus/pci/devices/<GPU>/numa_node) gpudoctor bench   # and check 'nvidia-smi topo -m' and the IOMMU mode (iommu=pt)");
 		}
 	}
@@ -101,7 +101,7 @@ static void bench_judge_copies(struct bench_gpu *g)
 			   k == BENCH_H2D_PAGEABLE ? "to" : "from", 100.0 * pg->value / pin->value);
 		buf_printf(&ev, "%s %.1f GB/s, %s %.1f GB/s: the driver stages pageable memory through a pinned buffer with a CPU copy",
 			   bench_kind_info(k)->label, pg->value, bench_kind_info(k - 2)->label, pin->value);
-		bench_gpu_add_finding(g, BENCH_INFO, "pageable-copies-slow", bench_kind_info(k)->name, t.s, ev.s,
+		bench_gpu_add_finding(g, BENCH_INFO, CAUSE_PAGEABLE_COPIES_SLOW, bench_kind_info(k)->name, t.s, ev.s,
 				      "Pin the host buffers that feed the GPU: DataLoader(..., pin_memory=True) or tensor.pin_memory() in PyTorch; cudaHostAlloc / cudaHostRegister in CUDA C");
 	}
 	buf_release(&ev);
@@ -124,7 +124,7 @@ static void bench_judge_device(struct bench_gpu *g)
 			buf_printf(&t, "%s gave wrong results", ki->label);
 			buf_printf(&ev, "sampled entries of the %lldx%lldx%lld product differ from a float64 CPU reference: worst relative error %.3g",
 				   r->size, r->size, r->size, r->max_err);
-			bench_gpu_add_finding(g, BENCH_FAIL, "gpu-compute-failed", ki->name, t.s, ev.s,
+			bench_gpu_add_finding(g, BENCH_FAIL, CAUSE_GPU_COMPUTE_FAILED, ki->name, t.s, ev.s,
 					      "nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats");
 		}
 		if (isnan(r->percent) || r->percent >= min)
@@ -136,7 +136,7 @@ static void bench_judge_device(struct bench_gpu *g)
 			   r->ceiling, ki->unit, why.s);
 		if (g->sms > 0 && !isnan(g->clock_mhz))
 			buf_printf(&ev, " (device: %d SMs, rated %.0f MHz)", g->sms, g->clock_mhz);
-		bench_gpu_add_finding(g, BENCH_WARN, "bench-below-peak", ki->name, t.s, ev.s, bench_fix_clocks);
+		bench_gpu_add_finding(g, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, ki->name, t.s, ev.s, bench_fix_clocks);
 	}
 	buf_release(&ev);
 	buf_release(&t);

@@ -128,7 +128,7 @@ struct bench_gpu *bench_run_add_gpu(struct bench_run *r, int index)
 }
 
 struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum bench_severity sev,
-					    const char *cause, const char *result,
+					    enum cause_id cause, const char *result,
 					    const char *title, const char *evidence,
 					    const char *fix)
 {

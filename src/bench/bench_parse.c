@@ -41,6 +41,10 @@ void bench_parse_gpu(const struct kvlist *kv, struct bench_gpu *g)
 	g->cublas_version = (int)kv_get_ll(kv, "cublas_version", -1);
 	bench_set(&g->refused, kv_get(kv, "refuse"));
 	bench_set(&g->refused_msg, kv_get(kv, "refuse.message"));
+	/* The child names its cause by id; only catalogue ids pass to the
+	 * report (a child that loaded a foreign library is not trusted). */
+	if (g->refused && cause_from_id(g->refused) == CAUSE_NONE)
+		bench_set(&g->refused, cause_id_str(CAUSE_GPU_COMPUTE_FAILED));
 	g->link.load_gts = bench_get_pos(kv, "link.load_gts");
 	g->link.load_width = (int)kv_get_ll(kv, "link.load_width", -1);
 	g->seconds = bench_get_pos(kv, "seconds");

@@ -71,7 +71,7 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 	for (size_t i = 0; i < g->nfindings; i++) {
 		const struct bench_finding *f = &g->findings[i];
 
-		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], f->title, f->cause);
+		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], f->title, cause_id_str(f->cause));
 		if (f->evidence)
 			buf_printf(out, "        evidence: %s\n", f->evidence);
 		if (f->fix)

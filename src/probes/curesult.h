@@ -5,7 +5,7 @@
  * The numbers are those of the CUresult enum in the toolkit's cuda.h (13.0);
  * gpudoctor never includes that header, so they are kept here as data.  A
  * code maps to a cause id of knowledge/causes.c when one fits (34 -> the stub
- * library, 802 -> Fabric Manager, ...), else to NULL and the caller picks
+ * library, 802 -> Fabric Manager, ...), else to CAUSE_NONE and the caller picks
  * its layer's generic cause.
  *
  *	const struct curesult *c = curesult_lookup(802);
@@ -14,10 +14,12 @@
 #ifndef GD_CURESULT_H
 #define GD_CURESULT_H
 
+#include "knowledge/causes.h"
+
 struct curesult {
 	int code;
 	const char *name;	/* "CUDA_ERROR_NO_DEVICE" */
-	const char *cause;	/* cause id, or NULL for the caller's generic one */
+	enum cause_id cause;	/* CAUSE_NONE: the caller's generic one */
 	const char *hint;	/* one line: what usually causes it; NULL if nothing useful */
 };
 

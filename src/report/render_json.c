@@ -39,7 +39,7 @@ void render_json(const struct gd_ctx *ctx, const struct kb *kb, const struct rep
 		json_str(&j, "id", f->id);
 		json_str(&j, "layer", layer_name(f->layer));
 		json_str(&j, "status", status_name(f->status));
-		json_str(&j, "cause", f->cause);
+		json_str(&j, "cause", cause_id_str(f->cause));
 		json_str(&j, "title", f->title);
 		json_str_array(&j, "evidence", f->evidence, f->nevidence);
 		json_str(&j, "fix", f->fix);

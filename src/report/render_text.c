@@ -63,7 +63,7 @@ static void render_result_line(const struct report *rep, struct buf *out)
 			if (f->layer != (enum layer_id)l || f->status != STATUS_FAIL)
 				continue;
 			buf_printf(out, "\nresult: FAIL at the %s layer: %s%s%s%s\n", layer_name(f->layer),
-				   f->title, f->cause ? " (" : "", f->cause ? f->cause : "",
+				   f->title, f->cause ? " (" : "", f->cause ? cause_id_str(f->cause) : "",
 				   f->cause ? ")" : "");
 			if (l + 1 < LAYER_COUNT && rep->layers[l + 1].status == STATUS_BLOCKED)
 				buf_puts(out, "        the layers above it are blocked until this is fixed\n");
@@ -110,7 +110,7 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 			put_mark(ctx, out, f->status);
 			buf_printf(out, " %s", f->title);
 			if (f->cause)
-				buf_printf(out, "  %s(%s)%s", ctx->use_color ? C_DIM : "", f->cause,
+				buf_printf(out, "  %s(%s)%s", ctx->use_color ? C_DIM : "", cause_id_str(f->cause),
 					   ctx->use_color ? C_RESET : "");
 			buf_addc(out, '\n');
 			if (!detail && f->status != STATUS_SKIPPED)

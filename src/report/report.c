@@ -7,27 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const layer_names[LAYER_COUNT] = {
-	"hardware", "kernel", "devices", "driver", "cuda", "libraries", "frameworks",
-};
-
-const char *layer_name(enum layer_id l)
-{
-	return (unsigned)l < LAYER_COUNT ? layer_names[l] : "?";
-}
-
-const char *status_name(enum status s)
-{
-	switch (s) {
-	case STATUS_OK: return "ok";
-	case STATUS_SKIPPED: return "skipped";
-	case STATUS_WARN: return "warn";
-	case STATUS_FAIL: return "fail";
-	case STATUS_BLOCKED: return "blocked";
-	}
-	return "?";
-}
-
 void report_init(struct report *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -55,11 +34,11 @@ void report_release(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-struct finding *report_add(struct report *r, enum layer_id layer, const char *id,
-			   enum status st, const char *cause, const char *title_fmt, ...)
+static struct finding *report_vadd(struct report *r, enum layer_id layer, const char *id,
+				   enum status st, enum cause_id cause, const char *title_fmt,
+				   va_list ap)
 {
 	struct finding *f;
-	va_list ap;
 
 	XGROW(r->findings, r->n, r->cap);
 	f = &r->findings[r->n++];
@@ -68,8 +47,46 @@ struct finding *report_add(struct report *r, enum layer_id layer, const char *id
 	f->layer = layer;
 	f->status = st;
 	f->cause = cause;
-	va_start(ap, title_fmt);
 	f->title = xvasprintf(title_fmt, ap);
+	return f;
+}
+
+struct finding *report_add(struct report *r, enum layer_id layer, const char *id,
+			   enum cause_id cause, enum reach reach, const char *title_fmt, ...)
+{
+	const struct cause *c = cause_get(cause);
+	/* A cause outside the catalogue is a programming error; it still
+	   reports as a failure rather than vanishing as "ok". */
+	enum status st = c ? severity_status(c->severity, reach) : STATUS_FAIL;
+	struct finding *f;
+	va_list ap;
+
+	va_start(ap, title_fmt);
+	f = report_vadd(r, layer, id, st, cause, title_fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+struct finding *report_ok(struct report *r, enum layer_id layer, const char *id,
+			  const char *title_fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+
+	va_start(ap, title_fmt);
+	f = report_vadd(r, layer, id, STATUS_OK, CAUSE_NONE, title_fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+struct finding *report_skip(struct report *r, enum layer_id layer, const char *id,
+			    const char *title_fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+
+	va_start(ap, title_fmt);
+	f = report_vadd(r, layer, id, STATUS_SKIPPED, CAUSE_NONE, title_fmt, ap);
 	va_end(ap);
 	return f;
 }
@@ -160,10 +177,10 @@ void report_finish(struct report *r)
 	}
 }
 
-const struct finding *report_find_cause(const struct report *r, const char *cause)
+const struct finding *report_find_cause(const struct report *r, enum cause_id cause)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (r->findings[i].cause && !strcmp(r->findings[i].cause, cause))
+		if (r->findings[i].cause == cause)
 			return &r->findings[i];
 	return NULL;
 }

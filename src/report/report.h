@@ -9,7 +9,7 @@
  * findings, or "blocked" when a layer below it failed.
  *
  *	struct finding *f = report_add(rep, LAYER_KERNEL, "kernel.module",
- *				       STATUS_FAIL, "nvidia-module-not-loaded",
+ *				       CAUSE_NVIDIA_MODULE_NOT_LOADED, REACH_WORK,
  *				       "the nvidia kernel module is not loaded");
  *	finding_evidence(f, "/proc/modules has no line for nvidia");
  *	finding_fix(f, "sudo modprobe nvidia");
@@ -19,30 +19,15 @@
 
 #include <stddef.h>
 
-enum status {
-	STATUS_OK,
-	STATUS_SKIPPED,
-	STATUS_WARN,
-	STATUS_FAIL,
-	STATUS_BLOCKED,		/* layers only */
-};
-
-enum layer_id {
-	LAYER_HARDWARE,
-	LAYER_KERNEL,
-	LAYER_DEVICES,
-	LAYER_DRIVER,
-	LAYER_CUDA,
-	LAYER_LIBRARIES,
-	LAYER_FRAMEWORKS,
-	LAYER_COUNT
-};
+#include "knowledge/causes.h"
+#include "knowledge/layers.h"
+#include "knowledge/severity.h"
 
 struct finding {
 	char *id;
 	enum layer_id layer;
 	enum status status;
-	const char *cause;	/* catalogue id, or NULL */
+	enum cause_id cause;	/* CAUSE_NONE when ok or skipped */
 	char *title;
 	char **evidence;
 	size_t nevidence, evidence_cap;
@@ -68,9 +53,20 @@ struct report {
 void report_init(struct report *r);
 void report_release(struct report *r);
 
+/*
+ * A finding with a cause.  Its status is the catalogue's severity policy
+ * (knowledge/severity.h) for that cause and reach, never the caller's pick.
+ */
 struct finding *report_add(struct report *r, enum layer_id layer, const char *id,
-			   enum status st, const char *cause, const char *title_fmt, ...)
+			   enum cause_id cause, enum reach reach, const char *title_fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+/* A check that passed, or one that could not run here. */
+struct finding *report_ok(struct report *r, enum layer_id layer, const char *id,
+			  const char *title_fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+struct finding *report_skip(struct report *r, enum layer_id layer, const char *id,
+			    const char *title_fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void finding_evidence(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Sets (replaces) the fix. */
@@ -88,9 +84,7 @@ void report_block(struct report *r, enum layer_id layer, enum layer_id by);
 void report_finish(struct report *r);
 
 /* Does any finding have this cause? (tests and rules use it) */
-const struct finding *report_find_cause(const struct report *r, const char *cause);
+const struct finding *report_find_cause(const struct report *r, enum cause_id cause);
 
-const char *status_name(enum status s);
-const char *layer_name(enum layer_id l);
 
 #endif

@@ -15,15 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *cause_fix(const char *cause)
-{
-	const struct cause *c = cause_lookup(cause);
-
-	return c ? c->fix : "";
-}
-
 /* The fix for a CUresult, made for this machine where we can. */
-static void cuda_fix(struct finding *f, int code, const char *cause)
+static void cuda_fix(struct finding *f, int code, enum cause_id cause)
 {
 	if (code == 999)
 		finding_fix(f, "lsmod | grep nvidia_uvm || sudo modprobe nvidia_uvm; ls -l /dev/nvidia-uvm "
@@ -56,12 +49,12 @@ static void rules_cuda_init(const struct rules_in *in, struct report *rep)
 	const struct cuda_inventory *c = &in->inv->cuda;
 	const struct driver_envvar *cvd = driver_env_get(&in->inv->driver, "CUDA_VISIBLE_DEVICES");
 	const struct curesult *cr = curesult_lookup(c->init_result);
-	const char *cause = cr && cr->cause ? cr->cause : "cuda-init-failed";
+	enum cause_id cause = cr && cr->cause ? cr->cause : CAUSE_CUDA_INIT_FAILED;
 	struct finding *f;
 
 	if (c->init_result == 100 && cvd)
-		cause = "gpu-hidden-by-env";
-	f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_FAIL, cause, "cuInit failed: %s",
+		cause = CAUSE_GPU_HIDDEN_BY_ENV;
+	f = report_add(rep, LAYER_CUDA, "cuda.init", cause, REACH_WORK, "cuInit failed: %s",
 		       curesult_name(c->init_result));
 	cuda_result_evidence(f, "cuInit(0)", c->init_result, c->lib);
 	if (!isnan(c->init_ms))
@@ -71,7 +64,7 @@ static void rules_cuda_init(const struct rules_in *in, struct report *rep)
 				 (c->driver_version % 1000) / 10);
 	if (cvd && c->init_result == 100) {
 		finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\"", cvd->value);
-		finding_fix(f, "%s", cause_fix("gpu-hidden-by-env"));
+		finding_fix(f, "%s", cause_fix(CAUSE_GPU_HIDDEN_BY_ENV));
 		return;
 	}
 	cuda_fix(f, c->init_result, cause);
@@ -90,28 +83,28 @@ static void rules_cuda_device(const struct rules_in *in, const struct cuda_devic
 		   d->memory_bytes >= 0 ? (double)d->memory_bytes / (1024.0 * 1024 * 1024) : NAN,
 		   d->bus_id ? d->bus_id : "?");
 	if (d->kernel_ok == 1) {
-		f = report_add(rep, LAYER_CUDA, id.s, STATUS_OK, NULL,
+		f = report_ok(rep, LAYER_CUDA, id.s,
 			       "%s: the PTX kernel ran and its result is exact", lb.s);
 		finding_evidence(f, "context %.1f ms, module JIT %.1f ms, copy+kernel+copy %.1f ms",
 				 d->context_ms, d->module_ms, d->kernel_ms);
 	} else if (d->fail_call) {
 		const struct curesult *cr = curesult_lookup(d->fail_result);
-		const char *cause = cr && cr->cause ? cr->cause : "gpu-compute-failed";
+		enum cause_id cause = cr && cr->cause ? cr->cause : CAUSE_GPU_COMPUTE_FAILED;
 
-		f = report_add(rep, LAYER_CUDA, id.s, STATUS_FAIL, cause,
+		f = report_add(rep, LAYER_CUDA, id.s, cause, REACH_WORK,
 			       "%s: %s failed", lb.s, d->fail_call);
 		cuda_result_evidence(f, d->fail_call, d->fail_result, c->lib);
 		cuda_fix(f, d->fail_result, cause);
 	} else if (d->mismatch) {
-		f = report_add(rep, LAYER_CUDA, id.s, STATUS_FAIL, "gpu-compute-failed",
+		f = report_add(rep, LAYER_CUDA, id.s, CAUSE_GPU_COMPUTE_FAILED, REACH_WORK,
 			       "%s: the PTX kernel ran but its result is wrong", lb.s);
 		finding_evidence(f, "out[i] = in[i] * a + b: %s", d->mismatch);
-		finding_fix(f, "%s", cause_fix("gpu-compute-failed"));
+		finding_fix(f, "%s", cause_fix(CAUSE_GPU_COMPUTE_FAILED));
 	} else {
-		f = report_add(rep, LAYER_CUDA, id.s, STATUS_FAIL, "gpu-compute-failed",
+		f = report_add(rep, LAYER_CUDA, id.s, CAUSE_GPU_COMPUTE_FAILED, REACH_WORK,
 			       "%s: the kernel check did not complete", lb.s);
 		finding_evidence(f, "the probe reported no kernel result for this device");
-		finding_fix(f, "%s", cause_fix("gpu-compute-failed"));
+		finding_fix(f, "%s", cause_fix(CAUSE_GPU_COMPUTE_FAILED));
 	}
 	buf_release(&id);
 	buf_release(&lb);
@@ -181,7 +174,7 @@ static void rules_cuda_findings(const struct rules_in *in, struct report *rep)
 	struct finding *f;
 
 	if (!in->live) {
-		f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_SKIPPED, NULL,
+		f = report_skip(rep, LAYER_CUDA, "cuda.init",
 			       "CUDA driver API not exercised: %s", in->ctx->no_load
 			       ? "--no-load forbids loading libraries"
 			       : "blocked by a failed lower layer");
@@ -191,12 +184,12 @@ static void rules_cuda_findings(const struct rules_in *in, struct report *rep)
 	}
 	switch (c->outcome) {
 	case CUDA_NOT_RUN:
-		f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_SKIPPED, NULL,
+		f = report_skip(rep, LAYER_CUDA, "cuda.init",
 			       "CUDA driver API not exercised: no libcuda.so.1 to load");
 		finding_evidence(f, "see the driver layer");
 		return;
 	case CUDA_CHILD_FAILED:
-		f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_FAIL, "cuda-init-failed",
+		f = report_add(rep, LAYER_CUDA, "cuda.init", CAUSE_CUDA_INIT_FAILED, REACH_WORK,
 			       "the CUDA probe %s", c->child_error);
 		finding_evidence(f, "the CUDA probe %s while %s %s", c->child_error,
 				 c->init_result >= 0 ? "running kernels with" : "loading or initialising",
@@ -210,7 +203,7 @@ static void rules_cuda_findings(const struct rules_in *in, struct report *rep)
 		return;
 	case CUDA_DLOPEN_FAILED:
 	case CUDA_MISSING_SYMBOL:
-		f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_FAIL, "cuda-init-failed",
+		f = report_add(rep, LAYER_CUDA, "cuda.init", CAUSE_CUDA_INIT_FAILED, REACH_WORK,
 			       "libcuda.so.1 could not be loaded");
 		finding_evidence(f, "%s: %s", c->lib ? c->lib : "libcuda.so.1", c->error ? c->error : "?");
 		finding_fix(f, "reinstall the driver's CUDA library (libnvidia-compute-<branch>)");
@@ -223,13 +216,13 @@ static void rules_cuda_findings(const struct rules_in *in, struct report *rep)
 		return;
 	}
 	if (c->device_count <= 0) {
-		f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_FAIL, "cuda-init-failed",
+		f = report_add(rep, LAYER_CUDA, "cuda.init", CAUSE_CUDA_INIT_FAILED, REACH_WORK,
 			       "cuInit succeeded but CUDA lists no device");
 		if (c->count_result >= 0)
 			cuda_result_evidence(f, "cuDeviceGetCount", c->count_result, c->lib);
 		else
 			finding_evidence(f, "cuDeviceGetCount: %d", c->device_count);
-		finding_fix(f, "%s", cause_fix("cuda-init-failed"));
+		finding_fix(f, "%s", cause_fix(CAUSE_CUDA_INIT_FAILED));
 		return;
 	}
 	{
@@ -240,7 +233,7 @@ static void rules_cuda_findings(const struct rules_in *in, struct report *rep)
 				   (c->driver_version % 1000) / 10);
 		else
 			buf_puts(&v, "version unknown");
-		f = report_add(rep, LAYER_CUDA, "cuda.init", STATUS_OK, NULL,
+		f = report_ok(rep, LAYER_CUDA, "cuda.init",
 			       "cuInit ok in %.0f ms: CUDA driver %s, %d device%s", c->init_ms, v.s,
 			       c->device_count, c->device_count == 1 ? "" : "s");
 		buf_release(&v);

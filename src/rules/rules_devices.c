@@ -63,14 +63,15 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 		buf_reset(&id);
 		buf_printf(&id, "devices.%s", node_name(d));
 		if (!d->present) {
-			enum status st = on_demand(in) ? STATUS_WARN : STATUS_FAIL;
+			/* nodes the driver creates on first use are latent */
+			enum reach reach = on_demand(in) ? REACH_LATENT : REACH_WORK;
 
 			if (!d->required)
 				continue;
 			if (d->bdf && dv->in_container && gpu_present > 0)
 				continue;	/* a GPU not given to this container */
 			problems++;
-			f = report_add(rep, LAYER_DEVICES, id.s, st, "device-node-missing",
+			f = report_add(rep, LAYER_DEVICES, id.s, CAUSE_DEVICE_NODE_MISSING, reach,
 				       "%s does not exist", d->path);
 			finding_evidence(f, "stat %s: %s", d->path, d->why ? d->why :
 					 "No such file or directory");
@@ -79,7 +80,7 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 			if (dv->in_container)
 				finding_evidence(f, "inside a container (%s exists)",
 						 dv->container_marker);
-			else if (st == STATUS_WARN)
+			else if (reach == REACH_LATENT)
 				finding_evidence(f, "libcuda creates it on first use through %s",
 						 in->inv->kernel.nvidia_modprobe_path);
 			fix_missing(in, f);
@@ -87,7 +88,7 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 		}
 		if (d->is_chr != 1) {
 			problems++;
-			f = report_add(rep, LAYER_DEVICES, id.s, STATUS_FAIL, "device-node-missing",
+			f = report_add(rep, LAYER_DEVICES, id.s, CAUSE_DEVICE_NODE_MISSING, REACH_WORK,
 				       "%s is not a character device", d->path);
 			finding_evidence(f, "%s exists with mode %04lo but is not a character device "
 					 "(a file or directory left by a bad bind mount?)",
@@ -99,7 +100,7 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 		}
 		if (d->usable == 0) {
 			problems++;
-			f = report_add(rep, LAYER_DEVICES, id.s, STATUS_FAIL, "device-node-permission",
+			f = report_add(rep, LAYER_DEVICES, id.s, CAUSE_DEVICE_NODE_PERMISSION, REACH_WORK,
 				       "%s cannot be opened for reading and writing by uid %ld",
 				       d->path, dv->euid);
 			finding_evidence(f, "%s: %s", d->path, d->why ? d->why : "not permitted");
@@ -114,7 +115,7 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 		buf_puts(&names, node_name(d));
 	}
 	if (ok) {
-		struct finding *f = report_add(rep, LAYER_DEVICES, "devices.nodes", STATUS_OK, NULL,
+		struct finding *f = report_ok(rep, LAYER_DEVICES, "devices.nodes",
 					       "%s present and usable by uid %ld", names.s, dv->euid);
 
 		for (size_t i = 0; i < dv->n; i++) {

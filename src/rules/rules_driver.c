@@ -21,13 +21,6 @@
 /* A GPU's memory held by others above this fraction is worth a warning. */
 #define HELD_FRACTION 0.10
 
-static const char *cause_fix(const char *cause)
-{
-	const struct cause *c = cause_lookup(cause);
-
-	return c ? c->fix : "";
-}
-
 static void lib_evidence(struct finding *f, const struct driver_lib *l)
 {
 	if (l->path)
@@ -46,15 +39,15 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 
 	/* libcuda.so.1 */
 	if (!d->cuda.path) {
-		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", STATUS_FAIL, "libcuda-missing",
+		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", CAUSE_LIBCUDA_MISSING, REACH_WORK,
 			       "libcuda.so.1 (the CUDA driver library) is not found by the loader");
 		finding_evidence(f, "searched LD_LIBRARY_PATH, /etc/ld.so.cache and the default "
 				 "directories inside %s", in->ctx->root);
 		if (d->cuda.error)
 			finding_evidence(f, "%s", d->cuda.error);
-		finding_fix(f, "%s", cause_fix("libcuda-missing"));
+		finding_fix(f, "%s", cause_fix(CAUSE_LIBCUDA_MISSING));
 	} else if (d->cuda.stub_reason) {
-		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", STATUS_FAIL, "libcuda-stub-on-path",
+		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", CAUSE_LIBCUDA_STUB_ON_PATH, REACH_WORK,
 			       "the libcuda.so.1 the loader picks is the CUDA toolkit's stub");
 		lib_evidence(f, &d->cuda);
 		finding_evidence(f, "%s", d->cuda.stub_reason);
@@ -66,34 +59,34 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 			    "libcuda.so.1 link to the stub), so that the driver's libcuda.so.1 is found",
 			    d->cuda.path);
 	} else {
-		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", STATUS_OK, NULL,
+		f = report_ok(rep, LAYER_DRIVER, "driver.libcuda",
 			       "libcuda.so.1 %s%s", d->cuda.version ? d->cuda.version : "found",
 			       d->cuda.compat ? " (forward-compatibility package)" : "");
 		lib_evidence(f, &d->cuda);
 	}
 	/* Stubs the search can reach without being the winner. */
 	if (d->nstubs && !d->cuda.stub_reason) {
-		f = report_add(rep, LAYER_DRIVER, "driver.libcuda-stub", STATUS_WARN,
-			       "libcuda-stub-on-path",
+		f = report_add(rep, LAYER_DRIVER, "driver.libcuda-stub", CAUSE_LIBCUDA_STUB_ON_PATH,
+			       REACH_LATENT,
 			       "a CUDA toolkit stub libcuda is on the loader's search path");
 		for (size_t i = 0; i < d->nstubs; i++)
 			finding_evidence(f, "%s: %s", d->stubs[i].path, d->stubs[i].why);
 		finding_evidence(f, "a program that loads libcuda.so (not .so.1), or runs where the "
 				 "driver's library is missing, gets the stub and fails with "
 				 "CUDA_ERROR_STUB_LIBRARY (34)");
-		finding_fix(f, "%s", cause_fix("libcuda-stub-on-path"));
+		finding_fix(f, "%s", cause_fix(CAUSE_LIBCUDA_STUB_ON_PATH));
 	}
 	/* libnvidia-ml.so.1: CUDA does not need it, nvidia-smi and monitoring do. */
 	if (!d->nvml.path) {
-		f = report_add(rep, LAYER_DRIVER, "driver.nvml-library", STATUS_WARN, "nvml-missing",
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml-library", CAUSE_NVML_MISSING, REACH_WORK,
 			       "libnvidia-ml.so.1 (NVML) is not found by the loader");
 		finding_evidence(f, "searched LD_LIBRARY_PATH, /etc/ld.so.cache and the default "
 				 "directories inside %s", in->ctx->root);
 		if (d->nvml.error)
 			finding_evidence(f, "%s", d->nvml.error);
-		finding_fix(f, "%s", cause_fix("nvml-missing"));
+		finding_fix(f, "%s", cause_fix(CAUSE_NVML_MISSING));
 	} else {
-		f = report_add(rep, LAYER_DRIVER, "driver.nvml-library", STATUS_OK, NULL,
+		f = report_ok(rep, LAYER_DRIVER, "driver.nvml-library",
 			       "libnvidia-ml.so.1 %s", d->nvml.version ? d->nvml.version : "found");
 		lib_evidence(f, &d->nvml);
 	}
@@ -115,7 +108,7 @@ static void rules_driver_versions(const struct rules_in *in, struct report *rep)
 	int bad = 0, compared = 0;
 
 	if (!kmod) {
-		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_SKIPPED, NULL,
+		f = report_skip(rep, LAYER_DRIVER, "driver.version-match",
 			       "driver library versions not compared: the kernel module's "
 			       "version is unknown");
 		finding_evidence(f, "neither /sys/module/nvidia/version nor "
@@ -129,18 +122,18 @@ static void rules_driver_versions(const struct rules_in *in, struct report *rep)
 				bad++;
 		}
 	if (!compared) {
-		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_SKIPPED, NULL,
+		f = report_skip(rep, LAYER_DRIVER, "driver.version-match",
 			       "driver library versions not compared: no version known for "
 			       "the user-space libraries");
 		finding_evidence(f, "kernel module %s (%s)", kmod, d->kernel_module_source);
 		return;
 	}
 	if (bad) {
-		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_FAIL,
-			       "driver-library-mismatch",
+		f = report_add(rep, LAYER_DRIVER, "driver.version-match", CAUSE_DRIVER_LIBRARY_MISMATCH,
+			       REACH_WORK,
 			       "the driver libraries are not the kernel module's version %s", kmod);
 	} else {
-		f = report_add(rep, LAYER_DRIVER, "driver.version-match", STATUS_OK, NULL,
+		f = report_ok(rep, LAYER_DRIVER, "driver.version-match",
 			       "driver libraries match the kernel module (%s)", kmod);
 	}
 	finding_evidence(f, "kernel module: %s (%s)", kmod, d->kernel_module_source);
@@ -153,7 +146,7 @@ static void rules_driver_versions(const struct rules_in *in, struct report *rep)
 				 "directory (%s); it is meant to differ", d->cuda.version,
 				 d->cuda.realpath ? d->cuda.realpath : d->cuda.path);
 	if (bad)
-		finding_fix(f, "%s", cause_fix("driver-library-mismatch"));
+		finding_fix(f, "%s", cause_fix(CAUSE_DRIVER_LIBRARY_MISMATCH));
 }
 
 static void rules_driver_nvml_failed(const struct rules_in *in, struct report *rep)
@@ -163,7 +156,7 @@ static void rules_driver_nvml_failed(const struct rules_in *in, struct report *r
 
 	switch (n->outcome) {
 	case NVML_CHILD_FAILED:
-		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL, "nvml-failed",
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml", CAUSE_NVML_FAILED, REACH_WORK,
 			       "the NVML probe %s", n->child_error);
 		finding_evidence(f, "the NVML probe %s while loading %s", n->child_error,
 				 n->lib ? n->lib : "libnvidia-ml.so.1");
@@ -174,7 +167,7 @@ static void rules_driver_nvml_failed(const struct rules_in *in, struct report *r
 		return;
 	case NVML_DLOPEN_FAILED:
 	case NVML_MISSING_SYMBOL:
-		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL, "nvml-failed",
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml", CAUSE_NVML_FAILED, REACH_WORK,
 			       "NVML could not be loaded");
 		finding_evidence(f, "%s: %s", n->lib ? n->lib : "libnvidia-ml.so.1",
 				 n->error ? n->error : "?");
@@ -183,23 +176,23 @@ static void rules_driver_nvml_failed(const struct rules_in *in, struct report *r
 		return;
 	case NVML_INIT_FAILED:
 		if (n->init_result == 18) {
-			f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL,
-				       "driver-library-mismatch",
+			f = report_add(rep, LAYER_DRIVER, "driver.nvml", CAUSE_DRIVER_LIBRARY_MISMATCH,
+				       REACH_WORK,
 				       "NVML: Driver/library version mismatch");
 			finding_evidence(f, "%s", n->error);
 			if (in->inv->driver.kernel_module_version)
 				finding_evidence(f, "kernel module %s",
 						 in->inv->driver.kernel_module_version);
-			finding_fix(f, "%s", cause_fix("driver-library-mismatch"));
+			finding_fix(f, "%s", cause_fix(CAUSE_DRIVER_LIBRARY_MISMATCH));
 			return;
 		}
-		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_FAIL, "nvml-failed",
+		f = report_add(rep, LAYER_DRIVER, "driver.nvml", CAUSE_NVML_FAILED, REACH_WORK,
 			       "NVML did not initialise");
 		finding_evidence(f, "%s, loading %s", n->error, n->lib ? n->lib : "?");
 		if (n->init_result == 9)
 			finding_fix(f, "sudo modprobe nvidia  # NVML says the driver is not loaded");
 		else
-			finding_fix(f, "%s", cause_fix("nvml-failed"));
+			finding_fix(f, "%s", cause_fix(CAUSE_NVML_FAILED));
 		return;
 	default:
 		return;
@@ -222,12 +215,12 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 	gpu_label(g, &lb);
 	if (g->lost) {
 		buf_printf(&id, "driver.gpu.%d.lost", g->index);
-		f = report_add(rep, LAYER_DRIVER, id.s, STATUS_FAIL, "gpu-lost",
+		f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_GPU_LOST, REACH_WORK,
 			       "%s has fallen off the bus", lb.s);
 		for (size_t i = 0; i < g->nerrors; i++)
 			if (strstr(g->errors[i], ": 15 "))
 				finding_evidence(f, "%s", g->errors[i]);
-		finding_fix(f, "%s", cause_fix("gpu-lost"));
+		finding_fix(f, "%s", cause_fix(CAUSE_GPU_LOST));
 		buf_release(&lb);
 		buf_release(&id);
 		return;
@@ -235,7 +228,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 	/* The per-GPU summary: one line a person compares with nvidia-smi. */
 	buf_reset(&id);
 	buf_printf(&id, "driver.gpu.%d", g->index);
-	f = report_add(rep, LAYER_DRIVER, id.s, STATUS_OK, NULL, "%s", lb.s);
+	f = report_ok(rep, LAYER_DRIVER, id.s, "%s", lb.s);
 	if (g->memory_total >= 0 && g->memory_reserved >= 0)
 		finding_evidence(f, "memory %lld / %lld MiB used, %lld MiB reserved by the driver "
 				 "(nvmlDeviceGetMemoryInfo_v2)", g->memory_used >> 20,
@@ -262,7 +255,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 
 		buf_reset(&id);
 		buf_printf(&id, "driver.gpu.%d.ecc", g->index);
-		f = report_add(rep, LAYER_DRIVER, id.s, fail ? STATUS_FAIL : STATUS_WARN, "ecc-errors",
+		f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_ECC_ERRORS, fail ? REACH_WORK : REACH_LATENT,
 			       "%s reports %s memory errors", lb.s,
 			       fail ? "uncorrectable" : "past uncorrectable");
 		if (g->ecc_volatile_unc > 0)
@@ -293,7 +286,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 		if (held > limit) {
 			buf_reset(&id);
 			buf_printf(&id, "driver.gpu.%d.memory-held", g->index);
-			f = report_add(rep, LAYER_DRIVER, id.s, STATUS_WARN, "gpu-memory-held",
+			f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_GPU_MEMORY_HELD, REACH_WORK,
 				       "other processes hold %lld MiB (%.0f%%) of %s's memory",
 				       held >> 20, 100.0 * (double)held / (double)g->memory_total,
 				       lb.s);
@@ -307,7 +300,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 		} else if (g->procs_known && g->nprocs == 0 && g->memory_used > limit) {
 			buf_reset(&id);
 			buf_printf(&id, "driver.gpu.%d.memory-held", g->index);
-			f = report_add(rep, LAYER_DRIVER, id.s, STATUS_WARN, "gpu-memory-held",
+			f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_GPU_MEMORY_HELD, REACH_WORK,
 				       "%lld MiB (%.0f%%) of %s's memory is in use by processes not "
 				       "visible here", g->memory_used >> 20,
 				       100.0 * (double)g->memory_used / (double)g->memory_total, lb.s);
@@ -332,12 +325,12 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 		if (datacenter == 1 || (datacenter < 0 && g->display_mode == 0)) {
 			buf_reset(&id);
 			buf_printf(&id, "driver.gpu.%d.persistence", g->index);
-			f = report_add(rep, LAYER_DRIVER, id.s, STATUS_WARN, "persistence-mode-off",
+			f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_PERSISTENCE_MODE_OFF, REACH_WORK,
 				       "persistence mode is off on %s", lb.s);
 			finding_evidence(f, "nvmlDeviceGetPersistenceMode: disabled; %s",
 					 datacenter == 1 ? "a datacenter GPU"
 					 : "no display attached (nvmlDeviceGetDisplayMode: disabled)");
-			finding_fix(f, "%s", cause_fix("persistence-mode-off"));
+			finding_fix(f, "%s", cause_fix(CAUSE_PERSISTENCE_MODE_OFF));
 		}
 	}
 	buf_release(&lb);
@@ -364,7 +357,7 @@ static void rules_driver_nvml(const struct rules_in *in, struct report *rep)
 	if (!d->nvml.path)
 		return;
 	if (!in->live) {
-		f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_SKIPPED, NULL,
+		f = report_skip(rep, LAYER_DRIVER, "driver.nvml",
 			       "NVML not queried: %s", in->ctx->no_load
 			       ? "--no-load forbids loading libraries"
 			       : "blocked by a failed lower layer");
@@ -376,7 +369,7 @@ static void rules_driver_nvml(const struct rules_in *in, struct report *rep)
 		return;
 	}
 	driver_cuda_version(n, &cv);
-	f = report_add(rep, LAYER_DRIVER, "driver.nvml", STATUS_OK, NULL,
+	f = report_ok(rep, LAYER_DRIVER, "driver.nvml",
 		       "NVML: driver %s, %s, %d GPU%s", n->driver_version ? n->driver_version : "?",
 		       cv.s, n->count, n->count == 1 ? "" : "s");
 	finding_evidence(f, "loaded %s in %.0f ms", n->lib ? n->lib : "?", n->seconds * 1000.0);
@@ -412,22 +405,22 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 			uuids[i] = n->gpus[i].uuid;
 		vis = cuda_env_visible(cvd->value, count > 64 ? 64 : count, uuids, &why);
 		if (vis == 0) {
-			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", STATUS_FAIL,
-				       "gpu-hidden-by-env", "CUDA_VISIBLE_DEVICES hides every GPU");
+			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", CAUSE_GPU_HIDDEN_BY_ENV,
+				       REACH_WORK, "CUDA_VISIBLE_DEVICES hides every GPU");
 			finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\": %s", cvd->value, why.s);
 			if (count >= 0)
 				finding_evidence(f, "NVML sees %d GPU%s", count, count == 1 ? "" : "s");
-			finding_fix(f, "%s", cause_fix("gpu-hidden-by-env"));
+			finding_fix(f, "%s", cause_fix(CAUSE_GPU_HIDDEN_BY_ENV));
 		} else if (why.len) {
-			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", STATUS_WARN,
-				       "gpu-hidden-by-env",
+			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", CAUSE_GPU_HIDDEN_BY_ENV,
+				       REACH_LATENT,
 				       "CUDA_VISIBLE_DEVICES hides GPUs it seems to select");
 			finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\": %s; %d GPU%s stay visible",
 					 cvd->value, why.s, vis, vis == 1 ? "" : "s");
 			finding_fix(f, "export CUDA_VISIBLE_DEVICES=<indices that exist, 0..%d>",
 				    count > 0 ? count - 1 : 0);
 		} else {
-			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", STATUS_OK, NULL,
+			f = report_ok(rep, LAYER_DRIVER, "driver.env-visible",
 				       "CUDA_VISIBLE_DEVICES=\"%s\" selects %s", cvd->value,
 				       vis < 0 ? "GPUs (count unknown)" : vis == 1 ? "1 GPU" : "GPUs");
 			if (vis > 0 && count >= 0)
@@ -435,8 +428,8 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 		}
 	}
 	if (nvd && (!*nvd->value || !strcmp(nvd->value, "void") || !strcmp(nvd->value, "none"))) {
-		f = report_add(rep, LAYER_DRIVER, "driver.env-nvidia-visible", STATUS_WARN,
-			       "gpu-hidden-by-env",
+		f = report_add(rep, LAYER_DRIVER, "driver.env-nvidia-visible", CAUSE_GPU_HIDDEN_BY_ENV,
+			       REACH_LATENT,
 			       "NVIDIA_VISIBLE_DEVICES=\"%s\" gives containers no GPU", nvd->value);
 		finding_evidence(f, "the NVIDIA container runtime reads NVIDIA_VISIBLE_DEVICES when a "
 				 "container starts: \"void\" or empty injects nothing, \"none\" only "
@@ -447,7 +440,7 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 		if (d->env[i].flagged)
 			buf_printf(&flagged, "%s%s", flagged.len ? " " : "", d->env[i].name);
 	if (flagged.len) {
-		f = report_add(rep, LAYER_DRIVER, "driver.env-debug", STATUS_WARN, "cuda-debug-env-set",
+		f = report_add(rep, LAYER_DRIVER, "driver.env-debug", CAUSE_CUDA_DEBUG_ENV_SET, REACH_WORK,
 			       "CUDA debugging variables are set: %s", flagged.s);
 		for (size_t i = 0; i < d->nenv; i++)
 			if (d->env[i].flagged)

@@ -170,15 +170,15 @@ static void rf_fix_libs(const struct fw_entry *w, struct buf *fix)
 			   w->cuda_major > 0 ? w->cuda_major : 12);
 }
 
-static const char *rf_missing_cause(const struct fw_lib *l)
+static enum cause_id rf_missing_cause(const struct fw_lib *l)
 {
 	if (!strcmp(l->role, "cudnn") || !strcmp(l->role, "cudnn-sub"))
-		return "cudnn-missing";
+		return CAUSE_CUDNN_MISSING;
 	if (!strcmp(l->role, "nccl"))
-		return "nccl-missing";
+		return CAUSE_NCCL_MISSING;
 	if (!strcmp(l->role, "driver"))
-		return "libcuda-missing";
-	return "cuda-runtime-missing";
+		return CAUSE_LIBCUDA_MISSING;
+	return CAUSE_CUDA_RUNTIME_MISSING;
 }
 
 static void rf_lib_evidence(struct finding *f, const struct fw_lib *l)
@@ -205,7 +205,7 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 	r.rep = rep;
 	rf_collect(&r);
 	if (inv->fw.n == 0) {
-		struct finding *f = report_add(rep, LAYER_FRAMEWORKS, "frameworks.none", STATUS_SKIPPED, NULL,
+		struct finding *f = report_skip(rep, LAYER_FRAMEWORKS, "frameworks.none",
 					       "no TensorFlow, PyTorch, JAX or CuPy is installed in the %zu Python environment%s found",
 					       inv->fw.nenvs, inv->fw.nenvs == 1 ? "" : "s");
 
@@ -244,7 +244,7 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 
 struct rf_acc {
 	enum status worst;
-	const char *cause;	/* of the worst problem, for the summary finding */
+	enum cause_id cause;	/* of the worst problem, for the summary finding */
 	struct buf because;	/* distinct reasons, for the summary line */
 	char *fix;		/* the fix of the first problem of the worst status */
 };
@@ -252,7 +252,7 @@ struct rf_acc {
 /* Note a problem once: a reason already listed is not repeated, and the
  * summary's fix is the fix of the first problem of the worst status (the
  * one that blocks first), not a generic reinstall. */
-static void rf_acc_note(struct rf_acc *a, enum status st, const char *cause, const char *why,
+static void rf_acc_note(struct rf_acc *a, enum status st, enum cause_id cause, const char *why,
 			const char *fix)
 {
 	if (st > a->worst) {
@@ -328,16 +328,18 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 		struct finding *f;
 		struct buf fix = BUF_INIT;
 		char *id;
-		enum status st;
+		/* a library the framework cannot do without is on the path its
+		   work takes; an optional one is latent (severity.h) */
+		enum reach reach = l->required ? REACH_WORK : REACH_LATENT;
+		enum status st = l->required ? STATUS_FAIL : STATUS_WARN;
 
 		if (!strcmp(l->role, "driver") || (l->path && !l->missing_dep))
 			continue;
-		st = l->required ? STATUS_FAIL : STATUS_WARN;
 		id = xasprintf("%s.%s", idbase, l->soname);
 		if (!l->path && l->unreached) {
 			char *dir = rf_dirname(l->unreached);
 
-			f = report_add(r->rep, LAYER_FRAMEWORKS, id, st, "lib-off-search-path",
+			f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_LIB_OFF_SEARCH_PATH, reach,
 				       "%s %s needs %s: it is installed, but the loader's search does not reach it",
 				       rf_pretty(w->name), w->version ? w->version : "", l->soname);
 			free(id);
@@ -351,18 +353,18 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 				char *why = xasprintf("%s is installed but not on the loader's search path",
 						      l->soname);
 
-				rf_acc_note(a, st, "lib-off-search-path", why, fix.s);
+				rf_acc_note(a, st, CAUSE_LIB_OFF_SEARCH_PATH, why, fix.s);
 				free(why);
 			}
 			buf_release(&fix);
 			continue;
 		}
 		if (!l->path) {
-			f = report_add(r->rep, LAYER_FRAMEWORKS, id, st, rf_missing_cause(l),
+			f = report_add(r->rep, LAYER_FRAMEWORKS, id, rf_missing_cause(l), reach,
 				       "%s %s needs %s, which the loader cannot find", rf_pretty(w->name),
 				       w->version ? w->version : "", l->soname);
 		} else {
-			f = report_add(r->rep, LAYER_FRAMEWORKS, id, st, "lib-dependency-missing",
+			f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_LIB_DEPENDENCY_MISSING, reach,
 				       "%s for %s is found but cannot load: its dependency %s is missing",
 				       l->soname, rf_pretty(w->name), l->missing_dep);
 		}
@@ -380,7 +382,7 @@ static void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbas
 		if (l->required) {
 			char *why = xasprintf("%s cannot be loaded", l->soname);
 
-			rf_acc_note(a, st, l == cudart ? "framework-cuda-mismatch" : rf_missing_cause(l), why,
+			rf_acc_note(a, st, l == cudart ? CAUSE_FRAMEWORK_CUDA_MISMATCH : rf_missing_cause(l), why,
 				    fix.s);
 			free(why);
 		}
@@ -450,8 +452,9 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 	buf_printf(&id, "%s.cudnn", idbase);
 	if (id_taken)
 		buf_puts(&id, "_subs");	/* the version finding has .cudnn */
-	f = report_add(r->rep, LAYER_FRAMEWORKS, id.s, differs ? STATUS_FAIL : STATUS_WARN,
-		       differs ? "cudnn-version-mismatch" : "lib-shadowed",
+	f = report_add(r->rep, LAYER_FRAMEWORKS, id.s,
+		       differs ? CAUSE_CUDNN_VERSION_MISMATCH : CAUSE_LIB_SHADOWED,
+		       differs ? REACH_WORK : REACH_LATENT,
 		       "%s %s's cuDNN %s shim would load sub-libraries of cuDNN %s from %s (%s)",
 		       rf_pretty(w->name), w->version ? w->version : "", mine ? mine : "(unknown version)",
 		       vers.s, dirs.s, llp ? "LD_LIBRARY_PATH" : first->source ? first->source : "?");
@@ -476,7 +479,8 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 		buf_printf(&fix, "remove the other cuDNN from %s, or reinstall one cuDNN: %s -m pip install --force-reinstall nvidia-cudnn-cu%d",
 			   dirs.s, rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
 	finding_fix(f, "%s", fix.s);
-	rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN, differs ? "cudnn-version-mismatch" : "lib-shadowed",
+	rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN,
+		    differs ? CAUSE_CUDNN_VERSION_MISMATCH : CAUSE_LIB_SHADOWED,
 		    differs ? "cuDNN's sub-libraries come from another release" : NULL, fix.s);
 	free(mine);
 	buf_release(&dirs);
@@ -498,8 +502,8 @@ static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase,
 		memset(&v, 0, sizeof(v));
 		if (kb_cudnn_satisfies(c->version, w->cudnn_required, &v) == 0 || v.ok == 0) {
 			char *id = xasprintf("%s.cudnn", idbase);
-			struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_FAIL,
-						       "cudnn-version-mismatch",
+			struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_CUDNN_VERSION_MISMATCH,
+						       REACH_WORK,
 						       "%s %s needs cuDNN %s or newer of the same major; the loader gives %s",
 						       rf_pretty(w->name), w->version ? w->version : "",
 						       w->cudnn_required, c->version);
@@ -513,7 +517,7 @@ static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase,
 				finding_evidence(f, "%s", v.why);
 			rf_fix_libs(w, &fix);
 			finding_fix(f, "%s", fix.s);
-			rf_acc_note(a, STATUS_FAIL, "cudnn-version-mismatch", "its cuDNN is too old", fix.s);
+			rf_acc_note(a, STATUS_FAIL, CAUSE_CUDNN_VERSION_MISMATCH, "its cuDNN is too old", fix.s);
 			too_old = 1;
 			buf_release(&fix);
 		}
@@ -531,7 +535,7 @@ static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase
 	memset(&v, 0, sizeof(v));
 	if (kb_driver_runs_cuda(r->in->kb, r->driver, w->cuda_version, dc, &v) == 0 && v.ok == 0) {
 		char *id = xasprintf("%s.driver", idbase);
-		struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_FAIL, "framework-driver-too-old",
+		struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_FRAMEWORK_DRIVER_TOO_OLD, REACH_WORK,
 					       "driver %s is too old for %s %s, built with CUDA %s",
 					       r->driver, rf_pretty(w->name), w->version ? w->version : "",
 					       w->cuda_build ? w->cuda_build : "?");
@@ -548,7 +552,7 @@ static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase
 					      floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
 
 			finding_fix(f, "%s", fix);
-			rf_acc_note(a, STATUS_FAIL, "framework-driver-too-old", "the driver is too old for its CUDA",
+			rf_acc_note(a, STATUS_FAIL, CAUSE_FRAMEWORK_DRIVER_TOO_OLD, "the driver is too old for its CUDA",
 				    fix);
 			free(fix);
 		}
@@ -633,7 +637,7 @@ static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, 
 		for (size_t k = 0; k < w->narchs; k++)
 			buf_printf(&have, "%s%s", k ? " " : "", w->archs[k]);
 		id = xasprintf("%s.arch%zu", idbase, g);
-		f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_FAIL, "gpu-arch-unsupported",
+		f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_GPU_ARCH_UNSUPPORTED, REACH_WORK,
 			       "%s %s has no code for GPU %zu (%s, sm_%d%d)", rf_pretty(w->name),
 			       w->version ? w->version : "", g, gpu->name ? gpu->name : "?",
 			       gpu->cc_major, gpu->cc_minor);
@@ -662,7 +666,7 @@ static void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, 
 			finding_fix(f, "install a %s release built for sm_%d%d (see its release notes)",
 				    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
 		}
-		rf_acc_note(a, STATUS_FAIL, "gpu-arch-unsupported", "it has no code for this GPU's architecture",
+		rf_acc_note(a, STATUS_FAIL, CAUSE_GPU_ARCH_UNSUPPORTED, "it has no code for this GPU's architecture",
 			    f->fix);
 		buf_release(&have);
 	}
@@ -683,7 +687,7 @@ static void rf_python(struct rf *r, const struct fw_entry *w, const char *idbase
 	if (version_cmp(&py, &lo) >= 0 && version_cmp(&py, &hi) <= 0)
 		return;
 	id = xasprintf("%s.python", idbase);
-	f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_WARN, "framework-python-unsupported",
+	f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_FRAMEWORK_PYTHON_UNSUPPORTED, REACH_WORK,
 		       "%s %s supports Python %s; this environment has Python %s", rf_pretty(w->name),
 		       w->version ? w->version : "", w->python_range, w->python_version);
 	free(id);
@@ -713,7 +717,7 @@ static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, 
 	if (l->import_ok < 0 && l->gpus < 0)
 		return;		/* nothing to compare */
 	id = xasprintf("%s.live", idbase);
-	f = report_add(r->rep, LAYER_FRAMEWORKS, id, STATUS_WARN, "framework-live-disagrees",
+	f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_FRAMEWORK_LIVE_DISAGREES, REACH_WORK,
 		       "%s predicted %s, but the framework %s", rf_pretty(w->name),
 		       w->prediction ? w->prediction : "unknown",
 		       l->import_ok == 0 ? "failed to import" : got_gpu ? "uses the GPU" : "sees no GPU");
@@ -727,7 +731,7 @@ static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, 
 	if (w->why)
 		finding_evidence(f, "prediction: %s", w->why);
 	finding_fix(f, "report this to the gpudoctor developers with: gpudoctor --json check --live");
-	rf_acc_note(a, STATUS_WARN, "framework-live-disagrees", NULL, NULL);
+	rf_acc_note(a, STATUS_WARN, CAUSE_FRAMEWORK_LIVE_DISAGREES, NULL, NULL);
 }
 
 static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char *idbase,
@@ -737,7 +741,7 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	const char *pretty = rf_pretty(w->name);
 	struct finding *f;
 	enum status st = a->worst;
-	const char *cause = a->cause;
+	enum cause_id cause = a->cause;
 	int has_gpu = r->ngpus > 0;
 
 	buf_printf(&title, "%s %s in %s ", pretty, w->version ? w->version : "(unknown version)", w->site_dir);
@@ -745,14 +749,14 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 		buf_printf(&title, "is not TensorFlow: %s", w->why ? w->why : "an empty stub");
 		if (st < STATUS_FAIL) {
 			st = STATUS_FAIL;
-			cause = "framework-cpu-only";
+			cause = CAUSE_FRAMEWORK_CPU_ONLY;
 		}
 	} else if (w->is_cuda_build == 0) {
 		buf_printf(&title, "will run on the CPU only, because it is a %s build",
 			   w->flavour && !strcmp(w->flavour, "rocm") ? "ROCm" : "CPU-only");
 		if (has_gpu && st < STATUS_WARN) {
 			st = STATUS_WARN;
-			cause = "framework-cpu-only";
+			cause = CAUSE_FRAMEWORK_CPU_ONLY;
 		}
 	} else if (w->prediction && !strcmp(w->prediction, "broken")) {
 		buf_printf(&title, "will fail to import, because %s", w->why ? w->why : a->because.s);
@@ -785,12 +789,17 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 		buf_printf(&title, "could not be judged%s%s", w->error ? ": " : "", w->error ? w->error : "");
 		if (st < STATUS_WARN && w->error) {
 			st = STATUS_SKIPPED;
-			cause = NULL;
+			cause = CAUSE_NONE;
 		}
 	}
-	if (st == STATUS_OK || st == STATUS_SKIPPED)
-		cause = NULL;
-	f = report_add(r->rep, LAYER_FRAMEWORKS, idbase, st, cause, "%s", title.s);
+	if (st == STATUS_OK)
+		f = report_ok(r->rep, LAYER_FRAMEWORKS, idbase, "%s", title.s);
+	else if (st == STATUS_SKIPPED || cause == CAUSE_NONE)
+		f = report_skip(r->rep, LAYER_FRAMEWORKS, idbase, "%s", title.s);
+	else
+		f = report_add(r->rep, LAYER_FRAMEWORKS, idbase, cause,
+			       st >= STATUS_FAIL ? REACH_WORK : REACH_LATENT, "%s", title.s);
+	st = f->status;
 	finding_evidence(f, "%s %s (%s) in %s environment %s, Python %s", w->dist ? w->dist : w->name,
 			 w->version ? w->version : "?", w->flavour ? w->flavour : "?", w->env_kind,
 			 w->env_prefix, w->python_version ? w->python_version : "?");
@@ -829,7 +838,7 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	if (st != STATUS_OK && st != STATUS_SKIPPED) {
 		struct buf fix = BUF_INIT;
 
-		if (cause && !strcmp(cause, "framework-cpu-only"))
+		if (cause == CAUSE_FRAMEWORK_CPU_ONLY)
 			rf_fix_gpu_build(r, w, &fix);
 		else if (a->fix)
 			buf_puts(&fix, a->fix);	/* the first blocking problem's own fix */

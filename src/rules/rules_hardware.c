@@ -75,7 +75,7 @@ static void rules_pcie(const struct rules_in *in, struct report *rep)
 
 			buf_reset(&id);
 			buf_printf(&id, "hardware.pcie-link.%s", g->bdf);
-			f = report_add(rep, LAYER_HARDWARE, id.s, STATUS_WARN, "pcie-link-degraded",
+			f = report_add(rep, LAYER_HARDWARE, id.s, CAUSE_PCIE_LINK_DEGRADED, REACH_WORK,
 				       "GPU %s: PCIe link runs at x%d of x%d lanes", lbl.s,
 				       g->width, g->max_width);
 			finding_evidence(f, "/sys/bus/pci/devices/%s/current_link_width: %d, "
@@ -91,7 +91,7 @@ static void rules_pcie(const struct rules_in *in, struct report *rep)
 			continue;
 		}
 		if (!ok)
-			ok = report_add(rep, LAYER_HARDWARE, "hardware.pcie-link", STATUS_OK, NULL,
+			ok = report_ok(rep, LAYER_HARDWARE, "hardware.pcie-link",
 					"PCIe links run at full width");
 		finding_evidence(ok, "%s: %s (max %s)%s", lbl.s, now.s, max.s,
 				 slow ? "; the lower speed is normal while the GPU idles "
@@ -117,7 +117,7 @@ static void rules_binding(const struct rules_in *in, struct report *rep)
 		gpu_label(in, g, &lbl);
 		buf_reset(&id);
 		buf_printf(&id, "hardware.driver.%s", g->bdf);
-		f = report_add(rep, LAYER_HARDWARE, id.s, STATUS_FAIL, "gpu-bound-to-other-driver",
+		f = report_add(rep, LAYER_HARDWARE, id.s, CAUSE_GPU_BOUND_TO_OTHER_DRIVER, REACH_WORK,
 			       "GPU %s is bound to %s, not nvidia", lbl.s, g->driver);
 		finding_evidence(f, "/sys/bus/pci/devices/%s/driver -> .../%s", g->bdf, g->driver);
 		if (!strcmp(g->driver, "vfio-pci"))
@@ -138,7 +138,7 @@ static void rules_gpus_ok(const struct rules_in *in, struct report *rep)
 	struct buf lbl = BUF_INIT;
 	struct finding *f;
 
-	f = report_add(rep, LAYER_HARDWARE, "hardware.gpus", STATUS_OK, NULL,
+	f = report_ok(rep, LAYER_HARDWARE, "hardware.gpus",
 		       "%zu NVIDIA GPU%s on the PCI bus", hw->ngpus, hw->ngpus == 1 ? "" : "s");
 	for (size_t i = 0; i < hw->ngpus; i++) {
 		const struct hw_pci_fn *g = &hw->gpus[i];
@@ -151,7 +151,7 @@ static void rules_gpus_ok(const struct rules_in *in, struct report *rep)
 				 g->driver ? g->driver : "(none)", g->numa_node);
 	}
 	if (hw->nnvswitches) {
-		f = report_add(rep, LAYER_HARDWARE, "hardware.nvswitch", STATUS_OK, NULL,
+		f = report_ok(rep, LAYER_HARDWARE, "hardware.nvswitch",
 			       "%zu NVSwitch%s present: CUDA needs Fabric Manager on this system",
 			       hw->nnvswitches, hw->nnvswitches == 1 ? "" : "es");
 		for (size_t i = 0; i < hw->nnvswitches; i++)
@@ -198,8 +198,8 @@ void rules_hardware(const struct rules_in *in, struct report *rep)
 	const struct hw_inventory *hw = &in->inv->hw;
 
 	if (!hw->ngpus) {
-		struct finding *f = report_add(rep, LAYER_HARDWARE, "hardware.gpus", STATUS_FAIL,
-					       "no-nvidia-gpu",
+		struct finding *f = report_add(rep, LAYER_HARDWARE, "hardware.gpus", CAUSE_NO_NVIDIA_GPU,
+					       REACH_WORK,
 					       "no NVIDIA GPU is visible on the PCI bus");
 
 		if (hw->error)

@@ -71,7 +71,7 @@ static int rules_nouveau(const struct rules_in *in, struct report *rep, int nv_l
 	/* Loaded but owning no GPU while nvidia drives them all: it could still
 	 * grab a GPU at the next boot, so warn; owning a GPU is the failure. */
 	f = report_add(rep, LAYER_KERNEL, "kernel.nouveau",
-		       bound || nv_loaded != 1 ? STATUS_FAIL : STATUS_WARN, "nouveau-loaded",
+		       CAUSE_NOUVEAU_LOADED, bound || nv_loaded != 1 ? REACH_WORK : REACH_LATENT,
 		       bound ? "the open-source nouveau/nova-core driver owns %d GPU%s" :
 			       "the open-source nouveau/nova-core driver is loaded",
 		       bound, bound == 1 ? "" : "s");
@@ -121,8 +121,8 @@ static void rules_not_loaded(const struct rules_in *in, struct report *rep)
 	struct finding *f;
 
 	if (k->module_file_found == 0) {
-		f = report_add(rep, LAYER_KERNEL, "kernel.module", STATUS_FAIL,
-			       "module-missing-for-kernel",
+		f = report_add(rep, LAYER_KERNEL, "kernel.module", CAUSE_MODULE_MISSING_FOR_KERNEL,
+			       REACH_WORK,
 			       "the nvidia module is not loaded and none is built for kernel %s",
 			       k->release ? k->release : "(unknown)");
 		evidence_not_loaded(in, f);
@@ -133,8 +133,8 @@ static void rules_not_loaded(const struct rules_in *in, struct report *rep)
 			    "signing key first: sudo mokutil --import /var/lib/dkms/mok.pub, "
 			    "reboot and enroll it" : "");
 	} else if (k->secure_boot == 1) {
-		f = report_add(rep, LAYER_KERNEL, "kernel.module", STATUS_FAIL,
-			       "secure-boot-blocks-module",
+		f = report_add(rep, LAYER_KERNEL, "kernel.module", CAUSE_SECURE_BOOT_BLOCKS_MODULE,
+			       REACH_WORK,
 			       "the nvidia module is not loaded and Secure Boot is on");
 		evidence_not_loaded(in, f);
 		finding_evidence(f, "with Secure Boot the kernel refuses modules not signed by an "
@@ -143,8 +143,8 @@ static void rules_not_loaded(const struct rules_in *in, struct report *rep)
 			    "key in the MOK manager, then sudo dkms autoinstall && "
 			    "sudo modprobe nvidia (or disable Secure Boot in the firmware)");
 	} else {
-		f = report_add(rep, LAYER_KERNEL, "kernel.module", STATUS_FAIL,
-			       "nvidia-module-not-loaded", "the nvidia kernel module is not loaded");
+		f = report_add(rep, LAYER_KERNEL, "kernel.module", CAUSE_NVIDIA_MODULE_NOT_LOADED,
+			       REACH_WORK, "the nvidia kernel module is not loaded");
 		evidence_not_loaded(in, f);
 		finding_fix(f, "sudo modprobe nvidia && sudo dmesg | grep -i -e NVRM -e nvidia | tail");
 	}
@@ -159,7 +159,7 @@ static void rules_loaded(const struct rules_in *in, struct report *rep)
 	struct buf b = BUF_INIT;
 	struct finding *f;
 
-	f = report_add(rep, LAYER_KERNEL, "kernel.module-version", STATUS_OK, NULL,
+	f = report_ok(rep, LAYER_KERNEL, "kernel.module-version",
 		       "nvidia %s%s loaded", ver ? ver : "(version unknown)", flavour);
 	if (k->mods[KMOD_NVIDIA].loaded == 1) {
 		modules_line(&k->mods[KMOD_NVIDIA], "nvidia", &b);
@@ -182,8 +182,8 @@ static void rules_loaded(const struct rules_in *in, struct report *rep)
 				 "whether the module loads after a reboot is not decided here",
 				 k->release);
 	} else if (k->module_file_found == 0 && k->release) {
-		f = report_add(rep, LAYER_KERNEL, "kernel.module-file", STATUS_WARN,
-			       "module-missing-for-kernel",
+		f = report_add(rep, LAYER_KERNEL, "kernel.module-file", CAUSE_MODULE_MISSING_FOR_KERNEL,
+			       REACH_LATENT,
 			       "nvidia is loaded, but no nvidia module for kernel %s is on disk",
 			       k->release);
 		finding_evidence(f, "%s", k->module_search_note ? k->module_search_note :
@@ -207,7 +207,7 @@ static void rules_unbound(const struct rules_in *in, struct report *rep)
 		if (g->driver)
 			continue;
 		buf_printf(&id, "kernel.unbound.%s", g->bdf);
-		f = report_add(rep, LAYER_KERNEL, id.s, STATUS_FAIL, "gpu-bound-to-other-driver",
+		f = report_add(rep, LAYER_KERNEL, id.s, CAUSE_GPU_BOUND_TO_OTHER_DRIVER, REACH_WORK,
 			       "GPU %s is bound to no driver although nvidia is loaded", g->bdf);
 		finding_evidence(f, "/sys/bus/pci/devices/%s/driver does not exist", g->bdf);
 		finding_evidence(f, "nvidia did not claim it: an unsupported GPU for this driver "
@@ -227,17 +227,17 @@ static void rules_uvm(const struct rules_in *in, struct report *rep)
 
 	if (u->loaded == 1) {
 		modules_line(u, "nvidia_uvm", &b);
-		f = report_add(rep, LAYER_KERNEL, "kernel.uvm", STATUS_OK, NULL, "nvidia_uvm loaded");
+		f = report_ok(rep, LAYER_KERNEL, "kernel.uvm", "nvidia_uvm loaded");
 		finding_evidence(f, "%s", b.s);
 	} else if (u->loaded == 0 && loads_on_demand(in)) {
-		f = report_add(rep, LAYER_KERNEL, "kernel.uvm", STATUS_OK, NULL,
+		f = report_ok(rep, LAYER_KERNEL, "kernel.uvm",
 			       "nvidia_uvm not loaded yet: CUDA loads it on first use");
 		finding_evidence(f, "/proc/modules has no line for nvidia_uvm");
 		finding_evidence(f, "%s%s lets libcuda load it", k->nvidia_modprobe_path,
 				 k->nvidia_modprobe == 1 ? " is setuid root and" :
 				 " exists and we run as root, which");
 	} else if (u->loaded == 0) {
-		f = report_add(rep, LAYER_KERNEL, "kernel.uvm", STATUS_WARN, "uvm-module-not-loaded",
+		f = report_add(rep, LAYER_KERNEL, "kernel.uvm", CAUSE_UVM_MODULE_NOT_LOADED, REACH_WORK,
 			       "the nvidia_uvm module is not loaded");
 		finding_evidence(f, "/proc/modules has no line for nvidia_uvm");
 		if (in->inv->devices.in_container)
@@ -293,8 +293,7 @@ void rules_kernel(const struct rules_in *in, struct report *rep)
 		if (!owned)
 			rules_not_loaded(in, rep);
 	} else {
-		struct finding *f = report_add(rep, LAYER_KERNEL, "kernel.module", STATUS_SKIPPED,
-					       NULL, "cannot tell whether the nvidia module is loaded");
+		struct finding *f = report_skip(rep, LAYER_KERNEL, "kernel.module", "cannot tell whether the nvidia module is loaded");
 
 		finding_evidence(f, "%s", k->modules_error ? k->modules_error :
 					  "/proc/modules unreadable");

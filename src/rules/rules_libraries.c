@@ -57,9 +57,11 @@ static char *dir_of(const char *p)
 	return d;
 }
 
-static enum status sev(const struct lib_copy *c)
+/* A copy the loader picks, or one of the active toolkit/environment, is on
+ * the path work takes; others are latent (severity policy: severity.h). */
+static enum reach reach_of(const struct lib_copy *c)
 {
-	return (c->winner || c->in_active) ? STATUS_FAIL : STATUS_WARN;
+	return (c->winner || c->in_active) ? REACH_WORK : REACH_LATENT;
 }
 
 static const char *where(const struct lib_copy *c)
@@ -108,7 +110,7 @@ static int rule_corrupt(struct report *rep, const struct libraries_inventory *li
 
 		if (c->elf_problem == ELF_OK || c->elf_problem == ELF_UNREADABLE)
 			continue;
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.corrupt", sev(c), "lib-corrupt",
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.corrupt", CAUSE_LIB_CORRUPT, reach_of(c),
 			       "%s is not a valid shared object (%s)", base_name(c->path),
 			       elf_problem_name((enum elf_problem)c->elf_problem));
 		ev_copy(f, c);
@@ -131,8 +133,8 @@ static int rule_unreadable(const struct rules_in *in, struct report *rep,
 		struct finding *f;
 
 		if (c->readable == 0) {
-			f = report_add(rep, LAYER_LIBRARIES, "libraries.unreadable", sev(c),
-				       "lib-unreadable", "%s cannot be read by the current user",
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.unreadable", CAUSE_LIB_UNREADABLE,
+				       reach_of(c), "%s cannot be read by the current user",
 				       base_name(c->path));
 			ev_copy(f, c);
 			finding_evidence(f, "%s: %s", c->realpath,
@@ -140,8 +142,8 @@ static int rule_unreadable(const struct rules_in *in, struct report *rep,
 					 "access(R_OK) denied" : "no read permission in its mode bits "
 					 "for this user");
 		} else if (c->root_only) {
-			f = report_add(rep, LAYER_LIBRARIES, "libraries.root-only", STATUS_WARN,
-				       "lib-unreadable", "%s can be read only by root",
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.root-only", CAUSE_LIB_ROOT_ONLY,
+				       REACH_WORK, "%s can be read only by root",
 				       base_name(c->path));
 			ev_copy(f, c);
 			finding_evidence(f, "%s: root-owned without the \"other\" read bit; "
@@ -181,7 +183,7 @@ static int rule_deps(struct report *rep, const struct libraries_inventory *li)
 		if (!c->nmissing_deps)
 			continue;
 		f = report_add(rep, LAYER_LIBRARIES, "libraries.dependency-missing",
-			       c->winner ? STATUS_FAIL : STATUS_WARN, "lib-dependency-missing",
+			       CAUSE_LIB_DEPENDENCY_MISSING, c->winner ? REACH_WORK : REACH_LATENT,
 			       "%s needs %s, which the loader cannot find", base_name(c->path),
 			       c->missing_deps[0]);
 		ev_copy(f, c);
@@ -239,7 +241,7 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 		const struct lib_copy *sc = copy_by_path(li, shim);
 		char *shim_dir = dir_of(shim);
 		struct finding *inc = NULL, *shad = NULL;
-		enum status st = sc ? sev(sc) : STATUS_WARN;
+		enum reach st = sc ? reach_of(sc) : REACH_LATENT;
 		size_t k;
 
 		for (k = i; k < li->ncudnn_subs && strcmp(li->cudnn_subs[k].shim, shim) == 0; k++) {
@@ -250,7 +252,7 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 			if (!s->path) {
 				if (!inc) {
 					inc = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn-incomplete",
-							 st, "cudnn-incomplete",
+							 CAUSE_CUDNN_INCOMPLETE, st,
 							 "cuDNN at %s is incomplete", shim_dir);
 					if (sc)
 						ev_copy(inc, sc);
@@ -261,8 +263,8 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 				if (same_dir) {
 					if (!inc) {
 						inc = report_add(rep, LAYER_LIBRARIES,
-								 "libraries.cudnn-incomplete", st,
-								 "cudnn-incomplete",
+								 "libraries.cudnn-incomplete",
+								 CAUSE_CUDNN_INCOMPLETE, st,
 								 "cuDNN at %s mixes releases", shim_dir);
 						if (sc)
 							ev_copy(inc, sc);
@@ -272,8 +274,8 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 				} else {
 					if (!shad) {
 						shad = report_add(rep, LAYER_LIBRARIES,
-								  "libraries.cudnn-shadowed", st,
-								  "lib-shadowed",
+								  "libraries.cudnn-shadowed",
+								  CAUSE_LIB_SHADOWED, st,
 								  "cuDNN %s at %s would load sub-libraries "
 								  "of cuDNN %s from another directory",
 								  s->shim_version, shim_dir, s->version);
@@ -349,7 +351,7 @@ static int rule_shadowed(struct report *rep, const struct libraries_inventory *l
 		best = newer_active_copy(li, r, w, 0);
 		if (!best)
 			continue;
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.shadowed", STATUS_WARN, "lib-shadowed",
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.shadowed", CAUSE_LIB_SHADOWED, REACH_LATENT,
 			       "%s: the loader picks %s (%s) over the newer %s in %s", r->soname,
 			       w->path, w->version, best->version,
 			       best->owner ? best->owner : best->dir);
@@ -441,8 +443,8 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 	struct finding *f;
 
 	if (li->cuda_link_resolved && !tk) {
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", STATUS_FAIL,
-			       "cuda-runtime-missing", "the CUDA toolkit at %s has no libcudart",
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", CAUSE_CUDA_RUNTIME_MISSING,
+			       REACH_WORK, "the CUDA toolkit at %s has no libcudart",
 			       li->cuda_link_resolved);
 		finding_evidence(f, "no libcudart.so.* in %s/lib64, lib or targets/*/lib",
 				 li->cuda_link_resolved);
@@ -454,8 +456,8 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 		const struct lib_resolved *r = libraries_resolved(li, tk->soname);
 
 		if (!r || !r->path) {
-			f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", STATUS_WARN,
-				       "cuda-runtime-missing",
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-runtime", CAUSE_CUDA_RUNTIME_MISSING,
+				       REACH_LATENT,
 				       "the toolkit's %s is not on the loader's path",
 				       tk->soname);
 			ev_copy(f, tk);
@@ -486,8 +488,8 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 		if (v.ok != 0)
 			continue;
 		f = report_add(rep, LAYER_LIBRARIES, "libraries.runtime-too-new",
-			       c->winner || c == tk ? STATUS_FAIL : STATUS_WARN,
-			       "cuda-runtime-too-new-for-driver",
+			       CAUSE_CUDA_RUNTIME_TOO_NEW_FOR_DRIVER,
+			       c->winner || c == tk ? REACH_WORK : REACH_LATENT,
 			       "CUDA runtime %s is newer than driver %s supports", c->version, drv);
 		ev_copy(f, c);
 		finding_evidence(f, "driver %s (from %s)", drv, dsrc);
@@ -508,8 +510,8 @@ static int rule_symlink(struct report *rep, const struct libraries_inventory *li
 	struct finding *f;
 
 	if (li->cuda_link == 2) {
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-symlink", STATUS_WARN,
-			       "cuda-symlink-broken", "/usr/local/cuda points nowhere");
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-symlink", CAUSE_CUDA_SYMLINK_BROKEN,
+			       REACH_WORK, "/usr/local/cuda points nowhere");
 		finding_evidence(f, "/usr/local/cuda -> %s: does not resolve to a directory",
 				 li->cuda_link_target ? li->cuda_link_target : "?");
 		if (li->nvcc_toolkit && li->nvcc_version)
@@ -529,8 +531,8 @@ static int rule_symlink(struct report *rep, const struct libraries_inventory *li
 	if (li->cuda_link_resolved && li->nvcc_toolkit && li->nvcc_version &&
 	    strcmp(li->cuda_link_resolved, li->nvcc_toolkit) != 0 &&
 	    same_release(li->cuda_link_version, li->nvcc_version) != 1) {
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-symlink", STATUS_WARN,
-			       "cuda-symlink-broken",
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cuda-symlink", CAUSE_CUDA_SYMLINK_BROKEN,
+			       REACH_WORK,
 			       "/usr/local/cuda is CUDA %s but the nvcc on PATH is CUDA %s",
 			       li->cuda_link_version ? li->cuda_link_version : "(unknown)",
 			       li->nvcc_version);
@@ -571,7 +573,7 @@ static int rule_cudnn_header(const struct rules_in *in, struct report *rep,
 	snprintf(so, sizeof(so), "libcudnn.so.%ld", hv.part[0]);
 	r = libraries_resolved(li, so);
 	if (!r || !r->path) {
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn", STATUS_WARN, "cudnn-missing",
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn", CAUSE_CUDNN_MISSING, REACH_LATENT,
 			       "cuDNN %s headers are installed but the loader finds no %s",
 			       li->cudnn_header_version, so);
 		finding_evidence(f, "%s: cuDNN %s", li->cudnn_header, li->cudnn_header_version);
@@ -589,8 +591,8 @@ static int rule_cudnn_header(const struct rules_in *in, struct report *rep,
 	kb_cudnn_satisfies(w->version, li->cudnn_header_version, &v);
 	if (v.ok != 0)
 		return 0;
-	f = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn-version", STATUS_WARN,
-		       "cudnn-version-mismatch",
+	f = report_add(rep, LAYER_LIBRARIES, "libraries.cudnn-version", CAUSE_CUDNN_VERSION_MISMATCH,
+		       REACH_LATENT,
 		       "programs built against cuDNN %s headers would load cuDNN %s",
 		       li->cudnn_header_version, w->version);
 	finding_evidence(f, "%s: cuDNN %s", li->cudnn_header, li->cudnn_header_version);
@@ -614,7 +616,7 @@ static int rule_nccl(struct report *rep, const struct libraries_inventory *li)
 
 	if (!li->nccl_header || winner_of(li, "libnccl.so.2"))
 		return 0;
-	f = report_add(rep, LAYER_LIBRARIES, "libraries.nccl", STATUS_WARN, "nccl-missing",
+	f = report_add(rep, LAYER_LIBRARIES, "libraries.nccl", CAUSE_NCCL_MISSING, REACH_LATENT,
 		       "NCCL headers are installed but the loader finds no libnccl.so.2");
 	finding_evidence(f, "%s exists", li->nccl_header);
 	finding_evidence(f, "loader: libnccl.so.2 not found (LD_LIBRARY_PATH, ld.so.cache, "
@@ -636,8 +638,8 @@ static int rule_live(struct report *rep, const struct libraries_inventory *li)
 			int dep = l->error && strstr(l->error, "cannot open shared object file");
 
 			f = report_add(rep, LAYER_LIBRARIES, "libraries.live",
-				       l->crashed || dep ? STATUS_FAIL : STATUS_WARN,
-				       dep ? "lib-dependency-missing" : "lib-corrupt",
+				       dep ? CAUSE_LIB_DEPENDENCY_MISSING : CAUSE_LIB_CORRUPT,
+				       l->crashed || dep ? REACH_WORK : REACH_LATENT,
 				       "%s: its own version call failed in an isolated process",
 				       base_name(l->path));
 			finding_evidence(f, "gpudoctor __probe libversion %s %s: %s", l->path, l->kind,
@@ -651,8 +653,8 @@ static int rule_live(struct report *rep, const struct libraries_inventory *li)
 			continue;
 		}
 		if (l->static_version && same_release(l->version, l->static_version) == 0) {
-			f = report_add(rep, LAYER_LIBRARIES, "libraries.live", STATUS_WARN, "lib-corrupt",
-				       "%s says it is %s, its files say %s", base_name(l->path),
+			f = report_add(rep, LAYER_LIBRARIES, "libraries.live", CAUSE_LIB_VERSION_CONFLICT,
+				       REACH_WORK, "%s says it is %s, its files say %s", base_name(l->path),
 				       l->version, l->static_version);
 			finding_evidence(f, "gpudoctor __probe libversion %s %s: version=%s raw=%s",
 					 l->path, l->kind, l->version, l->raw ? l->raw : "?");
@@ -674,7 +676,7 @@ static void ok_summary(const struct rules_in *in, struct report *rep,
 
 	for (size_t i = 0; i < li->n; i++)
 		winners += li->copies[i].winner;
-	f = report_add(rep, LAYER_LIBRARIES, "libraries.inventory", STATUS_OK, NULL,
+	f = report_ok(rep, LAYER_LIBRARIES, "libraries.inventory",
 		       "%zu cop%s of CUDA libraries found, %zu picked by the loader", li->n,
 		       li->n == 1 ? "y" : "ies", winners);
 	for (size_t i = 0; i < li->n; i++) {
@@ -730,7 +732,7 @@ static int rule_ldcache(struct report *rep, const struct libraries_inventory *li
 	struct finding *f;
 
 	if (li->cache_stale) {
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.ldcache", STATUS_WARN, "ldcache-stale",
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.ldcache", CAUSE_LDCACHE_STALE, REACH_WORK,
 			       "/etc/ld.so.cache is out of date");
 		finding_evidence(f, "%s", li->cache_stale_reason ? li->cache_stale_reason
 				 : "ld.so.conf or one of its directories changed after the cache was built");
@@ -738,7 +740,7 @@ static int rule_ldcache(struct report *rep, const struct libraries_inventory *li
 		return 1;
 	}
 	if (li->cache_error) {
-		f = report_add(rep, LAYER_LIBRARIES, "libraries.ldcache", STATUS_WARN, "ldcache-stale",
+		f = report_add(rep, LAYER_LIBRARIES, "libraries.ldcache", CAUSE_LDCACHE_STALE, REACH_WORK,
 			       "there is no usable /etc/ld.so.cache: only LD_LIBRARY_PATH, RPATH/RUNPATH "
 			       "and the default directories are searched");
 		finding_evidence(f, "%s", li->cache_error);
@@ -765,7 +767,7 @@ static int rule_preloads(struct report *rep, const struct libraries_inventory *l
 		if (p->path)
 			continue;
 		id = xasprintf("libraries.preload.%zu", i);
-		f = report_add(rep, LAYER_LIBRARIES, id, STATUS_WARN, "preload-broken",
+		f = report_add(rep, LAYER_LIBRARIES, id, CAUSE_PRELOAD_BROKEN, REACH_WORK,
 			       "%s names %s, which ld.so cannot load: every program prints an error and goes on",
 			       p->via, p->name);
 		free(id);
@@ -786,13 +788,12 @@ void rules_libraries(const struct rules_in *in, struct report *rep)
 	int problems = 0;
 
 	if (!li->probed) {
-		report_add(rep, LAYER_LIBRARIES, "libraries.inventory", STATUS_SKIPPED, NULL,
+		report_skip(rep, LAYER_LIBRARIES, "libraries.inventory",
 			   "the libraries probe did not run");
 		return;
 	}
 	if (li->ldso_error) {
-		struct finding *f = report_add(rep, LAYER_LIBRARIES, "libraries.loader",
-					       STATUS_SKIPPED, NULL,
+		struct finding *f = report_skip(rep, LAYER_LIBRARIES, "libraries.loader",
 					       "the loader emulation could not start; winners unknown");
 
 		finding_evidence(f, "%s", li->ldso_error);
@@ -811,18 +812,18 @@ void rules_libraries(const struct rules_in *in, struct report *rep)
 	problems += rule_live(rep, li);
 	ok_summary(in, rep, li);
 	if (li->n == 0 && !li->cuda_link_resolved) {
-		report_add(rep, LAYER_LIBRARIES, "libraries.none", STATUS_SKIPPED, NULL,
+		report_skip(rep, LAYER_LIBRARIES, "libraries.none",
 			   "no CUDA toolkit and no copy of the CUDA libraries found: nothing on "
 			   "this machine outside Python frameworks needs them (frameworks are "
 			   "judged in the frameworks layer)");
 	} else if (!winner_of(li, "libcudnn.so.9") && !winner_of(li, "libcudnn.so.8") &&
 		   !li->cudnn_header_version) {
-		report_add(rep, LAYER_LIBRARIES, "libraries.cudnn", STATUS_OK, NULL,
+		report_ok(rep, LAYER_LIBRARIES, "libraries.cudnn",
 			   "no cuDNN on the loader's path; nothing outside the frameworks needs it "
 			   "(cuDNN is not part of the CUDA toolkit)");
 	}
 	if (!in->live && !in->ctx->no_load && in->blocked)
-		report_add(rep, LAYER_LIBRARIES, "libraries.live", STATUS_SKIPPED, NULL,
+		report_skip(rep, LAYER_LIBRARIES, "libraries.live",
 			   "the libraries' own version calls did not run: a lower layer failed");
 	report_set_summary(rep, LAYER_LIBRARIES, "%zu cop%s, %d problem%s", li->n,
 			   li->n == 1 ? "y" : "ies", problems, problems == 1 ? "" : "s");

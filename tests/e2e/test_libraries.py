@@ -115,7 +115,7 @@ class Unreadable(GDTestCase):
         if os.geteuid() != 0:
             self.skipTest("needs to run as root")
         doc = check(self._root(), "--no-load")
-        f = assert_cause(self, doc, "lib-unreadable", status="warn")
+        f = assert_cause(self, doc, "lib-root-only", status="warn")
         self.assertIn("only by root", f["title"])
 
     def test_unreadable_for_nobody(self):
@@ -399,7 +399,7 @@ class Live(GDTestCase):
         if not live:
             self.skipTest("live probe blocked by a lower layer: "
                           + str([(l["id"], l["status"]) for l in doc["layers"]]))
-        f = assert_cause(self, doc, "lib-corrupt", status="warn")
+        f = assert_cause(self, doc, "lib-version-conflict", status="warn")
         self.assertIn("12.4", f["title"])
         self.assertIn("13.0.96", f["title"])
 

@@ -109,7 +109,7 @@ static void fill_healthy(struct bench_gpu *g)
 static int has_cause(const struct bench_gpu *g, const char *cause)
 {
 	for (size_t i = 0; i < g->nfindings; i++)
-		if (!strcmp(g->findings[i].cause, cause))
+		if (!strcmp(cause_id_str(g->findings[i].cause), cause))
 			return 1;
 	return 0;
 }
@@ -229,7 +229,7 @@ static void test_judge_low_figures(void)
 	CHECK(!has_cause(&g, "pcie-link-degraded"));
 	int n = 0;
 	for (size_t i = 0; i < g.nfindings; i++)
-		if (!strcmp(g.findings[i].cause, "bench-below-peak")) {
+		if (g.findings[i].cause == CAUSE_BENCH_BELOW_PEAK) {
 			n++;
 			CHECK(g.findings[i].severity == BENCH_WARN);
 			CHECK(strstr(g.findings[i].evidence, "clocks") || strstr(g.findings[i].evidence, "IOMMU"));

@@ -37,12 +37,12 @@ static void test_causes_exist(void)
 {
 	static const int codes[] = { 34, 214, 802, 803, 804 };
 
-	CHECK_STR(curesult_lookup(802)->cause, "fabric-manager-not-running");
-	CHECK_STR(curesult_lookup(803)->cause, "driver-library-mismatch");
-	CHECK_STR(curesult_lookup(804)->cause, "compat-lib-on-unsupported-gpu");
-	CHECK_STR(curesult_lookup(34)->cause, "libcuda-stub-on-path");
+	CHECK_STR(cause_id_str(curesult_lookup(802)->cause), "fabric-manager-not-running");
+	CHECK_STR(cause_id_str(curesult_lookup(803)->cause), "driver-library-mismatch");
+	CHECK_STR(cause_id_str(curesult_lookup(804)->cause), "compat-lib-on-unsupported-gpu");
+	CHECK_STR(cause_id_str(curesult_lookup(34)->cause), "libcuda-stub-on-path");
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		CHECK(cause_lookup(curesult_lookup(codes[i])->cause) != NULL);
+		CHECK(cause_get(curesult_lookup(codes[i])->cause) != NULL);
 	CHECK(curesult_lookup(999)->hint != NULL);
 	/* 35 is cudaErrorInsufficientDriver of the runtime API; CUresult has no 35. */
 	CHECK(curesult_lookup(35) == NULL);

@@ -1,0 +1,82 @@
+"""The cause catalogue as a contract, walked whole.
+
+src/knowledge/causes.def is the single source of cause ids.  Every id in it
+must be documented (title, why, fix), produced by at least one rule (its
+CAUSE_ enum used somewhere in src/ outside the catalogue), and triggered by
+at least one test (its id asserted in tests/e2e or tests/integration, or
+its enum used in tests/unit).  An id produced in src/ that the catalogue
+does not define cannot compile, so that direction needs no test.
+"""
+import glob
+import os
+import re
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+DEF = os.path.join(TOP, "src", "knowledge", "causes.def")
+
+ROW = re.compile(r'^CAUSE\((\w+), "([a-z0-9-]+)", (LAYER_\w+), (SEV_\w+),\s*'
+                 r'((?:"(?:[^"\\]|\\.)*"\s*,\s*){4}"(?:[^"\\]|\\.)*")\)', re.M | re.S)
+STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def catalogue():
+    text = open(DEF, encoding="utf-8").read()
+    rows = []
+    for m in ROW.finditer(text):
+        fields = STR.findall(m.group(5))
+        rows.append({"name": m.group(1), "id": m.group(2), "layer": m.group(3),
+                     "severity": m.group(4), "title": fields[0], "why": fields[1],
+                     "verify": fields[2], "fix": fields[3], "sources": fields[4]})
+    return rows, text.count("\nCAUSE(") + text.startswith("CAUSE(")
+
+
+def read_tree(patterns):
+    out = {}
+    for pat in patterns:
+        for p in glob.glob(os.path.join(TOP, pat), recursive=True):
+            if os.path.isfile(p):
+                out[p] = open(p, encoding="utf-8", errors="replace").read()
+    return out
+
+
+class Catalogue(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rows, cls.count = catalogue()
+
+    def test_every_row_parses(self):
+        self.assertGreater(len(self.rows), 40)
+        self.assertEqual(len(self.rows), self.count,
+                         "a CAUSE() row of causes.def does not have the documented shape")
+
+    def test_every_id_is_documented(self):
+        for r in self.rows:
+            for k in ("title", "why", "fix"):
+                self.assertTrue(r[k].strip(), f"{r['id']}: empty {k}")
+            self.assertEqual(r["name"], r["id"].upper().replace("-", "_"),
+                             f"{r['id']}: enum name must be the id in capitals")
+
+    def test_every_id_is_produced_by_a_rule(self):
+        src = read_tree(["src/**/*.c", "src/**/*.h"])
+        src = {p: t for p, t in src.items() if not p.endswith("causes.c")}
+        missing = [r["id"] for r in self.rows
+                   if not any(re.search(r"\bCAUSE_%s\b" % r["name"], t) for t in src.values())]
+        self.assertEqual(missing, [], "cause ids that no code produces")
+
+    def test_every_id_is_triggered_by_a_test(self):
+        tests = read_tree(["tests/e2e/*.py", "tests/integration/*.py", "tests/unit/*.c",
+                           "tests/**/*.py", "tests/**/*.sh"])
+        tests = {p: t for p, t in tests.items() if not p.endswith("test_catalogue.py")}
+        missing = []
+        for r in self.rows:
+            quoted = ('"%s"' % r["id"], "'%s'" % r["id"])
+            if not any(q in t for t in tests.values() for q in quoted) and \
+               not any(re.search(r"\bCAUSE_%s\b" % r["name"], t) for t in tests.values()):
+                missing.append(r["id"])
+        self.assertEqual(missing, [], "cause ids that no test triggers")
+
+
+if __name__ == "__main__":
+    unittest.main()
