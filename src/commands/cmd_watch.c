@@ -13,6 +13,7 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/kv.h"
+#include "knowledge/causes.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
 #include "report/report.h"
@@ -117,7 +118,7 @@ static int static_sweep(const struct gd_ctx *ctx)
 		snprintf(key, sizeof(key), "finding.%zu.layer", i);
 		kv_emit(key, "%s", layer_name(f->layer));
 		snprintf(key, sizeof(key), "finding.%zu.cause", i);
-		kv_emit(key, "%s", f->cause ? f->cause : "-");
+		kv_emit(key, "%s", f->cause != CAUSE_NONE ? cause_id_str(f->cause) : "-");
 		snprintf(key, sizeof(key), "finding.%zu.title", i);
 		kv_emit(key, "%s", f->title ? f->title : "");
 	}

@@ -6,10 +6,11 @@
  */
 #include "watch/daemon.h"
 #include "watch/policy.h"
+#include "knowledge/causes.h"
 #include "knowledge/kb.h"
 #include "knowledge/kb_xid.h"
 #include "probes/driver.h"
-#include "report/report.h"
+#include "knowledge/layers.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,10 +120,10 @@ void gpus_from_sample(struct wd *w)
 /* What tells this finding apart from others of its cause and GPU (next add() only). */
 static char add_key[64];
 
-static void add(struct wd *w, const char *layer, const char *cause, enum wsev sev, int gpu,
-		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void add(struct wd *w, const char *layer, const char *cause, enum wsev sev, int gpu,
-		const char *fmt, ...)
+/* A finding of watch's own: its layer and id come from the cause catalogue. */
+static void add(struct wd *w, enum cause_id cause, enum wsev sev, int gpu, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void add(struct wd *w, enum cause_id cause, enum wsev sev, int gpu, const char *fmt, ...)
 {
 	struct wfinding *f;
 	va_list ap;
@@ -133,8 +134,8 @@ static void add(struct wd *w, const char *layer, const char *cause, enum wsev se
 	memset(f, 0, sizeof(*f));
 	snprintf(f->key, sizeof(f->key), "%s", add_key);
 	add_key[0] = '\0';
-	snprintf(f->layer, sizeof(f->layer), "%s", layer);
-	snprintf(f->cause, sizeof(f->cause), "%s", cause);
+	snprintf(f->layer, sizeof(f->layer), "%s", layer_name(cause_get(cause)->layer));
+	snprintf(f->cause, sizeof(f->cause), "%s", cause_id_str(cause));
 	f->sev = sev;
 	f->gpu = gpu;
 	va_start(ap, fmt);
@@ -151,7 +152,7 @@ static void judge_nvml(struct wd *w)
 	const struct sampler *s = &w->smp;
 
 	if (s->hang)
-		add(w, "driver", "nvml-hang", WSEV_FAIL, -1, "%s%s", s->in_kernel ? "driver hang: " : "",
+		add(w, CAUSE_NVML_HANG, WSEV_FAIL, -1, "%s%s", s->in_kernel ? "driver hang: " : "",
 		    s->hang_what);
 	if (!s->have_sample)
 		return;
@@ -160,49 +161,49 @@ static void judge_nvml(struct wd *w)
 		long long rc = kv_get_ll(&s->last, "init.result", -1);
 
 		if (de)
-			add(w, "driver", "nvml-failed", WSEV_FAIL, -1, "NVML did not load: %.150s", de);
+			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "NVML did not load: %.150s", de);
 		else if (rc > 0)
-			add(w, "driver", "nvml-failed", WSEV_FAIL, -1, "nvmlInit failed: %lld (%s)", rc,
+			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "nvmlInit failed: %lld (%s)", rc,
 			    nvml_return_name((int)rc));
 		else
-			add(w, "driver", "nvml-failed", WSEV_FAIL, -1, "the NVML sampler exited without an answer");
+			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "the NVML sampler exited without an answer");
 		return;
 	}
 	if (w->ngpus < 0 && kv_get(&s->last, "err.count"))
-		add(w, "driver", "nvml-failed", WSEV_FAIL, -1, "nvmlDeviceGetCount failed: %s",
+		add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "nvmlDeviceGetCount failed: %s",
 		    kv_get(&s->last, "err.count"));
 	for (int i = 0; i < w->ngpus; i++) {
 		const struct wgpu *g = &w->gpus[i];
 		unsigned long long r = g->clock_reasons < 0 ? 0 : (unsigned long long)g->clock_reasons;
 
 		if (g->lost) {
-			add(w, "driver", "gpu-lost", WSEV_FAIL, i, "NVML reports GPU %d (%s) lost", i,
+			add(w, CAUSE_GPU_LOST, WSEV_FAIL, i, "NVML reports GPU %d (%s) lost", i,
 			    g->bus_id[0] ? g->bus_id : "?");
 			continue;
 		}
 		if (g->ecc_vol_unc > 0)
-			add(w, "driver", "ecc-errors", WSEV_FAIL, i,
+			add(w, CAUSE_ECC_ERRORS, WSEV_FAIL, i,
 			    "%lld uncorrectable ECC errors since the driver loaded", g->ecc_vol_unc);
 		if (g->remap_failed > 0)
-			add(w, "driver", "ecc-errors", WSEV_FAIL, i, "row remapping failed");
+			add(w, CAUSE_ECC_ERRORS, WSEV_FAIL, i, "row remapping failed");
 		else if (g->remap_pending > 0 || g->retired_pending > 0)
-			add(w, "driver", "ecc-errors", WSEV_WARN, i,
+			add(w, CAUSE_ECC_ERRORS, WSEV_WARN, i,
 			    "%s pending: reset the GPU to apply it",
 			    g->remap_pending > 0 ? "row remapping" : "page retirement");
 		if (r & (REASON_HW_SLOWDOWN | REASON_HW_THERMAL | REASON_HW_POWER_BRAKE | REASON_SW_THERMAL))
-			add(w, "hardware", "gpu-throttled", WSEV_WARN, i,
+			add(w, CAUSE_GPU_THROTTLED, WSEV_WARN, i,
 			    "clocks held down: %s%s%s%s(reasons 0x%llx)",
 			    r & REASON_HW_SLOWDOWN ? "hardware slowdown " : "",
 			    r & REASON_HW_THERMAL ? "hardware thermal " : "",
 			    r & REASON_HW_POWER_BRAKE ? "power brake " : "",
 			    r & REASON_SW_THERMAL ? "software thermal " : "", r);
 		if (g->persistence == 0)
-			add(w, "driver", "persistence-mode-off", WSEV_WARN, i, "persistence mode is off");
+			add(w, CAUSE_PERSISTENCE_MODE_OFF, WSEV_WARN, i, "persistence mode is off");
 		if (g->pcie_width > 0 && g->pcie_width_max > 0 && g->pcie_width < g->pcie_width_max)
-			add(w, "hardware", "pcie-link-degraded", WSEV_WARN, i, "PCIe link x%lld of x%lld",
+			add(w, CAUSE_PCIE_LINK_DEGRADED, WSEV_WARN, i, "PCIe link x%lld of x%lld",
 			    g->pcie_width, g->pcie_width_max);
 		if (g->fabric_state > 0 && (g->fabric_state != FABRIC_COMPLETED || g->fabric_status > 0))
-			add(w, "cuda", "fabric-manager-not-running", WSEV_FAIL, i,
+			add(w, CAUSE_FABRIC_MANAGER_NOT_RUNNING, WSEV_FAIL, i,
 			    "GPU fabric registration state %lld, status %lld", g->fabric_state,
 			    g->fabric_status);
 	}
@@ -214,11 +215,11 @@ static void judge_pci(struct wd *w)
 		return;
 	for (int i = 0; i < w->npci; i++)
 		if (!w->pci_present[i])
-			add(w, "hardware", "gpu-count-mismatch", WSEV_FAIL, xids_gpu_index(w, w->pci[i]),
+			add(w, CAUSE_GPU_COUNT_MISMATCH, WSEV_FAIL, xids_gpu_index(w, w->pci[i]),
 			    "GPU %s is gone from the PCI bus", w->pci[i]);
 	if (w->smp.have_sample && !w->smp.init_failed && !w->smp.hang && w->ngpus >= 0 &&
 	    w->ngpus != w->pci_count)
-		add(w, "hardware", "gpu-count-mismatch", WSEV_FAIL, -1,
+		add(w, CAUSE_GPU_COUNT_MISMATCH, WSEV_FAIL, -1,
 		    "%d NVIDIA GPUs on the PCI bus, NVML sees %d", w->pci_count, w->ngpus);
 }
 
@@ -238,7 +239,7 @@ static void judge_xids(struct wd *w)
 			continue;	/* acknowledged, or an old warning */
 		xids_gpu_label(w, x->bus_id, where, sizeof(where));
 		snprintf(add_key, sizeof(add_key), "xid%d@%s", x->xid, x->bus_id[0] ? x->bus_id : "-");
-		add(w, "driver", x->xid == 79 ? "gpu-lost" : "xid-error", sev,
+		add(w, x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_XID_ERROR, sev,
 		    xids_gpu_index(w, x->bus_id), "XID %d (%s) on GPU %s%s%s, %llu this boot%s: action %s",
 		    x->xid, kb_xid_find(w->kb, x->xid, &k) == 0 ? k.meaning : "not in the catalogue",
 		    where, x->bus_id[0] && strcmp(where, x->bus_id) ? " " : "",

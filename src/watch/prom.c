@@ -8,7 +8,7 @@
 #include "watch/daemon.h"
 #include "core/xalloc.h"
 #include "knowledge/kb_xid.h"
-#include "report/report.h"
+#include "knowledge/layers.h"
 
 #include <math.h>
 #include <stddef.h>

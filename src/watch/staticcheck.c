@@ -10,7 +10,7 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/kv.h"
-#include "report/report.h"
+#include "knowledge/layers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
