@@ -312,6 +312,19 @@ class WatchSystemd(unittest.TestCase):
                 self.assertFalse([e for e in env if e.startswith(b"NOTIFY_SOCKET=")])
         n.close()
 
+    def test_alert_rules(self):
+        promtool = shutil.which("promtool")
+        if not promtool:
+            self.skipTest("promtool is not installed (Debian package prometheus)")
+        d = os.path.join(REPO, "dist", "prometheus")
+        p = subprocess.run([promtool, "check", "rules", "gpudoctor-alerts.yml"], cwd=d,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        p = subprocess.run([promtool, "test", "rules", "gpudoctor-alerts.test.yml"], cwd=d,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("SUCCESS", p.stdout)
+
     def test_unit_file_verifies(self):
         unit = os.path.join(REPO, "dist", "systemd", "gpudoctor-watch.service")
         text = read(unit)

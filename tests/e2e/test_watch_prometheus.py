@@ -23,6 +23,7 @@ from watchtest import Watch, free_port
 PROMETHEUS = shutil.which("prometheus")
 NODE_EXPORTER = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
 RULES = os.path.join(REPO, "dist", "prometheus", "gpudoctor-alerts.yml")
+DASHBOARD = os.path.join(REPO, "dist", "grafana", "gpudoctor-watch.json")
 
 
 def http_json(url):
@@ -93,6 +94,19 @@ class WatchWithPrometheus(unittest.TestCase):
                 rules = http_json("http://127.0.0.1:%d/api/v1/rules" % self.pport)
                 names = [x["name"] for g in rules["data"]["groups"] for x in g["rules"]]
                 self.assertIn("GpuXidFatal", names)
+                # the shipped dashboard's queries are valid PromQL and find data
+                self.wait_query('gpudoctor_gpu_power_watts', lambda v: v == [75.123])
+                time.sleep(2)	# rate() needs two samples
+                with open(DASHBOARD) as f:
+                    dash = json.load(f)
+                empty = []
+                for panel in dash["panels"]:
+                    for t in panel["targets"]:
+                        if not self.query(t["expr"].replace("$instance", ".*")):	# fails on bad PromQL
+                            empty.append(panel["title"])
+                # no findings, no XIDs and no hardware throttle on this healthy machine
+                self.assertLessEqual(set(empty), {"Active findings", "Clock event reasons (hardware)",
+                                                  "XIDs per 10 minutes"}, empty)
                 # ECC errors
                 w.set_state(FAKE_NVML_ECC_VOLATILE_UNC=5)
                 self.wait_query('gpudoctor_gpu_ecc_errors{type="uncorrected",scope="volatile"}',
