@@ -174,6 +174,8 @@ static void after_static(struct wd *w, const char *nvml_lib)
 	sampler_release(&w->smp);
 	sampler_init(&w->smp, w->o->ctx->self_exe, nvml_lib, w->o->ctx->timeout);
 	sampler_tick(&w->smp, wd_now());
+	/* The fingerprint now covers NVML's file too; that alone is no change. */
+	static_fingerprint(w, w->fingerprint, sizeof(w->fingerprint));
 }
 
 static void read_boot_id(struct wd *w)

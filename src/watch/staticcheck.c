@@ -148,6 +148,13 @@ void static_readable(struct wd *w, double now)
 		snprintf(f->layer, sizeof(f->layer), "%s", or_dash(kv_getf(&r.kv, "finding.%d.layer", i)));
 		snprintf(f->cause, sizeof(f->cause), "%s", or_dash(kv_getf(&r.kv, "finding.%d.cause", i)));
 		snprintf(f->reason, sizeof(f->reason), "%s", or_dash(kv_getf(&r.kv, "finding.%d.title", i)));
+		/* Titles quote the machine (paths, versions): one printable line in the state file. */
+		for (char *p = f->reason; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		for (char *p = f->cause; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+				*p = '-';
 	}
 	snprintf(w->st_nvml_lib, sizeof(w->st_nvml_lib), "%s", kv_get(&r.kv, "nvml_lib") ?
 		 kv_get(&r.kv, "nvml_lib") : "");

@@ -95,6 +95,28 @@ class WatchNvmlStates(unittest.TestCase):
                    what="pci count 0")
             self.assertIn("gone from the PCI bus", "\n".join(active(w, "gpu-count-mismatch")))
 
+    def test_driver_change_reruns_the_static_check(self):
+        # the unattended upgrade: the loaded module no longer matches the libraries
+        r = root_with_boot()
+        with Watch(r, args=["--static-every", "1000"]) as w:
+            w.wait_metric("gpudoctor_gpu_temperature_celsius")
+            self.assertEqual(metric(w.metrics(), "gpudoctor_static_checks_total"), 1)
+            time.sleep(2)
+            self.assertEqual(metric(w.metrics(), "gpudoctor_static_checks_total"), 1)
+            r.write("sys/module/nvidia/version", "575.57.08\n")
+            w.wait(lambda: active(w, "driver-library-mismatch"), what="static finding after the change")
+            self.assertEqual(metric(w.metrics(), "gpudoctor_static_checks_total"), 2)
+            self.assertEqual(metric(w.metrics(), "gpudoctor_check_ok", layer="driver"), 0)
+            self.assertIn("fail driver-library-mismatch", w.stderr())
+
+    def test_no_load_serves_static_layers_only(self):
+        r = root_with_boot()
+        rc, out, err = run(["--root", r.path, "--no-load", "watch", "--once", "--state-dir",
+                            tempfile.mkdtemp(), "--kmsg-file", os.devnull])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("NVML has not answered", out)
+        self.assertIn("no active findings", out)
+
     def test_gpu_lost_and_throttle(self):
         r = root_with_boot()
         with Watch(r, state={"FAKE_NVML_CLOCK_REASONS": 0x48}) as w:
