@@ -75,6 +75,13 @@ class WatchNvmlStates(unittest.TestCase):
             self.assertTrue(active(w, "nvml-hang"))
             self.assertIn("nvml-hang", w.stderr())
 
+            # a call stuck in the kernel (state D): reported as a driver hang
+            w.set_state(FAKE_NVML_HANG_CALL="temperature-d")
+            w.wait(lambda: metric(w.metrics(), "gpudoctor_nvml_hang") == 2, what="hang in state D")
+            self.assertTrue(any("driver hang" in a and "state D" in a for a in active(w, "nvml-hang")),
+                            active(w, "nvml-hang"))
+            self.assertEqual(w.get("/healthz")[0], 503)
+
             # it answers again: the hang clears
             w.set_state()
             w.wait(lambda: metric(w.metrics(), "gpudoctor_nvml_hang") == 0, timeout=30,

@@ -26,7 +26,9 @@
  *   FAKE_NVML_STATE_FILE  a file of KEY=VALUE lines read at every call: a line there
  *                         overrides the environment variable of that name, so a
  *                         long-lived process (watch's sampler) can change state
- *   FAKE_NVML_HANG_CALL   a call that never returns: temperature | power | ecc | count
+ *   FAKE_NVML_HANG_CALL   a call that never returns: temperature | power | ecc | count;
+ *                         "temperature-d": the call waits in the kernel (state D, as a
+ *                         vfork parent does) until the process group is killed
  *   FAKE_NVML_ECC_VOLATILE_COR, FAKE_NVML_ECC_AGGREGATE_COR  corrected counts (default 0)
  *   FAKE_NVML_CLOCK_REASONS   clock event reasons bit mask (default 0x1, idle)
  *   FAKE_NVML_PCIE_WIDTH, FAKE_NVML_PCIE_WIDTH_MAX  (default 16/16); generation 5/5
@@ -100,7 +102,14 @@ static const char *fenv(const char *name)
 static void maybe_hang(const char *call)
 {
 	const char *h = fenv("FAKE_NVML_HANG_CALL");
+	size_t n = strlen(call);
 
+	if (h && !strncmp(h, call, n) && !strcmp(h + n, "-d")) {
+		/* The parent of a vfork waits uninterruptibly ("D") until the child exits. */
+		if (vfork() == 0)
+			for (;;)
+				pause();
+	}
 	if (h && !strcmp(h, call))
 		for (;;)
 			pause();
