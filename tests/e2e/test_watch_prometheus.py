@@ -158,9 +158,10 @@ class WatchWithNodeExporter(unittest.TestCase):
                 def scrape():
                     with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % nport, timeout=5) as resp:
                         return resp.read().decode()
-                body = w.wait(lambda: (lambda b: b if "gpudoctor_up 1" in b else None)(scrape()),
-                              what="node_exporter serving gpudoctor_up")
-                self.assertIn('gpudoctor_finding{cause="ecc-errors",gpu="0",layer="driver",severity="fail"} 1', body)
+                want = 'gpudoctor_finding{cause="ecc-errors",gpu="0",layer="driver",severity="fail"} 1'
+                body = w.wait(lambda: (lambda b: b if want in b else None)(scrape()),
+                              what="node_exporter serving the ECC finding")
+                self.assertIn("gpudoctor_up 1", body)
                 self.assertRegex(body, r"(?m)^node_textfile_scrape_error 0$")
             finally:
                 ne.stop()
