@@ -5,3 +5,4 @@ KB_DATA_FILES := $(wildcard src/knowledge/data/*.tsv)
 
 $(B)/obj/knowledge/kb_data.o: $(KB_DATA_FILES)
 $(B)/obj/knowledge/noise_data.o: src/knowledge/data/noise.tsv
+$(B)/obj/knowledge/explain_data.o: src/knowledge/data/explain.tsv

@@ -9,6 +9,7 @@
  * findings are still shown.
  */
 #include "commands/commands.h"
+#include "commands/check_run.h"
 #include "core/ctx.h"
 #include "core/buf.h"
 #include "core/child.h"
@@ -46,6 +47,7 @@ static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
 	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
+	      "                       [--format text|json|markdown]\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
 	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
@@ -55,13 +57,13 @@ static void check_usage(FILE *f)
 	      "  --live                 also run each Python environment's interpreter (in a\n"
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
+	      "  --format FORMAT        text (default), json (as --json) or markdown: a\n"
+	      "                         GitHub-ready block for bug reports (summary, versions,\n"
+	      "                         findings in a <details> element)\n"
 	      "  --python PATH          also inspect this interpreter's environment\n"
 	      "  --site-packages DIR    also inspect this site-packages directory\n", f);
 }
 
-/* Run the pipeline into rep/inv; shared with tests and later commands. */
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-	      struct report *rep);
 
 /*
  * The libraries and frameworks layers' static facts (walking toolkits,
@@ -74,13 +76,14 @@ struct upper_scan {
 	const struct gd_ctx *ctx;
 	struct inventory *inv;
 	struct report *rep;
+	int top;
 };
 
 static void *upper_scan_run(void *arg)
 {
 	struct upper_scan *u = arg;
 
-	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT; l++) {
+	for (int l = LAYER_LIBRARIES; l < LAYER_COUNT && l <= u->top; l++) {
 		double t = child_now();
 
 		steps[l].probe(u->ctx, u->inv);
@@ -92,7 +95,13 @@ static void *upper_scan_run(void *arg)
 int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
 	      struct report *rep)
 {
-	struct upper_scan scan = { ctx, inv, rep };
+	return check_run_upto(ctx, kb, inv, rep, LAYER_COUNT - 1);
+}
+
+int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
+		   struct report *rep, int top)
+{
+	struct upper_scan scan = { ctx, inv, rep, top };
 	double t_all = child_now(), t;
 	int blocked_by = -1, threaded;
 	pthread_t thread;
@@ -102,15 +111,15 @@ int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *i
 	 * here; the upper layers' on a thread that is joined before any rule
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
-	for (int l = 0; l < LAYER_LIBRARIES; l++) {
+	for (int l = 0; l < LAYER_LIBRARIES && l <= top; l++) {
 		t = child_now();
 		steps[l].probe(ctx, inv);
 		rep->layer_ms[l] = (child_now() - t) * 1000.0;
 	}
-	threaded = pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
-	if (!threaded)
+	threaded = top >= LAYER_LIBRARIES && pthread_create(&thread, NULL, upper_scan_run, &scan) == 0;
+	if (!threaded && top >= LAYER_LIBRARIES)
 		upper_scan_run(&scan);
-	for (int l = 0; l < LAYER_COUNT; l++) {
+	for (int l = 0; l < LAYER_COUNT && l <= top; l++) {
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
@@ -153,6 +162,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
@@ -165,7 +175,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	struct buf out = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
-	int c, ret = 0;
+	int c, ret = 0, markdown = 0;
 
 	cctx.python_paths = pys;
 	cctx.site_dirs = sites;
@@ -175,6 +185,18 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			check_usage(stdout);
 			ret = 0;
 			goto out_opts;
+		case 'F':
+			if (!strcmp(optarg, "json")) {
+				cctx.json = 1;
+			} else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) {
+				markdown = 1;
+			} else if (strcmp(optarg, "text")) {
+				fprintf(stderr, "gpudoctor check: --format must be text, json or markdown, not '%s'\n",
+					optarg);
+				ret = 2;
+				goto out_opts;
+			}
+			break;
 		case 'L':
 			cctx.live = 1;
 			break;
@@ -209,7 +231,9 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	inventory_init(&inv);
 	report_init(&rep);
 	check_run(ctx, kb, &inv, &rep);
-	if (ctx->json)
+	if (markdown)
+		render_markdown(ctx, &rep, &inv, &out);
+	else if (ctx->json)
 		render_json(ctx, kb, &rep, &inv, &out);
 	else
 		render_text(ctx, &rep, &inv, &out);

@@ -21,6 +21,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_which(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx);
+int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_probe(int argc, char **argv, const struct gd_ctx *ctx);	/* hidden: __probe */
 

@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "verify the GPU stack, link by link, bottom-up", 0 },
 	{ "matrix", cmd_matrix, "query the version contract (what runs with what)", 0 },
 	{ "which", cmd_which, "which file the loader would load for a soname, and why", 0 },
+	{ "explain", cmd_explain, "explain an error log: its causes, confirmed on this machine, and the fix", 0 },
 	{ "bench", cmd_bench, "measure copy bandwidth and GEMM throughput against the hardware's limits", 0 },
 	{ "watch", cmd_watch, "monitor the GPU stack: XIDs, NVML health, Prometheus metrics", 0 },
 	{ "__probe", cmd_probe, "internal: isolated child probes", 1 },

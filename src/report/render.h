@@ -21,4 +21,8 @@ void render_text(const struct gd_ctx *ctx, const struct report *rep,
 void render_json(const struct gd_ctx *ctx, const struct kb *kb, const struct report *rep,
 		 const struct inventory *inv, struct buf *out);
 
+/* The GitHub-ready markdown block (check --format markdown). */
+void render_markdown(const struct gd_ctx *ctx, const struct report *rep,
+		     const struct inventory *inv, struct buf *out);
+
 #endif

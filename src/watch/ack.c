@@ -64,7 +64,7 @@ int watch_ack(const char *state_dir, const char *gpu, struct buf *said, struct e
 			}
 			if (!strncmp(p, "active=", 7) &&
 			    sscanf(p + 7, "%47s %39s %7s", cause, gi, sev) == 3) {
-				if ((!strcmp(cause, "xid-error") || !strcmp(cause, "gpu-lost")) &&
+				if ((!strcmp(cause, "gpu-xid-error") || !strcmp(cause, "gpu-lost")) &&
 				    (!strcmp(g, "all") || !strcmp(gi, g) || strstr(p, g))) {
 					dropped++;
 					p = nl ? nl + 1 : end;

@@ -239,7 +239,7 @@ static void judge_xids(struct wd *w)
 			continue;	/* acknowledged, or an old warning */
 		xids_gpu_label(w, x->bus_id, where, sizeof(where));
 		snprintf(add_key, sizeof(add_key), "xid%d@%s", x->xid, x->bus_id[0] ? x->bus_id : "-");
-		add(w, x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_XID_ERROR, sev,
+		add(w, x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_GPU_XID_ERROR, sev,
 		    xids_gpu_index(w, x->bus_id), "XID %d (%s) on GPU %s%s%s, %llu this boot%s: action %s",
 		    x->xid, kb_xid_find(w->kb, x->xid, &k) == 0 ? k.meaning : "not in the catalogue",
 		    where, x->bus_id[0] && strcmp(where, x->bus_id) ? " " : "",

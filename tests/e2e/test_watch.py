@@ -163,8 +163,8 @@ class WatchXids(unittest.TestCase):
             self.assertEqual(x("0000:1a:00.0", 79), 1)	# one multi-line record
             self.assertEqual(x("0000:1b:00.0", 79), 1)	# three records and an Xid line: once
             self.assertEqual(metric(m, "gpudoctor_kmsg_records_lost_total"), 6)
-            self.assertEqual(metric(m, "gpudoctor_finding", cause="xid-error", severity="fail", gpu=1), 1)
-            self.assertEqual(metric(m, "gpudoctor_finding", cause="xid-error", severity="warn", gpu=0), 1)
+            self.assertEqual(metric(m, "gpudoctor_finding", cause="gpu-xid-error", severity="fail", gpu=1), 1)
+            self.assertEqual(metric(m, "gpudoctor_finding", cause="gpu-xid-error", severity="warn", gpu=0), 1)
             self.assertEqual(metric(m, "gpudoctor_xid_unacknowledged", gpu=1, xid=48, action="reset-gpu"), 1)
             self.assertEqual(w.get("/healthz")[0], 503)
             lost = active(w, "gpu-lost")
@@ -182,7 +182,7 @@ class WatchXids(unittest.TestCase):
         with Watch(r, kmsg_file=kfile, state_dir=state_dir, state=two) as w:
             w.wait_metric("gpudoctor_xid_errors_total", gpu=1, xid=48)
             self.assertEqual(metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=1, xid=48), 2)
-            w.wait(lambda: any("XID 48" in a for a in active(w, "xid-error")), what="fatal kept")
+            w.wait(lambda: any("XID 48" in a for a in active(w, "gpu-xid-error")), what="fatal kept")
         # --ack clears it from the state at once, and for the next daemon
         rc, out, err = run(["watch", "--ack", "1", "--state-dir", state_dir])
         self.assertEqual(rc, 0, err)
@@ -190,7 +190,7 @@ class WatchXids(unittest.TestCase):
         self.assertFalse(any("XID 48" in a for a in active_in(state_dir)))
         with Watch(r, kmsg_file=kfile, state_dir=state_dir, state=two) as w:
             w.wait_metric("gpudoctor_xid_errors_total", gpu=1, xid=48)
-            w.wait(lambda: w.state()["updated"] and not any("XID 48" in a for a in active(w, "xid-error")),
+            w.wait(lambda: w.state()["updated"] and not any("XID 48" in a for a in active(w, "gpu-xid-error")),
                    what="acked XID stays cleared")
             self.assertIsNone(metric(w.metrics(), "gpudoctor_xid_unacknowledged", gpu=1, xid=48))
         # a reboot, and XID 48 on the same GPU again: escalated to inspect-hw
@@ -201,7 +201,7 @@ class WatchXids(unittest.TestCase):
                     "An uncorrectable double bit error (DBE) has been detected on GPU.\n")
         with Watch(r, kmsg_file=k2, state_dir=state_dir, state=two) as w:
             w.wait_metric("gpudoctor_xid_unacknowledged", gpu=1, xid=48, action="inspect-hw")
-            a = [x for x in active(w, "xid-error") if "XID 48" in x]
+            a = [x for x in active(w, "gpu-xid-error") if "XID 48" in x]
             self.assertTrue(a and "earlier boot" in a[0], a)
             self.assertEqual(metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=1, xid=48), 1)
 

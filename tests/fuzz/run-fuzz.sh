@@ -44,6 +44,9 @@ for src in "$here"/fuzz_*.c; do
 	mkdir -p "$dir/corpus"
 	# seed with the real data files when the target parses them
 	case "$name" in
+	fuzz_lognorm|fuzz_logmatch) for f in tests/explain/fixtures/*.txt; do
+			[ -e "$f" ] && { [ -e "$dir/corpus/$(basename "$f")" ] || cp "$f" "$dir/corpus/"; }
+		 done ;;
 	fuzz_kb) for f in src/knowledge/data/*.tsv; do
 			[ -e "$dir/corpus/$(basename "$f")" ] || cp "$f" "$dir/corpus/"
 		 done ;;

@@ -1,0 +1,228 @@
+/* logdecode.c - decoding captured values; see logdecode.h. */
+#include "explain/logdecode.h"
+
+#include "core/xalloc.h"
+#include "explain/cudaerr.h"
+#include "knowledge/kb.h"
+#include "knowledge/kb_xid.h"
+#include "probes/curesult.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A decimal number in s (all of it), or -1. */
+static long whole_number(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !isdigit((unsigned char)*s) || strlen(s) > 12)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || errno)
+		return -1;
+	return v;
+}
+
+int logdecode_cc(const char *value, int *major, int *minor)
+{
+	const char *p = value;
+	long v;
+
+	if (!p)
+		return -1;
+	if (!strncmp(p, "sm_", 3))
+		p += 3;
+	else if (!strncmp(p, "compute_", 8))
+		p += 8;
+	if (strchr(p, '.')) {
+		int a, b;
+		char tail;
+
+		if (sscanf(p, "%d.%d%c", &a, &b, &tail) != 2 || a < 1 || a > 99 || b < 0 || b > 9)
+			return -1;
+		*major = a;
+		*minor = b;
+		return 0;
+	}
+	/* "86", "120", "90a" */
+	{
+		char digits[8];
+		size_t n = 0;
+
+		while (n < sizeof(digits) - 1 && isdigit((unsigned char)p[n])) {
+			digits[n] = p[n];
+			n++;
+		}
+		digits[n] = 0;
+		if (n < 2 || n > 3 || (p[n] && !isalpha((unsigned char)p[n])))
+			return -1;
+		v = strtol(digits, NULL, 10);
+		*major = (int)(v / 10);
+		*minor = (int)(v % 10);
+	}
+	return 0;
+}
+
+int logdecode_pci(const char *value, char *out, unsigned long size)
+{
+	unsigned dom = 0, bus, dev, fn = 0;
+	const char *p = value;
+	char tail;
+
+	if (!p || size < 16)
+		return -1;
+	if (!strncmp(p, "PCI:", 4))
+		p += 4;
+	if (sscanf(p, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4 ||
+	    sscanf(p, "%x:%x:%x%c", &dom, &bus, &dev, &tail) == 3) {
+		/* dom:bus:dev[.fn] */
+	} else if (sscanf(p, "%x:%x.%x%c", &bus, &dev, &fn, &tail) == 3) {
+		dom = 0;
+	} else {
+		return -1;
+	}
+	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
+		return -1;
+	snprintf(out, size, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	return 0;
+}
+
+static char *decode_cuda_int(const struct kb *kb, long v, const char *what)
+{
+	const char *min;
+
+	if (v < 1000 || v > 99999)
+		return NULL;
+	min = kb ? kb_cuda_min_driver(kb, (int)v) : NULL;
+	if (min)
+		return xasprintf("CUDA %ld.%ld %s (CUDA %ld.%ld's toolkit needs driver >= %s)", v / 1000,
+				 (v % 1000) / 10, what, v / 1000, (v % 1000) / 10, min);
+	return xasprintf("CUDA %ld.%ld %s", v / 1000, (v % 1000) / 10, what);
+}
+
+static const char *soname_family(const char *s)
+{
+	static const struct { const char *prefix, *name; } fam[] = {
+		{ "libcudnn", "cuDNN" }, { "libcudart", "the CUDA runtime" },
+		{ "libcublasLt", "cuBLASLt" }, { "libcublas", "cuBLAS" }, { "libcufft", "cuFFT" },
+		{ "libcurand", "cuRAND" }, { "libcusolver", "cuSOLVER" }, { "libcusparse", "cuSPARSE" },
+		{ "libnccl", "NCCL" }, { "libnvJitLink", "nvJitLink" }, { "libnvrtc", "NVRTC" },
+		{ "libcuda.", "the CUDA driver library" }, { "libnvidia-ml", "NVML (the driver)" },
+		{ "libnvinfer", "TensorRT" }, { "libcupti", "CUPTI" },
+	};
+
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
+		if (!strncmp(s, fam[i].prefix, strlen(fam[i].prefix)))
+			return fam[i].name;
+	return NULL;
+}
+
+/* "found_cudnn_int" is read as "cudnn_int": the part after a prefix names the kind. */
+static const char *decode_key(const char *name)
+{
+	static const char *const keys[] = { "driver_int", "cudnn_int", "cuda_int", "cuda_error",
+					    "cuda_name", "cu_result", "cu_name", "soname", "bytes",
+					    "xid", "pci", "sm", "cc" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t k = strlen(keys[i]);
+
+		if (!strcmp(name, keys[i]) || (n > k + 1 && name[n - k - 1] == '_' && !strcmp(name + n - k, keys[i])))
+			return keys[i];
+	}
+	return name;
+}
+
+char *logdecode(const struct kb *kb, const char *name, const char *value)
+{
+	long v;
+
+	if (!name || !value || !*value)
+		return NULL;
+	name = decode_key(name);
+	v = whole_number(value);
+	if (!strcmp(name, "driver_int"))
+		return v >= 0 ? decode_cuda_int(kb, v, "is the newest the driver supports") : NULL;
+	if (!strcmp(name, "cuda_int"))
+		return v >= 0 ? decode_cuda_int(kb, v, "") : NULL;
+	if (!strcmp(name, "cudnn_int")) {
+		int a, b, c;
+
+		if (v <= 0)
+			return NULL;
+		kb_cudnn_decode(v, &a, &b, &c);
+		return a > 0 ? xasprintf("cuDNN %d.%d.%d", a, b, c) : NULL;
+	}
+	if (!strcmp(name, "sm") || !strcmp(name, "cc")) {
+		int a, b;
+		const struct kb_arch *ar;
+
+		if (logdecode_cc(value, &a, &b) < 0)
+			return NULL;
+		ar = kb ? kb_arch_info(kb, a, b) : NULL;
+		return xasprintf("compute capability %d.%d%s%s%s", a, b, ar ? " (" : "",
+				 ar ? ar->arch : "", ar ? ")" : "");
+	}
+	if (!strcmp(name, "cuda_error")) {
+		const struct cudaerr *c = v >= 0 ? cudaerr_by_code(v) : NULL;
+
+		return c ? xasprintf("cudaError_t %ld = %s", v, c->name) : NULL;
+	}
+	if (!strcmp(name, "cuda_name")) {
+		const struct cudaerr *c = cudaerr_by_name(value);
+
+		return c ? xasprintf("%s = cudaError_t %ld", c->name, c->code) : NULL;
+	}
+	if (!strcmp(name, "cu_result")) {
+		const struct curesult *c = v >= 0 && v < 100000 ? curesult_lookup((int)v) : NULL;
+
+		if (!c)
+			return NULL;
+		return xasprintf("CUresult %ld = %s%s%s", v, c->name, c->hint ? ": " : "",
+				 c->hint ? c->hint : "");
+	}
+	if (!strcmp(name, "cu_name")) {
+		/* the table is small; look the name up by walking the codes */
+		for (int code = 0; code < 1000; code++) {
+			const struct curesult *c = curesult_lookup(code);
+
+			if (c && !strcmp(c->name, value))
+				return xasprintf("%s = CUresult %d%s%s", c->name, code, c->hint ? ": " : "",
+						 c->hint ? c->hint : "");
+		}
+		return NULL;
+	}
+	if (!strcmp(name, "xid")) {
+		struct kb_xid x;
+
+		if (v < 0 || v > 100000 || !kb || kb_xid_find(kb, (int)v, &x) < 0)
+			return NULL;
+		return xasprintf("XID %ld: %s; NVIDIA's action: %s", v, x.meaning,
+				 kb_xid_action_name(x.action));
+	}
+	if (!strcmp(name, "pci")) {
+		char bdf[32];
+
+		return logdecode_pci(value, bdf, sizeof(bdf)) == 0 && strcmp(bdf, value) ?
+			       xasprintf("PCI device %s", bdf) : NULL;
+	}
+	if (!strcmp(name, "bytes")) {
+		return v > 0 ? xasprintf("%.1f MiB", (double)v / (1024.0 * 1024.0)) : NULL;
+	}
+	if (!strcmp(name, "soname")) {
+		const char *f = soname_family(value), *so = strstr(value, ".so.");
+
+		if (!f)
+			return NULL;
+		if (so && isdigit((unsigned char)so[4]))
+			return xasprintf("%s, major version %.*s", f, (int)strcspn(so + 4, "."), so + 4);
+		return xasprintf("%s", f);
+	}
+	return NULL;
+}

@@ -1,0 +1,32 @@
+/*
+ * logdecode.h - what a value captured from a log encodes.
+ *
+ * The capture's name says how to read it (see logrules.h):
+ *	driver_int, cuda_int	11040 -> "CUDA 11.4" (1000*major + 10*minor)
+ *	cudnn_int		8906 -> "cuDNN 8.9.6", 90100 -> "cuDNN 9.1.0"
+ *	sm, cc			sm_86, 86, 8.6 -> "compute capability 8.6 (Ampere)"
+ *	cuda_error		35 -> cudaErrorInsufficientDriver
+ *	cu_result		100 -> CUDA_ERROR_NO_DEVICE (and its usual cause)
+ *	cu_name, cuda_name	a name -> its number
+ *	xid			79 -> the XID catalogue's meaning and action
+ *	pci			PCI:0000:3b:00 -> 0000:3b:00.0
+ *	bytes			199557120 -> 190.3 MiB
+ *	soname			libcudnn.so.8 -> "cuDNN, major 8"
+ * Anything else is not decoded.  Pure functions: no files, no machine.
+ *
+ *	char *d = logdecode(kb, "driver_int", "11040");	// "CUDA 11.4 (driver API)"; free()
+ */
+#ifndef GD_LOGDECODE_H
+#define GD_LOGDECODE_H
+
+struct kb;
+
+/* A one-line meaning (malloc'ed), or NULL when there is nothing to add. */
+char *logdecode(const struct kb *kb, const char *name, const char *value);
+
+/* "PCI:0000:3b:00", "0000:3b:00.0", "3b:00.0" -> "0000:3b:00.0" into out (>= 16); 0 or -1. */
+int logdecode_pci(const char *value, char *out, unsigned long size);
+/* "sm_86", "86", "8.6", "compute_90" -> 8, 6; 0 or -1. */
+int logdecode_cc(const char *value, int *major, int *minor);
+
+#endif

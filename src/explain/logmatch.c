@@ -1,0 +1,303 @@
+/*
+ * logmatch.c - the anchor automaton, the per-line match, and hit
+ * collection; see logmatch.h.
+ */
+#include "explain/logmatch.h"
+
+#include "core/xalloc.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int32_t new_state(struct logmatch *m, size_t *cap)
+{
+	size_t nc = (size_t)m->nclasses;
+
+	if (m->nstates + 1 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+
+		m->delta = xrealloc(m->delta, ncap * nc * sizeof(*m->delta));
+		m->ohead = xrealloc(m->ohead, ncap * sizeof(*m->ohead));
+		*cap = ncap;
+	}
+	for (size_t c = 0; c < nc; c++)
+		m->delta[m->nstates * nc + c] = -1;
+	m->ohead[m->nstates] = -1;
+	return (int32_t)m->nstates++;
+}
+
+static void build(struct logmatch *m)
+{
+	const struct logrules *r = m->rules;
+	size_t cap = 0, ocap = 0, nc;
+	int32_t *fail, *queue;
+	size_t qh = 0, qt = 0;
+
+	/* byte classes: every byte of an anchor (lower case) gets its own */
+	memset(m->cls, 0, sizeof(m->cls));
+	m->nclasses = 1;
+	for (size_t i = 0; i < r->n; i++)
+		for (const char *a = r->v[i].anchor; a && *a; a++) {
+			unsigned char c = (unsigned char)*a;
+
+			if (c == '|' && r->v[i].kind == LR_RE)
+				continue;
+			if (!m->cls[c] && m->nclasses < 255) {
+				m->cls[c] = (uint8_t)m->nclasses++;
+			}
+		}
+	for (int c = 'A'; c <= 'Z'; c++)
+		m->cls[c] = m->cls[tolower(c)];
+	nc = (size_t)m->nclasses;
+	new_state(m, &cap);
+	for (size_t i = 0; i < r->n; i++) {
+		const char *a = r->v[i].anchor;
+		int32_t s = 0;
+
+		if (!a || !*a)
+			continue;
+	next_alternative:
+		s = 0;
+		for (; *a && !(*a == '|' && r->v[i].kind == LR_RE); a++) {
+			size_t c = m->cls[(unsigned char)*a];
+			int32_t t = m->delta[(size_t)s * nc + c];
+
+			if (t < 0) {
+				t = new_state(m, &cap);
+				m->delta[(size_t)s * nc + c] = t;
+			}
+			s = t;
+		}
+		if (m->nout + 1 > ocap) {
+			ocap = ocap ? ocap * 2 : 64;
+			m->orule = xrealloc(m->orule, ocap * sizeof(*m->orule));
+			m->onext = xrealloc(m->onext, ocap * sizeof(*m->onext));
+		}
+		m->orule[m->nout] = (int32_t)i;
+		m->onext[m->nout] = m->ohead[s];
+		m->ohead[s] = (int32_t)m->nout++;
+		if (*a == '|') {
+			a++;
+			goto next_alternative;
+		}
+	}
+	fail = xcalloc(m->nstates, sizeof(*fail));
+	queue = xcalloc(m->nstates, sizeof(*queue));
+	m->dict = xcalloc(m->nstates, sizeof(*m->dict));
+	m->hasout = xcalloc(m->nstates, sizeof(*m->hasout));
+	m->dict[0] = -1;
+	for (size_t c = 0; c < nc; c++) {
+		int32_t t = m->delta[c];
+
+		if (t < 0) {
+			m->delta[c] = 0;
+		} else {
+			fail[t] = 0;
+			m->dict[t] = -1;
+			queue[qt++] = t;
+		}
+	}
+	while (qh < qt) {
+		int32_t s = queue[qh++];
+
+		for (size_t c = 0; c < nc; c++) {
+			int32_t t = m->delta[(size_t)s * nc + c];
+			int32_t f = m->delta[(size_t)fail[s] * nc + c];
+
+			if (t < 0) {
+				m->delta[(size_t)s * nc + c] = f;
+				continue;
+			}
+			fail[t] = f;
+			m->dict[t] = m->ohead[f] >= 0 ? f : m->dict[f];
+			queue[qt++] = t;
+		}
+	}
+	for (size_t s = 0; s < m->nstates; s++)
+		m->hasout[s] = m->ohead[s] >= 0 || m->dict[s] >= 0;
+	/*
+	 * The scan's table: each entry is the next state's row offset
+	 * (state * nclasses), negative when that state has outputs, so a byte
+	 * costs two loads and no multiply.
+	 */
+	m->row = xmalloc(m->nstates * nc * sizeof(*m->row));
+	for (size_t i = 0; i < m->nstates * nc; i++) {
+		int32_t t = m->delta[i];
+
+		m->row[i] = (int32_t)((size_t)t * nc) | (m->hasout[t] ? INT32_MIN : 0);
+	}
+	free(fail);
+	free(queue);
+}
+
+void logmatch_init(struct logmatch *m, const struct logrules *rules)
+{
+	memset(m, 0, sizeof(*m));
+	m->rules = rules;
+	for (size_t i = 0; i < rules->n; i++)
+		if (rules->v[i].kind == LR_EXC && !m->exc_rule)
+			m->exc_rule = &rules->v[i];
+	build(m);
+	m->ncand_words = (rules->n + 63) / 64 + 1;
+	m->cand = xcalloc(m->ncand_words, sizeof(*m->cand));
+}
+
+void logmatch_clear(struct logmatch *m)
+{
+	for (size_t i = 0; i < m->nhits; i++) {
+		struct logmatch_hit *h = &m->hits[i];
+
+		for (size_t k = 0; k < LR_MAX_CAPS; k++)
+			free(h->caps[k]);
+		free(h->text);
+		free(h->frames);
+	}
+	m->nhits = 0;
+	m->dropped = m->lines_seen = m->input_lines = 0;
+}
+
+void logmatch_release(struct logmatch *m)
+{
+	logmatch_clear(m);
+	free(m->hits);
+	free(m->delta);
+	free(m->row);
+	free(m->ohead);
+	free(m->dict);
+	free(m->hasout);
+	free(m->orule);
+	free(m->onext);
+	free(m->cand);
+	memset(m, 0, sizeof(*m));
+}
+
+static int try_rule(const struct logrule *r, const char *text, size_t len, size_t *off,
+		    size_t *clen)
+{
+	if (r->kind == LR_LIT)
+		return logrules_lit_match(r, text, len, off, clen);
+	if (r->kind == LR_RE && r->re_ok) {
+		regmatch_t pm[LR_MAX_CAPS + 1];
+		size_t n = r->ncaps + 1;
+
+		if (regexec(&r->re, text, n, pm, 0) != 0)
+			return 0;
+		for (size_t k = 0; k < r->ncaps; k++) {
+			if (pm[k + 1].rm_so < 0) {
+				off[k] = 0;
+				clen[k] = 0;
+			} else {
+				off[k] = (size_t)pm[k + 1].rm_so;
+				clen[k] = (size_t)(pm[k + 1].rm_eo - pm[k + 1].rm_so);
+			}
+		}
+		return 1;
+	}
+	return 0;
+}
+
+const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t len,
+				    size_t *off, size_t *clen)
+{
+	const size_t nc = (size_t)m->nclasses;
+	const int32_t *row = m->row;
+	const uint8_t *cls = m->cls;
+	const unsigned char *p = (const unsigned char *)text;
+	int32_t at = 0;
+	int any = 0;
+	const struct logrule *won = NULL;
+
+	for (size_t i = 0; i < len; i++) {
+		int32_t e = row[at + cls[p[i]]];
+
+		at = e & INT32_MAX;
+		if (e < 0) {
+			int32_t s = (int32_t)((size_t)at / nc);
+
+			for (int32_t q = m->ohead[s] >= 0 ? s : m->dict[s]; q >= 0; q = m->dict[q])
+				for (int32_t o = m->ohead[q]; o >= 0; o = m->onext[o])
+					m->cand[m->orule[o] / 64] |= 1ull << (m->orule[o] % 64);
+			any = 1;
+		}
+	}
+	if (!any)
+		return NULL;
+	/* rules are sorted by priority: the lowest set bit that matches wins */
+	for (size_t w = 0; w < m->ncand_words; w++) {
+		while (m->cand[w]) {
+			int b = __builtin_ctzll(m->cand[w]);
+			const struct logrule *r = &m->rules->v[w * 64 + (size_t)b];
+
+			m->cand[w] &= m->cand[w] - 1;
+			if (!won) {
+				memset(off, 0, LR_MAX_CAPS * sizeof(*off));
+				memset(clen, 0, LR_MAX_CAPS * sizeof(*clen));
+				if (try_rule(r, text, len, off, clen))
+					won = r;
+			}
+		}
+	}
+	return won;
+}
+
+static int same_caps(const struct logmatch_hit *h, const char *text, const size_t *off,
+		     const size_t *clen)
+{
+	for (size_t k = 0; k < h->rule->ncaps; k++) {
+		const char *c = h->caps[k];
+
+		if (strlen(c) != clen[k] || memcmp(c, text + off[k], clen[k]))
+			return 0;
+	}
+	return 1;
+}
+
+static void add_hit(struct logmatch *m, const struct logrule *r, const struct lognorm_line *l,
+		    const size_t *off, const size_t *clen)
+{
+	struct logmatch_hit *h = NULL;
+
+	for (size_t i = 0; i < m->nhits; i++)
+		if (m->hits[i].rule == r && same_caps(&m->hits[i], l->text, off, clen)) {
+			h = &m->hits[i];
+			break;
+		}
+	if (!h) {
+		if (m->nhits >= LM_MAX_HITS) {
+			m->dropped += l->count;
+			return;
+		}
+		XGROW(m->hits, m->nhits, m->hits_cap);
+		h = &m->hits[m->nhits++];
+		memset(h, 0, sizeof(*h));
+		h->rule = r;
+		for (size_t k = 0; k < r->ncaps; k++)
+			h->caps[k] = xstrndup(l->text + off[k], clen[k]);
+		h->text = xstrndup(l->text, l->len > 4096 ? 4096 : l->len);
+		h->frames = l->frames && *l->frames ? xstrdup(l->frames) : NULL;
+		h->first = l->first;
+	}
+	h->count += l->count;
+	h->last = l->last;
+	if (h->nlines < LM_MAX_LINES)
+		h->lines[h->nlines++] = l->first;
+}
+
+void logmatch_line_cb(const struct lognorm_line *l, void *arg)
+{
+	struct logmatch *m = arg;
+	size_t off[LR_MAX_CAPS], clen[LR_MAX_CAPS];
+	const struct logrule *r;
+
+	m->lines_seen++;
+	m->input_lines = l->last;
+	r = logmatch_line(m, l->text, l->len, off, clen);
+	if (!r && (l->flags & LN_EXCEPTION) && l->user_frames_only && m->exc_rule) {
+		r = m->exc_rule;
+		memset(off, 0, sizeof(off));
+		memset(clen, 0, sizeof(clen));
+	}
+	if (r)
+		add_hit(m, r, l, off, clen);
+}

@@ -1,0 +1,642 @@
+/*
+ * lognorm.c - log normalisation; see lognorm.h for what is removed and why.
+ *
+ * Everything here is hostile input: every scan is bounded by the line's
+ * length, never by a NUL.  The fast path (a plain line without escapes or a
+ * prefix) copies nothing but the folding candidate.
+ */
+#include "explain/lognorm.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define LN_KMSG 0x100u		/* internal: the record had a /dev/kmsg prefix */
+
+void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
+{
+	memset(n, 0, sizeof(*n));
+	n->fn = fn;
+	n->arg = arg;
+	buf_init(&n->partial);
+	buf_init(&n->scratch);
+	buf_init(&n->dec);
+	buf_init(&n->pend);
+	buf_init(&n->pend_frames);
+	buf_init(&n->tb_first_lib);
+	buf_init(&n->tb_last_lib);
+	buf_init(&n->tb_last_user);
+	buf_init(&n->tb_last);
+}
+
+void lognorm_release(struct lognorm *n)
+{
+	buf_release(&n->partial);
+	buf_release(&n->scratch);
+	buf_release(&n->dec);
+	buf_release(&n->pend);
+	buf_release(&n->pend_frames);
+	buf_release(&n->tb_first_lib);
+	buf_release(&n->tb_last_lib);
+	buf_release(&n->tb_last_user);
+	buf_release(&n->tb_last);
+}
+
+/* ---- prefixes ---- */
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* n digits at s[i..]; returns i + n or 0 when not. */
+static size_t digits(const char *s, size_t len, size_t i, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (i + k >= len || !is_digit(s[i + k]))
+			return 0;
+	return i + n;
+}
+
+static size_t skip_digits(const char *s, size_t len, size_t i)
+{
+	while (i < len && is_digit(s[i]))
+		i++;
+	return i;
+}
+
+static size_t skip_spaces(const char *s, size_t len, size_t i)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+/* "hh:mm:ss" at i: the index after it, or 0. */
+static size_t clock_at(const char *s, size_t len, size_t i)
+{
+	size_t j = digits(s, len, i, 2);
+
+	if (!j || j >= len || s[j] != ':' || !(j = digits(s, len, j + 1, 2)) || j >= len ||
+	    s[j] != ':' || !(j = digits(s, len, j + 1, 2)))
+		return 0;
+	return j;
+}
+
+static int is_tag_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.' || c == '/' ||
+	       c == '[' || c == ']' || c == '@' || c == '(' || c == ')';
+}
+
+/*
+ * " host tag[pid]: " at i (syslog and journal): the index after it, or 0.
+ * *kernel is set when the tag is "kernel:".
+ */
+static size_t host_tag_at(const char *s, size_t len, size_t i, int *kernel)
+{
+	size_t h, t;
+
+	if (i >= len || s[i] != ' ')
+		return 0;
+	h = ++i;
+	while (i < len && i - h < 128 && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '.' ||
+					  s[i] == '_'))
+		i++;
+	if (i == h || i >= len || s[i] != ' ')
+		return 0;
+	t = ++i;
+	while (i < len && i - t < 96 && is_tag_char(s[i]))
+		i++;
+	if (i == t || i >= len || s[i] != ':')
+		return 0;
+	*kernel = i - t == 6 && !memcmp(s + t, "kernel", 6);
+	return skip_spaces(s, len, i + 1);
+}
+
+static int month_at(const char *s, size_t len, size_t i)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+	if (i + 3 > len)
+		return 0;
+	for (size_t m = 0; m < 36; m += 3)
+		if (!memcmp(s + i, months + m, 3))
+			return 1;
+	return 0;
+}
+
+/* glog "I1130 08:12:01.123456  1234 file.cc:12] " or TF's "I path/file.cc:28] ". */
+static size_t glog_at(const char *s, size_t len, size_t i)
+{
+	size_t j;
+
+	if (i + 2 >= len || !strchr("IWEF", s[i]) || !s[i])
+		return 0;
+	j = i + 1;
+	if (digits(s, len, j, 4)) {
+		j = skip_spaces(s, len, j + 4);
+		if (!(j = clock_at(s, len, j)))
+			return 0;
+		if (j < len && s[j] == '.')
+			j = skip_digits(s, len, j + 1);
+		j = skip_spaces(s, len, j);
+		j = skip_digits(s, len, j);
+	}
+	if (j >= len || s[j] != ' ')
+		return 0;
+	j = skip_spaces(s, len, j);
+	/* file:line] with no spaces */
+	for (size_t k = j; k < len && k - j < 160; k++) {
+		if (s[k] == ' ')
+			return 0;
+		if (s[k] == ']' && k > j && is_digit(s[k - 1])) {
+			size_t d = k - 1;
+
+			while (d > j && is_digit(s[d]))
+				d--;
+			if (s[d] != ':')
+				return 0;
+			return skip_spaces(s, len, k + 1);
+		}
+	}
+	return 0;
+}
+
+/* One prefix at s[i..]: the index after it, or 0 when there is none. */
+static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
+{
+	size_t j;
+	int kernel = 0;
+
+	if (i >= len)
+		return 0;
+	/* /dev/kmsg: "PRI,SEQ,USEC,FLAGS;" */
+	if (is_digit(s[i])) {
+		j = skip_digits(s, len, i);
+		if (j < len && s[j] == ',' && (j = skip_digits(s, len, j + 1)) < len && s[j] == ',' &&
+		    (j = skip_digits(s, len, j + 1)) < len && s[j] == ',') {
+			size_t k = j + 1;
+
+			while (k < len && k - j < 16 && s[k] != ';' && s[k] != ' ')
+				k++;
+			if (k < len && s[k] == ';') {
+				*flags |= LN_KERNEL | LN_KMSG;
+				return k + 1;
+			}
+		}
+	}
+	/* ISO 8601: 2026-11-30T08:12:01.123456+00:00 or 2026-11-30 08:12:01,123 */
+	if ((j = digits(s, len, i, 4)) && j < len && s[j] == '-' && (j = digits(s, len, j + 1, 2)) &&
+	    j < len && s[j] == '-' && (j = digits(s, len, j + 1, 2)) && j < len &&
+	    (s[j] == 'T' || s[j] == ' ') && (j = clock_at(s, len, j + 1))) {
+		int zone = 0;
+		size_t h;
+
+		if (j < len && (s[j] == '.' || s[j] == ','))
+			j = skip_digits(s, len, j + 1);
+		if (j < len && s[j] == 'Z') {
+			j++;
+			zone = 1;
+		} else if (j < len && (s[j] == '+' || s[j] == '-') && digits(s, len, j + 1, 2)) {
+			j += 3;
+			if (j < len && s[j] == ':')
+				j++;
+			j = digits(s, len, j, 2) ? j + 2 : j;
+			zone = 1;
+		}
+		if (zone && (h = host_tag_at(s, len, j, &kernel))) {
+			if (kernel)
+				*flags |= LN_KERNEL;
+			return h;
+		}
+		if (j < len && s[j] == ':')
+			j++;
+		j = skip_spaces(s, len, j);
+		if (j + 1 < len && s[j] == '-' && s[j + 1] == ' ')
+			j = skip_spaces(s, len, j + 1);
+		return j;
+	}
+	/* syslog / journal: "Nov 30 08:12:01 host tag[pid]: " */
+	if (month_at(s, len, i) && i + 4 < len && s[i + 3] == ' ') {
+		j = i + 4;
+		if (s[j] == ' ')
+			j++;
+		j = skip_digits(s, len, j);
+		if (j < len && s[j] == ' ' && (j = clock_at(s, len, j + 1))) {
+			if (j < len && s[j] == '.')
+				j = skip_digits(s, len, j + 1);
+			if ((j = host_tag_at(s, len, j, &kernel))) {
+				if (kernel)
+					*flags |= LN_KERNEL;
+				return j;
+			}
+		}
+		return 0;
+	}
+	if (s[i] == '[') {
+		size_t k = i + 1, end;
+		int dig = 0, dot = 0, colon = 0, other = 0;
+
+		while (k < len && k - i < 48 && s[k] != ']')
+			k++;
+		if (k >= len || s[k] != ']')
+			return 0;
+		end = skip_spaces(s, len, k + 1);
+		if (end < len && s[end] == ':')
+			end = skip_spaces(s, len, end + 1);
+		for (size_t m = i + 1; m < k; m++) {
+			dig += is_digit(s[m]);
+			dot += s[m] == '.';
+			colon += s[m] == ':';
+			other += !is_digit(s[m]) && s[m] != '.' && s[m] != ' ';
+		}
+		/* dmesg "[ 1234.567890]" */
+		if (dig && dot == 1 && !other) {
+			*flags |= LN_KERNEL;
+			return end;
+		}
+		/* dmesg -T "[Mon Nov 30 08:12:01 2026]" */
+		if (k - i - 1 == 24 && month_at(s, len, i + 5) && colon == 2) {
+			*flags |= LN_KERNEL;
+			return end;
+		}
+		/* torchrun "[rank3]:", "[default0]:" */
+		if ((k - i > 5 && !memcmp(s + i + 1, "rank", 4) && skip_digits(s, len, i + 5) == k &&
+		     k > i + 5) ||
+		    (k - i > 8 && !memcmp(s + i + 1, "default", 7) && skip_digits(s, len, i + 8) == k &&
+		     k > i + 8))
+			return end;
+		/* "[2026-11-30 08:12:01,123]" */
+		if (digits(s, len, i + 1, 4) && s[i + 5] == '-' && colon >= 2)
+			return end;
+		/* c10 "[W socket.cpp:663]" / "[W1130 08:12:01.123 socket.cpp:663]" */
+		if (k - i > 3 && strchr("IWEF", s[i + 1]) && s[i + 1] && is_digit(s[k - 1]) && colon >= 1) {
+			size_t d = k - 1;
+
+			while (d > i && is_digit(s[d]))
+				d--;
+			if (s[d] == ':')
+				return end;
+		}
+		return 0;
+	}
+	if ((j = glog_at(s, len, i)))
+		return j;
+	return 0;
+}
+
+size_t lognorm_strip_prefix(const char *s, size_t len, unsigned *flags)
+{
+	size_t i = 0, j;
+
+	for (int round = 0; round < 6; round++) {
+		i = skip_spaces(s, len, i);
+		if (!(j = one_prefix(s, len, i, flags)) || j <= i)
+			break;
+		i = j;
+	}
+	return skip_spaces(s, len, i);
+}
+
+/* ---- emitting and folding ---- */
+
+static int nvrm_open(const char *s, size_t len)
+{
+	return len > 6 && !memcmp(s, "NVRM: ", 6) && s[len - 1] != '.';
+}
+
+static void flush_pending(struct lognorm *n)
+{
+	if (!n->have_pend)
+		return;
+	n->pl.text = n->pend.s;
+	n->pl.len = n->pend.len;
+	n->pl.frames = n->pl.flags & LN_EXCEPTION ? buf_cstr(&n->pend_frames) : NULL;
+	n->fn(&n->pl, n->arg);
+	n->have_pend = 0;
+}
+
+static void emit(struct lognorm *n, const char *s, size_t len, unsigned flags, long count,
+		 const char *frames, int user_only)
+{
+	flags &= ~LN_KMSG;
+	if (n->have_pend && n->pend.len == len && !memcmp(n->pend.s, s, len) &&
+	    (n->pl.flags & LN_EXCEPTION) == (flags & LN_EXCEPTION)) {
+		n->pl.count += count;
+		n->pl.last = n->lineno;
+		return;
+	}
+	flush_pending(n);
+	buf_reset(&n->pend);
+	buf_add(&n->pend, s, len);
+	buf_reset(&n->pend_frames);
+	if (frames)
+		buf_puts(&n->pend_frames, frames);
+	memset(&n->pl, 0, sizeof(n->pl));
+	n->pl.first = n->pl.last = n->lineno;
+	n->pl.count = count;
+	n->pl.flags = flags;
+	n->pl.user_frames_only = user_only;
+	n->have_pend = 1;
+	n->pend_nvrm_open = nvrm_open(s, len);
+}
+
+/* ---- tracebacks ---- */
+
+static int is_lib_path(const char *s, size_t len)
+{
+	static const char *const marks[] = { "site-packages/", "dist-packages/", "/lib/python3",
+					     "<frozen " };
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (memmem(s, len, marks[i], strlen(marks[i])))
+			return 1;
+	return 0;
+}
+
+/* `File "/x/y.py", line 12, in f` -> "/x/y.py:12 in f" into b. */
+static void frame_format(struct buf *b, const char *s, size_t len)
+{
+	const char *q = memchr(s + 6, '"', len - 6), *ln, *in;
+	size_t rest;
+
+	buf_reset(b);
+	if (!q) {
+		buf_add(b, s, len);
+		return;
+	}
+	buf_add(b, s + 6, (size_t)(q - (s + 6)));
+	rest = len - (size_t)(q - s);
+	ln = memmem(q, rest, ", line ", 7);
+	if (ln) {
+		const char *d = ln + 7;
+
+		buf_addc(b, ':');
+		while (d < s + len && is_digit(*d))
+			buf_addc(b, *d++);
+	}
+	in = memmem(q, rest, ", in ", 5);
+	if (in) {
+		buf_puts(b, " in ");
+		buf_add(b, in + 5, (size_t)(s + len - (in + 5)));
+	}
+}
+
+static void tb_frame(struct lognorm *n, const char *s, size_t len)
+{
+	int lib = is_lib_path(s, len);
+
+	n->tb_frames++;
+	frame_format(&n->tb_last, s, len);
+	if (lib) {
+		if (!n->tb_lib_frames++) {
+			buf_reset(&n->tb_first_lib);
+			buf_add(&n->tb_first_lib, n->tb_last.s, n->tb_last.len);
+		}
+		buf_reset(&n->tb_last_lib);
+		buf_add(&n->tb_last_lib, n->tb_last.s, n->tb_last.len);
+	} else {
+		buf_reset(&n->tb_last_user);
+		buf_add(&n->tb_last_user, n->tb_last.s, n->tb_last.len);
+	}
+}
+
+static void add_frame(struct buf *out, const struct buf *f, int *k)
+{
+	const char *p = out->s;
+
+	if (!f->len || *k >= LN_MAX_FRAMES)
+		return;
+	/* no duplicates */
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == f->len && !memcmp(p, f->s, l))
+			return;
+		p = e ? e + 1 : p + l;
+	}
+	if (out->len)
+		buf_addc(out, '\n');
+	buf_add(out, f->s, f->len);
+	(*k)++;
+}
+
+static void tb_exception(struct lognorm *n, const char *s, size_t len, unsigned flags)
+{
+	struct buf fr = BUF_INIT;
+	int k = 0;
+
+	/* in call order: the user's call, into the library, down to the raise */
+	add_frame(&fr, &n->tb_last_user, &k);
+	add_frame(&fr, &n->tb_first_lib, &k);
+	add_frame(&fr, &n->tb_last_lib, &k);
+	add_frame(&fr, &n->tb_last, &k);
+	emit(n, s, len, flags | LN_EXCEPTION, 1, buf_cstr(&fr), n->tb_frames > 0 && !n->tb_lib_frames);
+	buf_release(&fr);
+	n->in_tb = 0;
+}
+
+/* ---- one logical line ---- */
+
+static void logical_line(struct lognorm *n, const char *s, size_t len)
+{
+	unsigned flags = 0;
+	size_t off;
+	long count = 1;
+	int indented = len && (s[0] == ' ' || s[0] == '\t');
+
+	/* kmsg dictionary lines belong to the record above */
+	if (n->kmsg && len > 1 && s[0] == ' ' && s[1] != ' ' && memchr(s, '=', len))
+		return;
+	off = lognorm_strip_prefix(s, len, &flags);
+	n->kmsg = (flags & LN_KMSG) != 0;
+	while (len > off && isspace((unsigned char)s[len - 1]))
+		len--;
+	if (len <= off)
+		return;
+	indented = indented && off == (size_t)(skip_spaces(s, len, 0));
+	s += off;
+	len -= off;
+	/* rsyslog: "message repeated 9999 times: [ msg]" */
+	if (len > 28 && !memcmp(s, "message repeated ", 17)) {
+		size_t j = skip_digits(s, len, 17);
+
+		if (j > 17 && j + 11 < len && !memcmp(s + j, " times: [ ", 10) && s[len - 1] == ']') {
+			count = 0;
+			for (size_t k = 17; k < j && count < 1000000000L; k++)
+				count = count * 10 + (s[k] - '0');
+			s += j + 10;
+			len -= j + 11;
+			if (!len)
+				return;
+		}
+	}
+	/* tracebacks */
+	if (len == 34 && !memcmp(s, "Traceback (most recent call last):", 34)) {
+		n->in_tb = 1;
+		n->tb_frames = n->tb_lib_frames = 0;
+		buf_reset(&n->tb_first_lib);
+		buf_reset(&n->tb_last_lib);
+		buf_reset(&n->tb_last_user);
+		buf_reset(&n->tb_last);
+		return;
+	}
+	if (n->in_tb) {
+		if (len > 6 && !memcmp(s, "File \"", 6)) {
+			tb_frame(n, s, len);
+			return;
+		}
+		if (indented || (len > 0 && (s[0] == '^' || s[0] == '~')) ||
+		    (len > 23 && !memcmp(s, "[Previous line repeated", 23)))
+			return;
+		if (len > 3 && !memcmp(s, "...", 3))
+			return;
+		tb_exception(n, s, len, flags);
+		return;
+	}
+	/* an NVRM message continued on the next line */
+	if (n->have_pend && n->pend_nvrm_open && len > 6 && !memcmp(s, "NVRM: ", 6) &&
+	    (indented || islower((unsigned char)s[6]) || s[6] == '(') && n->pend.len < 4096) {
+		buf_addc(&n->pend, ' ');
+		buf_add(&n->pend, s + 6, len - 6);
+		n->pl.last = n->lineno;
+		n->pend_nvrm_open = nvrm_open(n->pend.s, n->pend.len);
+		return;
+	}
+	emit(n, s, len, flags, count, NULL, 0);
+}
+
+/* rsyslog escapes control characters as '#' and three octal digits. */
+static int has_octal_escape(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+
+	while ((p = memchr(p, '#', (size_t)(end - p))) && end - p >= 4) {
+		if (p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static void decoded_line(struct lognorm *n, const char *s, size_t len)
+{
+	size_t start;
+
+	if (!has_octal_escape(s, len)) {
+		logical_line(n, s, len);
+		return;
+	}
+	buf_reset(&n->dec);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '#' && i + 3 < len && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' &&
+		    s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+			int c = (s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0');
+
+			buf_addc(&n->dec, c == '\t' || c == '\n' ? (char)c : ' ');
+			i += 3;
+		} else {
+			buf_addc(&n->dec, s[i]);
+		}
+	}
+	start = 0;
+	for (size_t i = 0; i <= n->dec.len; i++) {
+		if (i == n->dec.len || n->dec.s[i] == '\n') {
+			/* logical_line never touches n->dec */
+			logical_line(n, n->dec.s + start, i - start);
+			start = i + 1;
+		}
+	}
+}
+
+/* ESC [ ... final (0x40-0x7e); ESC ] ... BEL or ESC \; ESC X. */
+static void strip_ansi(struct buf *out, const char *s, size_t len)
+{
+	buf_reset(out);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '\033') {
+			const char *esc = memchr(s + i, '\033', len - i);
+			size_t run = esc ? (size_t)(esc - (s + i)) : len - i;
+
+			buf_add(out, s + i, run);
+			i += run - 1;
+			continue;
+		}
+		if (i + 1 >= len)
+			break;
+		if (s[i + 1] == '[') {
+			i += 2;
+			while (i < len && !(s[i] >= 0x40 && s[i] <= 0x7e))
+				i++;
+		} else if (s[i + 1] == ']') {
+			i += 2;
+			while (i < len && s[i] != '\007' && !(s[i] == '\033' && i + 1 < len && s[i + 1] == '\\'))
+				i++;
+			if (i < len && s[i] == '\033')
+				i++;
+		} else {
+			i++;
+		}
+	}
+}
+
+static void raw_line(struct lognorm *n, const char *s, size_t len)
+{
+	const char *cr;
+
+	n->lineno++;
+	while (len && s[len - 1] == '\r')
+		len--;
+	/* progress bars: keep what the terminal showed last */
+	while ((cr = memrchr(s, '\r', len))) {
+		size_t after = len - (size_t)(cr + 1 - s);
+
+		if (after) {
+			s = cr + 1;
+			len = after;
+			break;
+		}
+		len = (size_t)(cr - s);
+	}
+	if (memchr(s, '\033', len)) {
+		strip_ansi(&n->scratch, s, len);
+		s = n->scratch.s;
+		len = n->scratch.len;
+	}
+	decoded_line(n, s, len);
+}
+
+void lognorm_feed(struct lognorm *n, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len, *nl;
+
+	if (n->partial.len) {
+		nl = memchr(p, '\n', len);
+		if (!nl) {
+			buf_add(&n->partial, p, len);
+			return;
+		}
+		buf_add(&n->partial, p, (size_t)(nl - p));
+		raw_line(n, n->partial.s, n->partial.len);
+		buf_reset(&n->partial);
+		p = nl + 1;
+	}
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		raw_line(n, p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+	if (p < end)
+		buf_add(&n->partial, p, (size_t)(end - p));
+}
+
+void lognorm_finish(struct lognorm *n)
+{
+	if (n->partial.len) {
+		raw_line(n, n->partial.s, n->partial.len);
+		buf_reset(&n->partial);
+	}
+	if (n->in_tb)
+		n->in_tb = 0;
+	flush_pending(n);
+}

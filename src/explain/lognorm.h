@@ -1,0 +1,90 @@
+/*
+ * lognorm.h - turn a pasted log into the lines a person would read.
+ *
+ * explain matches rules against lines, but logs arrive decorated: colour
+ * codes, progress bars redrawn with '\r', syslog/journal/dmesg/kmsg prefixes
+ * and timestamps, rsyslog's #012 escapes, Python tracebacks, kernel messages
+ * continued over several lines, and the same error printed ten thousand
+ * times by eight ranks.  The normaliser removes the decoration and emits one
+ * struct lognorm_line per logical line, with the original line numbers:
+ *
+ *  - '\r': only the text after the last carriage return is kept (what the
+ *    terminal showed); ANSI CSI/OSC sequences are dropped;
+ *  - #NNN (three octal digits, rsyslog's control-character escape) is
+ *    decoded, and #012 splits a record into several lines;
+ *  - prefixes are removed repeatedly: kmsg "6,123,456,-;", dmesg
+ *    "[ 12.345678]" and "[Mon Nov 30 08:12:01 2026]", syslog/journal
+ *    "Nov 30 08:12:01 host tag[pid]:", ISO timestamps (with an optional
+ *    "host tag:" behind them), "[rank3]:"/"[default0]:" of torchrun;
+ *    rsyslog's "message repeated N times: [ msg]" becomes msg with count N;
+ *  - kmsg dictionary lines (" KEY=value") are dropped; an "NVRM:" line that
+ *    continues the previous one (indented without a timestamp, or starting
+ *    in lower case or '(' after an unfinished NVRM line) is joined to it;
+ *  - a Python traceback is reduced to its exception line, which carries the
+ *    frames that matter (the last one, the first and last in a GPU library,
+ *    the last in the user's code); frame and source lines are not emitted;
+ *  - consecutive equal lines are folded into one with a count.
+ *
+ * Input may come in pieces of any size (lognorm_feed keeps a partial last
+ * line); the emitted line's text is valid only during the callback.
+ *
+ *	struct lognorm n;
+ *	lognorm_init(&n, on_line, arg);
+ *	lognorm_feed(&n, data, len);	// as often as needed
+ *	lognorm_finish(&n);		// flushes the last line
+ *	lognorm_release(&n);
+ */
+#ifndef GD_LOGNORM_H
+#define GD_LOGNORM_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+
+#define LN_EXCEPTION 1u		/* the exception line of a Python traceback */
+#define LN_KERNEL 2u		/* came with a kernel-log prefix (dmesg, kmsg, "kernel:") */
+
+struct lognorm_line {
+	const char *text;	/* normalised, NUL-terminated, no trailing whitespace */
+	size_t len;
+	long first, last;	/* 1-based input line numbers of the first and last occurrence */
+	long count;		/* occurrences folded into this line (>= 1) */
+	unsigned flags;		/* LN_* */
+	/* LN_EXCEPTION only: */
+	const char *frames;	/* "file:line in func" lines joined by '\n', or "" */
+	int user_frames_only;	/* every frame of the traceback is outside site-packages */
+};
+
+typedef void (*lognorm_fn)(const struct lognorm_line *l, void *arg);
+
+#define LN_MAX_FRAMES 4
+
+struct lognorm {
+	lognorm_fn fn;
+	void *arg;
+	long lineno;		/* input lines seen */
+	struct buf partial;	/* a line not yet ended by '\n' */
+	struct buf scratch;	/* the line being cleaned */
+	struct buf dec;		/* #NNN decoding */
+	/* the folding candidate */
+	struct buf pend;
+	struct buf pend_frames;
+	struct lognorm_line pl;
+	int have_pend;
+	int pend_nvrm_open;	/* pend is an NVRM line that does not end a sentence */
+	/* traceback state */
+	int in_tb;
+	int tb_lib_frames, tb_frames;
+	struct buf tb_first_lib, tb_last_lib, tb_last_user, tb_last;
+	int kmsg;		/* the previous record had a kmsg prefix */
+};
+
+void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg);
+void lognorm_feed(struct lognorm *n, const char *data, size_t len);
+void lognorm_finish(struct lognorm *n);
+void lognorm_release(struct lognorm *n);
+
+/* One line without its prefixes (for tests): returns the offset of the text. */
+size_t lognorm_strip_prefix(const char *s, size_t len, unsigned *flags);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * logrules.h - explain's rules: which log message points to which cause.
+ *
+ * The rules are data (src/knowledge/data/explain.tsv, embedded; `--kb DIR`
+ * reads DIR/explain.tsv instead), one row per message shape:
+ *
+ *	id	prio	class	match	pattern	anchor	captures	causes	layer	says	source
+ *
+ *  - id: stable rule id ("tf-dlopen-failed");
+ *  - prio: lower first; on each line the first rule (by prio, then row
+ *    order) that matches wins;
+ *  - class: "cause" (points to cause ids of the catalogue), "scope" (a real
+ *    failure outside the GPU stack: user code, numerics), "benign" (looks
+ *    fatal, is not);
+ *  - match: "lit", "re" (POSIX ERE through regcomp), "rei" (ERE ignoring
+ *    case), or "exc" (no pattern: the exception line of a Python traceback
+ *    all of whose frames are user code, when no other rule matched);
+ *  - pattern, lit: the literal text, found anywhere in the line, with
+ *    captures written {name} (or {name:TYPE}).  A capture matches one or
+ *    more characters: in the middle of the pattern the shortest text that
+ *    lets the rest match (TYPE any), at either end one word (TYPE word: no
+ *    white space or quotes; trailing .,;:)] dropped).  TYPE may be any,
+ *    word, int (digits), hex (0x and hex digits, or hex digits) or rest
+ *    (the rest of the line).  Two captures may not touch.  "{" not followed
+ *    by a name and "}" is literal;
+ *  - anchor: a literal every matching line contains (compared ignoring
+ *    case), required for re/rei, where "a|b" means one of the literals a
+ *    or b (one per alternative of the regex); "-" for lit (its longest
+ *    literal part);
+ *  - captures: re/rei: names of the groups 1..n, comma-separated, "-" for
+ *    a group that is not a capture; "-" else;
+ *  - causes: cause ids (';'-separated) for class cause, "-" otherwise;
+ *  - layer: the layer the message belongs to (layer_name()); "-" for
+ *    scope and benign rules, and for a cause rule: its first cause's layer;
+ *  - says: one line, what the message means;
+ *  - source: where the message text was taken from.
+ *
+ * Capture names carry meaning for decoding (logdecode.h): soname, found,
+ * built, cuda_int, driver_int, cudnn_int, sm, cc, xid, pci, cuda_error,
+ * cu_name, cuda_name, bytes, gpu, path, errmsg, nccl_err, status.
+ *
+ *	struct logrules r;
+ *	if (logrules_load(ctx->kb_dir, &r, &e) < 0) ...
+ *	... logmatch (logmatch.h) ...
+ *	logrules_release(&r);
+ */
+#ifndef GD_LOGRULES_H
+#define GD_LOGRULES_H
+
+#include <regex.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "knowledge/causes.h"
+#include "knowledge/kb_table.h"
+
+#define LR_MAX_CAPS 8
+#define LR_MAX_CAUSES 4
+#define LR_MAX_SEGS 20
+
+enum lr_class { LR_CAUSE, LR_SCOPE, LR_BENIGN };
+enum lr_kind { LR_LIT, LR_RE, LR_EXC };
+enum lr_cap_type { LR_CAP_ANY, LR_CAP_WORD, LR_CAP_INT, LR_CAP_HEX, LR_CAP_REST };
+
+struct lr_seg {
+	const char *lit;	/* literal text, not NUL-terminated; NULL for a capture */
+	size_t len;
+	int cap;		/* capture index, -1 for literal text */
+	enum lr_cap_type type;
+};
+
+struct logrule {
+	const char *id;
+	int prio;
+	int row;		/* order in the file */
+	enum lr_class cls;
+	enum lr_kind kind;
+	const char *pattern;
+	char *anchor;		/* lower case; NULL for exc */
+	enum cause_id causes[LR_MAX_CAUSES];
+	size_t ncauses;
+	int layer;		/* enum layer_id, -1 for none */
+	const char *says;
+	const char *source;
+	int line;		/* line in the data file */
+	char *capnames[LR_MAX_CAPS];
+	size_t ncaps;
+	/* compiled */
+	regex_t re;
+	int re_ok;
+	struct lr_seg segs[LR_MAX_SEGS];
+	size_t nsegs;
+};
+
+struct logrules {
+	struct kb_table table;
+	struct logrule *v;	/* sorted by (prio, row) */
+	size_t n;
+	const char *origin;	/* "embedded" or the file read */
+};
+
+/* dir NULL: the embedded table; else DIR/explain.tsv when it exists. */
+int logrules_load(const char *dir, struct logrules *r, struct err *e);
+/* Parse and compile a table's text (tests, fuzzing). */
+int logrules_parse(const char *origin, const char *text, size_t len, struct logrules *r,
+		   struct err *e);
+void logrules_release(struct logrules *r);
+const struct logrule *logrules_find(const struct logrules *r, const char *id);
+
+/*
+ * Match one literal pattern against text (len bytes).  On success returns 1
+ * and sets cap_off/cap_len (ncaps entries) and *match_off; else 0.
+ */
+int logrules_lit_match(const struct logrule *rule, const char *text, size_t len,
+		       size_t *cap_off, size_t *cap_len);
+
+#endif

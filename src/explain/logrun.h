@@ -1,0 +1,38 @@
+/*
+ * logrun.h - get a log: read a file or stdin, or run a command and keep
+ * what it printed.
+ *
+ * logrun_read() reads a whole file descriptor (a log of any size; the
+ * normaliser reads it once).  logrun_command() runs argv with its stdout
+ * and stderr on pipes, copies every byte unchanged to our own stdout and
+ * stderr as it arrives (so the user sees what they would have seen), and
+ * keeps a copy of both streams interleaved in arrival order.  When the copy
+ * passes `cap` bytes, its oldest half is dropped (the error is at the end)
+ * and *dropped_lines counts the lines that went.
+ *
+ *	struct buf log = BUF_INIT;
+ *	int status;
+ *	if (logrun_command(argv, 128 << 20, &log, &dropped, &status, &e) < 0) ...
+ *	// status: the command's exit status, 128+N when killed by signal N,
+ *	// 127 when it could not be run
+ */
+#ifndef GD_LOGRUN_H
+#define GD_LOGRUN_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/err.h"
+
+int logrun_read(int fd, size_t cap, struct buf *out, long *dropped_lines, struct err *e);
+/*
+ * A regular file mapped read-only (no copy: a 100 MB log costs no
+ * allocation); 0 and *data, *len set, or -1 when fd is not a regular
+ * non-empty file (read it with logrun_read instead).  logrun_unmap frees it.
+ */
+int logrun_map(int fd, const char **data, size_t *len);
+void logrun_unmap(const char *data, size_t len);
+int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped_lines,
+		   int *status, struct err *e);
+
+#endif

@@ -1,0 +1,178 @@
+/* test_explain.c - explain's literal matcher, rule-table validation and the normaliser. */
+#include "tap.h"
+
+#include "explain/logdecode.h"
+#include "explain/logmatch.h"
+#include "explain/lognorm.h"
+#include "explain/logrules.h"
+
+#include <stdlib.h>
+
+#define HEAD "id\tprio\tclass\tmatch\tpattern\tanchor\tcaptures\tcauses\tlayer\tsays\tsource\n"
+
+static int one_rule(const char *pattern, struct logrules *r)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), HEAD "r\t1\tscope\tlit\t%s\t-\t-\t-\t-\t-\t-\n", pattern);
+	return logrules_parse("test", text, strlen(text), r, NULL);
+}
+
+/* Match line against pattern; the captures joined by '|' into out. */
+static int lit(const char *pattern, const char *line, char *out, size_t size)
+{
+	struct logrules r;
+	size_t off[LR_MAX_CAPS], len[LR_MAX_CAPS];
+	int ok;
+
+	out[0] = 0;
+	if (one_rule(pattern, &r) < 0)
+		return -1;
+	ok = logrules_lit_match(&r.v[0], line, strlen(line), off, len);
+	for (size_t k = 0; ok && k < r.v[0].ncaps; k++)
+		snprintf(out + strlen(out), size - strlen(out), "%s%.*s", k ? "|" : "", (int)len[k], line + off[k]);
+	logrules_release(&r);
+	return ok;
+}
+
+static void test_literal_captures(void)
+{
+	char c[256];
+
+	CHECK_INT(lit("Could not load dynamic library '{soname}'", "W x] Could not load dynamic library 'libcudnn.so.8'; dlerror", c, sizeof(c)), 1);
+	CHECK_STR(c, "libcudnn.so.8");
+	/* a leading capture takes the word before the literal */
+	CHECK_INT(lit("{soname}: cannot open shared object file", "ImportError: libcuda.so.1: cannot open shared object file: x", c, sizeof(c)), 1);
+	CHECK_STR(c, "libcuda.so.1");
+	/* a trailing capture takes one word, without trailing punctuation */
+	CHECK_INT(lit("found version {v}", "too old (found version 11040).", c, sizeof(c)), 1);
+	CHECK_STR(c, "11040");
+	CHECK_INT(lit("found version {v:int})", "too old (found version 11040).", c, sizeof(c)), 1);
+	CHECK_STR(c, "11040");
+	/* typed captures refuse other text; the next occurrence is tried */
+	CHECK_INT(lit("GPU{n:int} is", "GPUx is; GPU12 is lost", c, sizeof(c)), 1);
+	CHECK_STR(c, "12");
+	CHECK_INT(lit("GPU{n:int} is", "GPUx is", c, sizeof(c)), 0);
+	/* two captures in the middle, shortest first */
+	CHECK_INT(lit("version {a} but {b} was", "version 8.0.5 but 8.1.0 was compiled", c, sizeof(c)), 1);
+	CHECK_STR(c, "8.0.5|8.1.0");
+	/* rest of the line */
+	CHECK_INT(lit("reason: {r:rest}", "init failed; reason: no device here  ", c, sizeof(c)), 1);
+	CHECK_STR(c, "no device here");
+	/* literal braces */
+	CHECK_INT(lit("a {b c}", "x a {b c} y", c, sizeof(c)), 1);
+	CHECK_INT(lit("Driver/library version mismatch", "Driver/library version", c, sizeof(c)), 0);
+}
+
+static void test_bad_tables(void)
+{
+	struct logrules r;
+	struct err e = ERR_INIT;
+	static const char *const bad[] = {
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tno-such-cause\t-\t-\t-\n",
+		HEAD "r\t1\tscope\tre\t(\t(\t-\t-\t-\t-\t-\n",
+		HEAD "r\t1\tscope\tre\tabc\t-\t-\t-\t-\t-\t-\n",
+		HEAD "r\t1\tscope\tlit\t{a}{b}\t-\t-\t-\t-\t-\t-\n",
+		HEAD "r\t1\tscope\tlit\t{a}\t-\t-\t-\t-\t-\t-\n",
+		HEAD "r\tx\tscope\tlit\tabc\t-\t-\t-\t-\t-\t-\n",
+		HEAD "r\t1\tscope\tlit\tabc\t-\t-\t-\t-\t-\t-\nr\t2\tscope\tlit\tdef\t-\t-\t-\t-\t-\t-\n",
+		HEAD "r\t1\tweird\tlit\tabc\t-\t-\t-\t-\t-\t-\n",
+		HEAD "r\t1\tscope\tre\t(a)\ta\tx,y\t-\t-\t-\t-\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(logrules_parse("test", bad[i], strlen(bad[i]), &r, &e) < 0);
+		CHECK(e.msg[0] != 0);
+	}
+	/* the embedded table loads */
+	CHECK(logrules_load(NULL, &r, &e) == 0);
+	CHECK(r.n > 100);
+	logrules_release(&r);
+}
+
+struct collect {
+	char text[8][256];
+	long first[8], count[8];
+	int n;
+};
+
+static void on_line(const struct lognorm_line *l, void *arg)
+{
+	struct collect *c = arg;
+
+	if (c->n < 8) {
+		snprintf(c->text[c->n], sizeof(c->text[0]), "%s", l->text);
+		c->first[c->n] = l->first;
+		c->count[c->n] = l->count;
+		c->n++;
+	}
+}
+
+static void norm(const char *in, struct collect *c)
+{
+	struct lognorm n;
+
+	memset(c, 0, sizeof(*c));
+	lognorm_init(&n, on_line, c);
+	/* fed one byte at a time: pieces must not matter */
+	for (const char *p = in; *p; p++)
+		lognorm_feed(&n, p, 1);
+	lognorm_finish(&n);
+	lognorm_release(&n);
+}
+
+static void test_normaliser(void)
+{
+	struct collect c;
+
+	norm("Nov 30 08:12:01 gpu01 kernel: [ 12.5] NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus.\n", &c);
+	CHECK_INT(c.n, 1);
+	CHECK_STR(c.text[0], "NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus.");
+	norm("2026-11-30T08:12:01.123456+00:00 host python3[1]: E1130 08:12:01.123 42 cuda_dnn.cc:8310] Loaded runtime CuDNN library: 8.0.5\n", &c);
+	CHECK_STR(c.text[0], "Loaded runtime CuDNN library: 8.0.5");
+	norm("a\nNov 30 08:12:01 h x: message repeated 9999 times: [ boom]\nb\n", &c);
+	CHECK_INT(c.n, 3);
+	CHECK_STR(c.text[1], "boom");
+	CHECK_INT(c.count[1], 9999);
+	norm("x\r\n\033[1;31merror\033[0m\r\n", &c);
+	CHECK_STR(c.text[1], "error");
+	norm("[ 1.0] NVRM: The NVIDIA GPU 0000:b3:00.0\n        NVRM: (PCI ID: 10de:26b5) installed in this system has\n        NVRM: fallen off the bus.\n", &c);
+	CHECK_INT(c.n, 1);
+	CHECK_STR(c.text[0], "NVRM: The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen off the bus.");
+	CHECK_INT(c.first[0], 1);
+}
+
+static void test_decode(void)
+{
+	char bdf[32], *d;
+	int a, b;
+
+	CHECK(logdecode_pci("PCI:0000:3b:00", bdf, sizeof(bdf)) == 0);
+	CHECK_STR(bdf, "0000:3b:00.0");
+	CHECK(logdecode_pci("3b:00.1", bdf, sizeof(bdf)) == 0);
+	CHECK_STR(bdf, "0000:3b:00.1");
+	CHECK(logdecode_pci("zz", bdf, sizeof(bdf)) < 0);
+	CHECK(logdecode_cc("sm_120", &a, &b) == 0 && a == 12 && b == 0);
+	CHECK(logdecode_cc("8.6", &a, &b) == 0 && a == 8 && b == 6);
+	CHECK(logdecode_cc("compute_90a", &a, &b) == 0 && a == 9 && b == 0);
+	CHECK(logdecode_cc("sm_", &a, &b) < 0);
+	d = logdecode(NULL, "driver_int", "11040");
+	CHECK_STR(d, "CUDA 11.4 is the newest the driver supports");
+	free(d);
+	d = logdecode(NULL, "cuda_error", "209");
+	CHECK_STR(d, "cudaError_t 209 = cudaErrorNoKernelImageForDevice");
+	free(d);
+	d = logdecode(NULL, "found_cudnn_int", "90100");
+	CHECK_STR(d, "cuDNN 9.1.0");
+	free(d);
+	CHECK(logdecode(NULL, "driver_int", "abc") == NULL);
+}
+
+int main(void)
+{
+	RUN(test_literal_captures);
+	RUN(test_bad_tables);
+	RUN(test_normaliser);
+	RUN(test_decode);
+	return tap_done();
+}
