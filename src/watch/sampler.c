@@ -200,6 +200,12 @@ void sampler_readable(struct sampler *s, double now)
 		if (n > 0) {
 			if (s->in.len < SAMPLE_MAX)
 				buf_add(&s->in, tmp, (size_t)n);
+			/*
+			 * The child answers GPU by GPU: the deadline runs from its last
+			 * answer, so it bounds each GPU's calls, not the whole sample.
+			 */
+			if (s->state == SAMPLER_BUSY)
+				s->deadline = now + s->timeout;
 			if (s->in.len >= 4 && !memcmp(s->in.s + s->in.len - 4, "end\n", 4) &&
 			    (s->in.len == 4 || s->in.s[s->in.len - 5] == '\n'))
 				complete(s, now);

@@ -4,7 +4,9 @@
  *
  * The event loop polls sampler_fd() and calls sampler_readable(); each
  * sweep calls sampler_tick(), which enforces the deadline of the request in
- * flight and starts the next one.  A child that misses its deadline is
+ * flight and starts the next one.  The deadline (--timeout) runs from the
+ * child's last answer: the child flushes after each GPU, so it bounds the
+ * NVML calls of one GPU.  A child that misses its deadline is
  * killed (its process group) and restarted at the next sweep; when it is
  * stuck in the kernel (state D, where even SIGKILL waits) it is reported as
  * a driver hang, and no second child is started until the first is gone.
