@@ -85,6 +85,12 @@ if [ -x tests/integration/run.sh ]; then
 	else
 		echo "== less than 25 GB free under $cache: the real-wheel tests will skip"
 	fi
+	# The real-container test: a debootstrap root run with podman (runc for
+	# hosts where crun refuses cgroup v1); it skips when containers cannot run.
+	if command -v apt-get >/dev/null 2>&1 && ! command -v podman >/dev/null 2>&1; then
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap) \
+			>/dev/null 2>&1 || echo "warning: could not install podman, runc, debootstrap"
+	fi
 	echo "== integration (real CUDA libraries and framework wheels)"
 	tests/integration/run.sh 2>&1 | tee "$log/integration.txt"; tally "$log/integration.txt"
 fi

@@ -84,6 +84,43 @@ struct bench_finding {
 	char *fix;
 };
 
+/* One cuDNN convolution figure: a direction in a precision. */
+#define BENCH_CONV_DIRS 3	/* forward, backward data, backward filter */
+#define BENCH_CONV_PRECS 3	/* fp32 (TF32 math), fp16, bf16 */
+
+struct bench_conv_result {
+	int measured;
+	double value;		/* TFLOP/s, NAN */
+	double ceiling;		/* the datasheet tensor-core peak of the precision, NAN */
+	double percent;
+	double ms;		/* per pass, NAN */
+	int algo;		/* cuDNN algorithm number, -1 */
+	char *math;		/* "tensor-op", "default" ... or NULL */
+	long long workspace;	/* bytes, -1 */
+	int verified;		/* 1, 0, -1 */
+	double max_err;
+	char *error;		/* why it could not be measured */
+	char *cause;		/* cause id of the error, or NULL */
+};
+
+/* The cuDNN part of a GPU's run (its own child). */
+struct bench_conv {
+	int ran;		/* the child was run */
+	char *cudnn;		/* the file the loader picked */
+	long cudnn_version;	/* 91900, -1 */
+	char *shape;		/* "N=32 C=256 ..." */
+	double flops;		/* per pass, NAN */
+	char *refused;		/* cause id when nothing could be measured */
+	char *refused_msg;
+	struct bench_conv_result r[BENCH_CONV_DIRS][BENCH_CONV_PRECS];
+	double seconds;
+};
+
+void bench_gpu_init_conv(struct bench_conv *c);
+void bench_gpu_release_conv(struct bench_conv *c);
+const char *bench_conv_prec_name(int prec);	/* "fp32", "fp16", "bf16" */
+const char *bench_conv_prec_label(int prec);	/* "FP32 (TF32 math)", "FP16", "BF16" */
+
 struct bench_gpu {
 	int index;
 	char *name, *pci;		/* "0000:65:00.0" lower case */
@@ -107,6 +144,43 @@ struct bench_gpu {
 	struct bench_finding *findings;
 	size_t nfindings, findings_cap;
 	double seconds;
+	struct bench_conv conv;
+};
+
+/* NCCL over all GPUs: one point of a sweep. */
+struct bench_nccl_point {
+	long long bytes;	/* nccl-tests' size (bench_coll.h) */
+	double us;		/* per operation */
+	double algbw, busbw;	/* GB/s */
+};
+
+#define BENCH_NCCL_COLLS 3	/* all-reduce, all-gather, reduce-scatter */
+
+struct bench_nccl {
+	int ran;
+	char *library;
+	int version_code;	/* 22809, -1 */
+	int gpus;		/* ranks, -1 */
+	char *skipped;		/* why it did not run (one GPU, --gpu ...), or NULL */
+	char *refused;
+	char *refused_msg;
+	int verified;		/* the all-reduce check: 1, 0, -1 */
+	struct bench_nccl_point *pts[BENCH_NCCL_COLLS];
+	size_t npts[BENCH_NCCL_COLLS];
+	double latency_us[BENCH_NCCL_COLLS];	/* at the smallest size, NAN */
+	double peak_busbw[BENCH_NCCL_COLLS];	/* largest busbw, NAN */
+	double percent[BENCH_NCCL_COLLS];	/* peak busbw / ceiling */
+	char *link;		/* "NVLink", "PCIe" ... from NCCL's log, or NULL */
+	char *topology;		/* summary of NCCL's log, or NULL */
+	int nccl_lines;		/* INFO/WARN lines read */
+	char *nccl_warning;	/* NCCL's first WARN line, or NULL */
+	int nvlinks;		/* active NVLinks of the GPU with the fewest, -1 */
+	int nvlink_version;	/* the NVLink generation, 1..5, -1 */
+	double ceiling_gbs;	/* per direction per GPU, NAN */
+	char *ceiling_source;
+	struct bench_finding *findings;
+	size_t nfindings, findings_cap;
+	double seconds;
 };
 
 struct bench_cpu {
@@ -119,6 +193,11 @@ struct bench_cpu {
 	char *method;
 	char *error;
 	double speedup;		/* GPU FP32 / CPU SGEMM of GPU 0, NAN */
+	/* The CNN layer on the CPU: im2col + the same SGEMM, one image. */
+	double conv_gflops;	/* NAN */
+	int conv_verified;	/* 1, 0, -1 */
+	char *conv_method;
+	double conv_speedup;	/* GPU cuDNN forward FP32 / CPU, NAN */
 };
 
 struct bench_run {
@@ -126,6 +205,7 @@ struct bench_run {
 	struct bench_gpu *gpus;
 	size_t ngpus, gpus_cap;
 	struct bench_cpu cpu;
+	struct bench_nccl nccl;
 	char *refused;		/* whole-run refusal cause (no GPU at all), or NULL */
 	char *refused_msg;
 	double seconds;
@@ -142,6 +222,12 @@ struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum bench_seve
 					    enum cause_id cause, const char *result,
 					    const char *title, const char *evidence,
 					    const char *fix);
+
+void bench_nccl_init(struct bench_nccl *n);
+void bench_nccl_release(struct bench_nccl *n);
+struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum bench_severity sev,
+					     enum cause_id cause, const char *title,
+					     const char *evidence, const char *fix);
 
 /* Median of n doubles (sorts v in place); NAN when n == 0. */
 double bench_median(double *v, size_t n);

@@ -1,5 +1,6 @@
 /* bench_ceiling.c - ceilings and percentages of bench figures; see bench_ceiling.h. */
 #include "bench/bench_ceiling.h"
+#include "bench/bench_coll.h"
 #include "bench/bench_pcie.h"
 #include "core/xalloc.h"
 
@@ -92,4 +93,44 @@ void bench_ceilings_fill(struct bench_gpu *g, const struct kb_gpu *kg)
 	bench_ceiling_set(&g->results[BENCH_GEMM_BF16], g->bf16_tflops, ds);
 	free(ds);
 	free(tf);
+}
+
+void bench_ceilings_conv(struct bench_gpu *g)
+{
+	double ceil[BENCH_CONV_PRECS] = { g->tf32_tflops, g->fp16_tflops, g->bf16_tflops };
+
+	for (int d = 0; d < BENCH_CONV_DIRS; d++)
+		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+			struct bench_conv_result *r = &g->conv.r[d][p];
+
+			r->ceiling = ceil[p];
+			r->percent = bench_percent(r->value, r->ceiling);
+		}
+}
+
+void bench_ceilings_nccl(struct bench_nccl *n, const struct bench_gpu *gpus, size_t ngpus)
+{
+	double per = bench_nvlink_link_gbs(n->nvlink_version), pcie = NAN;
+	const char *label = NULL;
+
+	free(n->ceiling_source);
+	n->ceiling_source = NULL;
+	n->ceiling_gbs = NAN;
+	if (n->nvlinks > 0 && !isnan(per)) {
+		n->ceiling_gbs = n->nvlinks * per;
+		n->ceiling_source = xasprintf("NVLink %d x %d links at %.0f GB/s per direction (NVML)",
+					      n->nvlink_version, n->nvlinks, per);
+	} else {
+		for (size_t i = 0; i < ngpus; i++)
+			if (!isnan(gpus[i].pcie_gbs) && (isnan(pcie) || gpus[i].pcie_gbs < pcie)) {
+				pcie = gpus[i].pcie_gbs;
+				label = gpus[i].pcie_label;
+			}
+		if (!isnan(pcie)) {
+			n->ceiling_gbs = pcie;
+			n->ceiling_source = xasprintf("%s per direction (no active NVLink)", label ? label : "PCIe");
+		}
+	}
+	for (int c = 0; c < BENCH_NCCL_COLLS; c++)
+		n->percent[c] = bench_percent(n->peak_busbw[c], n->ceiling_gbs);
 }

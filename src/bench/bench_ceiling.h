@@ -20,6 +20,14 @@
 /* Fill g's ceilings from kg (may be NULL) and g->link, then every result's
  * ceiling and percentage. */
 void bench_ceilings_fill(struct bench_gpu *g, const struct kb_gpu *kg);
+/* The cuDNN figures' ceilings: FP32 convolutions run with TF32 math (as
+ * PyTorch's default), so their ceiling is the TF32 peak; FP16 and BF16 the
+ * dense tensor-core peaks.  Call after bench_ceilings_fill. */
+void bench_ceilings_conv(struct bench_gpu *g);
+/* The NCCL busbw ceiling: active NVLinks x the per-link bandwidth of their
+ * generation (bench_coll.h) when NVML reported any, else the slowest PCIe
+ * link of the GPUs (a transfer between two GPUs crosses both). */
+void bench_ceilings_nccl(struct bench_nccl *n, const struct bench_gpu *gpus, size_t ngpus);
 /* 100 * value / ceiling, NAN when either is unknown or the ceiling is not positive. */
 double bench_percent(double value, double ceiling);
 

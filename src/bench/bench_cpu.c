@@ -1,4 +1,5 @@
 /* bench_cpu.c - the CPU SGEMM baseline in the child; see bench_cpu.h. */
+#include "bench/bench_conv.h"
 #include "bench/bench_cpu.h"
 #include "bench/bench_progress.h"
 #include "bench/bench_sgemm.h"
@@ -130,6 +131,14 @@ static double cpu_check(int n, const float *a, const float *b, const float *c)
 	return worst;
 }
 
+/* |got - ref| / scale, +inf for NaN. */
+static double bench_rel_err_cpu(double got, double ref, double scale)
+{
+	if (!isfinite(got))
+		return INFINITY;
+	return fabs(got - ref) / (scale > 0 ? scale : 1);
+}
+
 struct cpu_outcome {
 	double gflops;
 	int n;
@@ -177,6 +186,86 @@ static void cpu_measure_one(const struct cpu_lib *lib, int quick, int threads, s
 	}
 }
 
+struct cpu_gemm_ctx {
+	const struct cpu_lib *lib;
+	int threads;
+};
+
+static void cpu_sgemm_nn(void *vctx, int m, int n, int k, const float *a, const float *b, float *c)
+{
+	const struct cpu_gemm_ctx *x = vctx;
+
+	if (x->lib && x->lib->s32)
+		x->lib->s32(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+	else if (x->lib && x->lib->s64)
+		x->lib->s64(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+	else
+		bench_sgemm_blocked(m, n, k, a, b, c, x->threads);
+}
+
+/*
+ * The CNN layer of the GPU's cuDNN bench (3x3, 256 -> 256 channels, 56x56)
+ * for one image, as im2col + the SGEMM just measured: the seed's "same
+ * layer on the CPU".  Best of up to 3 passes; sampled outputs checked
+ * against the float64 reference.
+ */
+static void cpu_conv(const struct cpu_lib *lib, int quick, int threads)
+{
+	struct bench_conv_shape s = BENCH_CONV_RESNET;
+	struct cpu_gemm_ctx ctx = { lib, threads };
+	float *x, *w, *wt, *y, *col;
+	double best = INFINITY, worst = 0, t0 = child_now();
+	uint64_t rnd = 0x5bd1e995u;
+
+	s.n = 1;
+	x = xmalloc(bench_conv_x_elems(&s) * sizeof(float));
+	w = xmalloc(bench_conv_w_elems(&s) * sizeof(float));
+	wt = xmalloc(bench_conv_w_elems(&s) * sizeof(float));
+	y = xmalloc(bench_conv_y_elems(&s) * sizeof(float));
+	col = xmalloc(bench_conv_col_elems(&s) * sizeof(float));
+	bench_conv_fill(x, bench_conv_x_elems(&s), 0x1234567ull);
+	bench_conv_fill(w, bench_conv_w_elems(&s), 0x7654321ull);
+	bench_conv_transpose_w(&s, w, wt);
+	bench_progress("gpudoctor bench: CPU: CNN layer, im2col + %s SGEMM...", lib ? lib->impl : "gpudoctor");
+	for (int run = 0; run < 3; run++) {
+		double t = child_now();
+
+		bench_conv_im2col_fwd(&s, x, wt, y, col, cpu_sgemm_nn, &ctx);
+		t = child_now() - t;
+		if (t < best)
+			best = t;
+		if (quick || child_now() - t0 > 1.0)
+			break;
+	}
+	for (int i = 0; i < 32; i++) {
+		int p, q, k;
+		double scale, ref;
+
+		rnd ^= rnd << 13;
+		rnd ^= rnd >> 7;
+		rnd ^= rnd << 17;
+		p = (int)(rnd % 56);
+		q = (int)((rnd >> 16) % 56);
+		k = (int)((rnd >> 32) % 256);
+		if (i == 0)
+			p = q = k = 0;
+		ref = bench_conv_ref_fwd(&s, x, w, 0, p, q, k, &scale);
+		scale = bench_rel_err_cpu(y[((size_t)p * 56 + (size_t)q) * 256 + (size_t)k], ref, scale);
+		if (scale > worst)
+			worst = scale;
+	}
+	kv_emit("cpu.conv_gflops", "%.2f", bench_conv_flops(&s) / best / 1e9);
+	kv_emit("cpu.conv_verified", "%d", worst <= 1e-4);
+	kv_emit("cpu.conv_max_err", "%.3g", worst);
+	kv_emit("cpu.conv_method", "the layer N=1 C=256 H=56 W=56 K=256 3x3 pad 1 as im2col + %s SGEMM (3136x256x2304), best of up to 3 passes",
+		lib ? lib->path : "gpudoctor's blocked");
+	free(x);
+	free(w);
+	free(wt);
+	free(y);
+	free(col);
+}
+
 int bench_cpu_measure(const struct bench_cpu_opts *o)
 {
 	static const char *const sonames[] = {
@@ -215,6 +304,7 @@ int bench_cpu_measure(const struct bench_cpu_opts *o)
 	kv_emit("cpu.gflops", "%.2f", use->gflops);
 	kv_emit("cpu.verified", "%d", use->err <= 1e-4);
 	kv_emit("cpu.max_err", "%.3g", use->err);
+	cpu_conv(use == &lib_out ? &lib : NULL, o->quick, threads);
 	kv_emit("cpu.seconds", "%.3f", child_now() - start);
 	if (have_lib)
 		free(lib.path);

@@ -70,6 +70,8 @@ int bench_cuda_load(const char *libname, struct cu_api *cu, struct err *e)
 	SYM(cu, cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
 	SYM(cu, cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
 	SYM(cu, cuMemsetD8, "cuMemsetD8_v2");
+	if (bench_sym(cu->handle, "cuMemsetD32_v2", &cu->cuMemsetD32) < 0)
+		cu->cuMemsetD32 = NULL;
 	SYM(cu, cuStreamCreate, "cuStreamCreate");
 	SYM(cu, cuStreamDestroy, "cuStreamDestroy_v2");
 	SYM(cu, cuStreamSynchronize, "cuStreamSynchronize");

@@ -81,6 +81,7 @@ struct cu_api {
 	CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t n, CUstream s);	/* _v2 */
 	CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);	/* _v2 */
 	CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char v, size_t n);	/* _v2 */
+	CUresult (*cuMemsetD32)(CUdeviceptr dst, unsigned int v, size_t n);	/* _v2, optional */
 	CUresult (*cuStreamCreate)(CUstream *s, unsigned int flags);
 	CUresult (*cuStreamDestroy)(CUstream s);			/* _v2 */
 	CUresult (*cuStreamSynchronize)(CUstream s);

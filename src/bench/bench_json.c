@@ -125,6 +125,7 @@ static void bench_json_gpu(struct json *j, const struct bench_gpu *g)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	bench_render_json_conv(j, &g->conv);
 	json_num(j, "seconds", g->seconds);
 	json_obj_end(j);
 }
@@ -154,7 +155,12 @@ void bench_render_json(const struct bench_run *r, struct buf *out)
 	json_num(&j, "gpu_fp32_speedup", isnan(r->cpu.speedup) ? NAN : round(r->cpu.speedup * 10) / 10);
 	json_str(&j, "method", r->cpu.method);
 	json_str(&j, "error", r->cpu.error);
+	json_num(&j, "conv_gflops", r->cpu.conv_gflops);
+	json_tribool(&j, "conv_verified", r->cpu.conv_verified);
+	json_str(&j, "conv_method", r->cpu.conv_method);
+	json_num(&j, "gpu_conv_speedup", isnan(r->cpu.conv_speedup) ? NAN : round(r->cpu.conv_speedup * 10) / 10);
 	json_obj_end(&j);
+	bench_render_json_nccl(&j, &r->nccl);
 	json_arr_begin(&j, "notes");
 	json_str(&j, NULL, "d2d counts bytes read plus bytes written (2 x size / time), like the datasheet memory bandwidth and PyTorch-style copy benchmarks");
 	json_str(&j, NULL, "GEMM TFLOP/s count 2*n^3 operations per m=n=k=n product");

@@ -149,6 +149,170 @@ void bench_judge_gpu(struct bench_gpu *g)
 		return;
 	bench_judge_copies(g);
 	bench_judge_device(g);
+	bench_judge_conv(g);
+}
+
+static const char *bench_fix_cudnn_hw =
+	"nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats";
+
+static const char *const conv_dir_labels[] = { "forward", "backward data", "backward filter" };
+
+/* A cause id a child reported, as the catalogue's enum; fallback when the
+ * child said something the catalogue does not know. */
+static enum cause_id bench_cause(const char *id, enum cause_id fallback)
+{
+	enum cause_id c = id ? cause_from_id(id) : CAUSE_NONE;
+
+	return c == CAUSE_NONE ? fallback : c;
+}
+
+/* Failed figures, one finding per cause (a cuDNN without kernels for this
+ * GPU fails all nine alike): which ones, and the first message. */
+static void bench_judge_conv_errors(struct bench_gpu *g)
+{
+	const struct bench_conv *c = &g->conv;
+	int done[BENCH_CONV_DIRS][BENCH_CONV_PRECS] = { { 0 } };
+
+	for (int d0 = 0; d0 < BENCH_CONV_DIRS; d0++)
+		for (int p0 = 0; p0 < BENCH_CONV_PRECS; p0++) {
+			const struct bench_conv_result *first = &c->r[d0][p0];
+			const char *cause = first->cause ? first->cause : "cudnn-call-failed";
+			struct buf t = BUF_INIT, which = BUF_INIT;
+			int n = 0;
+
+			if (!first->error || done[d0][p0])
+				continue;
+			for (int d = 0; d < BENCH_CONV_DIRS; d++)
+				for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+					const struct bench_conv_result *r = &c->r[d][p];
+
+					if (!r->error || done[d][p] || strcmp(r->cause ? r->cause : "cudnn-call-failed", cause))
+						continue;
+					done[d][p] = 1;
+					buf_printf(&which, "%s%s %s", n++ ? ", " : "", conv_dir_labels[d], bench_conv_prec_label(p));
+				}
+			buf_printf(&t, "%d cuDNN convolution%s failed (%s)", n, n == 1 ? "" : "s", which.s);
+			bench_gpu_add_finding(g, BENCH_FAIL, bench_cause(cause, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, first->error,
+					      !strcmp(cause, "cudnn-no-kernel-for-arch")
+					      ? "gpudoctor matrix --solve   # a cuDNN release that still ships kernels for this GPU's architecture"
+					      : "gpudoctor check   # then gpudoctor matrix --solve for a cuDNN release that fits this driver and GPU");
+			buf_release(&t);
+			buf_release(&which);
+		}
+}
+
+static void bench_judge_conv_wrong(struct bench_gpu *g)
+{
+	const struct bench_conv *c = &g->conv;
+	struct buf t = BUF_INIT, ev = BUF_INIT, which = BUF_INIT;
+	double worst = 0;
+	int n = 0;
+
+	for (int d = 0; d < BENCH_CONV_DIRS; d++)
+		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+			const struct bench_conv_result *r = &c->r[d][p];
+
+			if (r->verified != 0)
+				continue;
+			buf_printf(&which, "%s%s %s (algorithm %d)", n++ ? ", " : "", conv_dir_labels[d],
+				   bench_conv_prec_label(p), r->algo);
+			if (r->max_err > worst || isnan(r->max_err))
+				worst = r->max_err;
+		}
+	if (n) {
+		buf_printf(&t, "%d cuDNN convolution%s gave wrong results", n, n == 1 ? "" : "s");
+		buf_printf(&ev, "sampled outputs of the %s convolution differ from a float64 CPU reference (worst relative error %.3g): %s",
+			   c->shape ? c->shape : "", worst, which.s);
+		bench_gpu_add_finding(g, BENCH_FAIL, CAUSE_CUDNN_WRONG_RESULT, "conv", t.s, ev.s, bench_fix_cudnn_hw);
+	}
+	buf_release(&t);
+	buf_release(&ev);
+	buf_release(&which);
+}
+
+void bench_judge_conv(struct bench_gpu *g)
+{
+	struct bench_conv *c = &g->conv;
+	struct buf ev = BUF_INIT, t = BUF_INIT;
+
+	if (!c->ran)
+		return;
+	if (c->refused) {
+		enum bench_severity sev = !strcmp(c->refused, "cudnn-missing") ? BENCH_INFO : BENCH_FAIL;
+		const char *fix = "gpudoctor check   # names the broken link below cuDNN";
+
+		if (!strcmp(c->refused, "cudnn-missing"))
+			fix = "pip install nvidia-cudnn-cu13   # or the distribution's cuDNN 9 package; then gpudoctor bench --cudnn /path/to/libcudnn.so.9";
+		else if (!strcmp(c->refused, "cudnn-not-initialized"))
+			fix = "gpudoctor check   # cuDNN could not start its runtime on this driver/GPU: the CUDA layer or a cuDNN built for a newer CUDA than the driver supports";
+		else if (!strcmp(c->refused, "cudnn-no-kernel-for-arch"))
+			fix = "gpudoctor matrix --solve   # pick a cuDNN release that still ships kernels for this GPU's architecture";
+		else if (!strcmp(c->refused, "cudnn-hang"))
+			fix = "nvidia-smi; sudo dmesg | grep -i xid   # a GPU that hangs a kernel needs a reset (nvidia-smi -r) or a reboot";
+		buf_printf(&t, "cuDNN convolutions could not run%s", c->cudnn ? "" : ": no cuDNN loaded");
+		buf_printf(&ev, "%s%s%s", c->refused_msg ? c->refused_msg : c->refused,
+			   c->cudnn ? "; cuDNN: " : "", c->cudnn ? c->cudnn : "");
+		bench_gpu_add_finding(g, sev, bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, ev.s, fix);
+	}
+	bench_judge_conv_errors(g);
+	bench_judge_conv_wrong(g);
+	for (int d = 0; d < BENCH_CONV_DIRS; d++)
+		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+			const struct bench_conv_result *r = &c->r[d][p];
+
+			if (r->error || r->verified == 0 || isnan(r->percent) || r->percent >= BENCH_CONV_MIN_PCT)
+				continue;
+			buf_reset(&ev);
+			buf_reset(&t);
+			buf_printf(&t, "cuDNN %s %s reaches only %.0f%% of the datasheet peak", conv_dir_labels[d],
+				   bench_conv_prec_label(p), r->percent);
+			buf_printf(&ev, "%.1f TFLOP/s measured, datasheet %.1f TFLOP/s, algorithm %d", r->value,
+				   r->ceiling, r->algo);
+			bench_gpu_add_finding(g, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, "conv", t.s, ev.s, bench_fix_clocks);
+		}
+	buf_release(&ev);
+	buf_release(&t);
+}
+
+void bench_judge_nccl(struct bench_nccl *n)
+{
+	struct buf ev = BUF_INIT, t = BUF_INIT;
+	static const char *const labels[] = { "all-reduce", "all-gather", "reduce-scatter" };
+
+	if (!n->ran)
+		return;
+	if (n->refused) {
+		int missing = !strcmp(n->refused, "nccl-missing");
+		const char *fix = missing ? "pip install nvidia-nccl-cu13   # or the distribution's libnccl2; then gpudoctor bench --nccl /path/to/libnccl.so.2"
+			: !strcmp(n->refused, "nccl-hang")
+			? "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH gpudoctor bench   # then: df -h /dev/shm (docker: --shm-size=1g or --ipc=host); nvidia-smi topo -m; try NCCL_P2P_DISABLE=1 to tell a broken P2P path"
+			: "NCCL_DEBUG=INFO gpudoctor bench   # NCCL's WARN lines name the failing step";
+
+		buf_printf(&t, "NCCL collectives could not run");
+		buf_printf(&ev, "%s%s%s", n->refused_msg ? n->refused_msg : n->refused,
+			   n->nccl_warning ? "; NCCL WARN: " : "", n->nccl_warning ? n->nccl_warning : "");
+		bench_nccl_add_finding(n, missing ? BENCH_INFO : BENCH_FAIL, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED),
+				       t.s, ev.s, fix);
+	}
+	if (n->verified == 0) {
+		bench_nccl_add_finding(n, BENCH_FAIL, CAUSE_NCCL_CALL_FAILED, "an NCCL all-reduce gave wrong sums",
+				       "a 1 MiB FP32 all-reduce of rank+1 on every GPU did not give n(n+1)/2 everywhere",
+				       "NCCL_P2P_DISABLE=1 gpudoctor bench   # a correct result with P2P off points at the P2P path (IOMMU/ACS); nvidia-smi topo -m");
+	}
+	for (int c = 0; c < BENCH_NCCL_COLLS; c++) {
+		if (isnan(n->percent[c]) || n->percent[c] >= BENCH_NCCL_MIN_PCT)
+			continue;
+		buf_reset(&ev);
+		buf_reset(&t);
+		buf_printf(&t, "NCCL %s busbw reaches only %.0f%% of the link", labels[c], n->percent[c]);
+		buf_printf(&ev, "peak busbw %.1f GB/s against %.1f GB/s (%s); NCCL chose: %s", n->peak_busbw[c],
+			   n->ceiling_gbs, n->ceiling_source ? n->ceiling_source : "?",
+			   n->topology ? n->topology : "unknown (no INFO lines)");
+		bench_nccl_add_finding(n, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, t.s, ev.s,
+				       "nvidia-smi topo -m; nvidia-smi nvlink -s; env | grep ^NCCL_   # P2P or NVLink off (NCCL_P2P_DISABLE, IOMMU/ACS), or SHM only");
+	}
+	buf_release(&ev);
+	buf_release(&t);
 }
 
 void bench_judge_cpu(struct bench_run *r)
@@ -159,7 +323,16 @@ void bench_judge_cpu(struct bench_run *r)
 
 		if (f->measured && isfinite(f->value) && r->cpu.gflops > 0) {
 			r->cpu.speedup = f->value * 1000.0 / r->cpu.gflops;
-			return;
+			break;
+		}
+	}
+	r->cpu.conv_speedup = NAN;
+	for (size_t i = 0; i < r->ngpus; i++) {
+		const struct bench_conv_result *c = &r->gpus[i].conv.r[0][0];
+
+		if (c->measured && r->cpu.conv_gflops > 0) {
+			r->cpu.conv_speedup = c->value * 1000.0 / r->cpu.conv_gflops;
+			break;
 		}
 	}
 }
@@ -172,5 +345,8 @@ enum bench_severity bench_judge_worst(const struct bench_run *r)
 		for (size_t k = 0; k < r->gpus[i].nfindings; k++)
 			if (r->gpus[i].findings[k].severity > worst)
 				worst = r->gpus[i].findings[k].severity;
+	for (size_t k = 0; k < r->nccl.nfindings; k++)
+		if (r->nccl.findings[k].severity > worst)
+			worst = r->nccl.findings[k].severity;
 	return worst;
 }

@@ -19,10 +19,21 @@
 #define BENCH_D2D_MIN_PCT 70.0
 #define BENCH_GEMM_MIN_PCT 50.0
 #define BENCH_PAGEABLE_MIN_RATIO 0.5
+/* cuDNN convolutions reach less of the peak than a large GEMM (cuDNN
+ * 9.19 on an H200, the ResNet layer: 55-75 %); under 30 % is a finding.
+ * NCCL busbw under 50 % of the link ceiling is one too (nccl-tests on
+ * NVLink and PCIe machines reaches 70-90 %). */
+#define BENCH_CONV_MIN_PCT 30.0
+#define BENCH_NCCL_MIN_PCT 50.0
 
 /* Add g's findings (results, ceilings and link must be filled). */
 void bench_judge_gpu(struct bench_gpu *g);
-/* cpu->speedup from the first measured GPU's FP32 GEMM. */
+/* Findings of the cuDNN child (called by bench_judge_gpu). */
+void bench_judge_conv(struct bench_gpu *g);
+/* Findings of the NCCL child. */
+void bench_judge_nccl(struct bench_nccl *n);
+/* cpu->speedup from the first measured GPU's FP32 GEMM, cpu->conv_speedup
+ * from its cuDNN FP32 forward convolution. */
 void bench_judge_cpu(struct bench_run *r);
 /* Worst severity over all GPUs (BENCH_INFO when none). */
 enum bench_severity bench_judge_worst(const struct bench_run *r);

@@ -47,6 +47,102 @@ static void bench_result_release(struct bench_result *r)
 	bench_result_init(r);
 }
 
+static const char *const conv_prec_names[] = { "fp32", "fp16", "bf16" };
+static const char *const conv_prec_labels[] = { "FP32 (TF32 math)", "FP16", "BF16" };
+
+const char *bench_conv_prec_name(int prec)
+{
+	return prec >= 0 && prec < BENCH_CONV_PRECS ? conv_prec_names[prec] : "?";
+}
+
+const char *bench_conv_prec_label(int prec)
+{
+	return prec >= 0 && prec < BENCH_CONV_PRECS ? conv_prec_labels[prec] : "?";
+}
+
+void bench_gpu_init_conv(struct bench_conv *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cudnn_version = -1;
+	c->flops = c->seconds = NAN;
+	for (int d = 0; d < BENCH_CONV_DIRS; d++)
+		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+			struct bench_conv_result *r = &c->r[d][p];
+
+			r->value = r->ceiling = r->percent = r->ms = r->max_err = NAN;
+			r->algo = -1;
+			r->workspace = -1;
+			r->verified = -1;
+		}
+}
+
+void bench_gpu_release_conv(struct bench_conv *c)
+{
+	free(c->cudnn);
+	free(c->shape);
+	free(c->refused);
+	free(c->refused_msg);
+	for (int d = 0; d < BENCH_CONV_DIRS; d++)
+		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
+			free(c->r[d][p].math);
+			free(c->r[d][p].error);
+			free(c->r[d][p].cause);
+		}
+	bench_gpu_init_conv(c);
+}
+
+static void bench_findings_free(struct bench_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].title);
+		free(f[i].evidence);
+		free(f[i].fix);
+	}
+	free(f);
+}
+
+void bench_nccl_init(struct bench_nccl *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->version_code = n->gpus = n->verified = n->nvlinks = n->nvlink_version = -1;
+	for (int c = 0; c < BENCH_NCCL_COLLS; c++)
+		n->latency_us[c] = n->peak_busbw[c] = n->percent[c] = NAN;
+	n->ceiling_gbs = n->seconds = NAN;
+}
+
+void bench_nccl_release(struct bench_nccl *n)
+{
+	free(n->library);
+	free(n->skipped);
+	free(n->refused);
+	free(n->refused_msg);
+	for (int c = 0; c < BENCH_NCCL_COLLS; c++)
+		free(n->pts[c]);
+	free(n->link);
+	free(n->topology);
+	free(n->nccl_warning);
+	free(n->ceiling_source);
+	bench_findings_free(n->findings, n->nfindings);
+	bench_nccl_init(n);
+}
+
+struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum bench_severity sev,
+					     enum cause_id cause, const char *title,
+					     const char *evidence, const char *fix)
+{
+	struct bench_finding *f;
+
+	XGROW(n->findings, n->nfindings, n->findings_cap);
+	f = &n->findings[n->nfindings++];
+	f->severity = sev;
+	f->cause = cause;
+	f->result = "nccl";
+	f->title = xstrdup_or_null(title);
+	f->evidence = xstrdup_or_null(evidence);
+	f->fix = xstrdup_or_null(fix);
+	return f;
+}
+
 void bench_gpu_init(struct bench_gpu *g, int index)
 {
 	memset(g, 0, sizeof(*g));
@@ -61,6 +157,7 @@ void bench_gpu_init(struct bench_gpu *g, int index)
 	g->seconds = NAN;
 	for (int k = 0; k < BENCH_NKINDS; k++)
 		bench_result_init(&g->results[k]);
+	bench_gpu_init_conv(&g->conv);
 }
 
 void bench_gpu_release(struct bench_gpu *g)
@@ -74,12 +171,8 @@ void bench_gpu_release(struct bench_gpu *g)
 	free(g->kb_source);
 	for (int k = 0; k < BENCH_NKINDS; k++)
 		bench_result_release(&g->results[k]);
-	for (size_t i = 0; i < g->nfindings; i++) {
-		free(g->findings[i].title);
-		free(g->findings[i].evidence);
-		free(g->findings[i].fix);
-	}
-	free(g->findings);
+	bench_findings_free(g->findings, g->nfindings);
+	bench_gpu_release_conv(&g->conv);
 	bench_gpu_init(g, -1);
 }
 
@@ -91,6 +184,8 @@ void bench_cpu_init(struct bench_cpu *c)
 	c->gflops = NAN;
 	c->verified = -1;
 	c->speedup = NAN;
+	c->conv_gflops = c->conv_speedup = NAN;
+	c->conv_verified = -1;
 }
 
 void bench_cpu_release(struct bench_cpu *c)
@@ -99,6 +194,7 @@ void bench_cpu_release(struct bench_cpu *c)
 	free(c->library);
 	free(c->error);
 	free(c->method);
+	free(c->conv_method);
 	bench_cpu_init(c);
 }
 
@@ -106,6 +202,7 @@ void bench_run_init(struct bench_run *r)
 {
 	memset(r, 0, sizeof(*r));
 	bench_cpu_init(&r->cpu);
+	bench_nccl_init(&r->nccl);
 	r->seconds = NAN;
 }
 
@@ -115,6 +212,7 @@ void bench_run_release(struct bench_run *r)
 		bench_gpu_release(&r->gpus[i]);
 	free(r->gpus);
 	bench_cpu_release(&r->cpu);
+	bench_nccl_release(&r->nccl);
 	free(r->refused);
 	free(r->refused_msg);
 	bench_run_init(r);

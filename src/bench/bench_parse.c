@@ -83,4 +83,8 @@ void bench_parse_cpu(const struct kvlist *kv, struct bench_cpu *c)
 		c->verified = atoi(s) ? 1 : 0;
 	bench_set(&c->error, kv_get(kv, "cpu.error"));
 	bench_set(&c->method, kv_get(kv, "cpu.method"));
+	c->conv_gflops = bench_get_pos(kv, "cpu.conv_gflops");
+	if ((s = kv_get(kv, "cpu.conv_verified")))
+		c->conv_verified = atoi(s) ? 1 : 0;
+	bench_set(&c->conv_method, kv_get(kv, "cpu.conv_method"));
 }

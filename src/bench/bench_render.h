@@ -19,5 +19,13 @@
 const char *bench_run_status(const struct bench_run *r);
 void bench_render_json(const struct bench_run *r, struct buf *out);
 void bench_render_text(const struct bench_run *r, struct buf *out);
+/* Parts of the text report (bench_text_dnn.c), called by bench_render_text. */
+void bench_render_text_conv(const struct bench_gpu *g, struct buf *out);
+void bench_render_text_nccl(const struct bench_run *r, struct buf *out);
+void bench_render_text_cpu_conv(const struct bench_run *r, struct buf *out);
+/* Parts of the JSON (bench_json_dnn.c). */
+struct json;
+void bench_render_json_conv(struct json *j, const struct bench_conv *c);
+void bench_render_json_nccl(struct json *j, const struct bench_nccl *n);
 
 #endif

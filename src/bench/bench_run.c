@@ -203,6 +203,96 @@ static void bench_child_failed(struct bench_gpu *g, const struct child_result *r
 	buf_release(&d);
 }
 
+/* A child that died: the outcome as a cause of the layer, and a message. */
+static void bench_child_death(const struct child_result *r, const char *what, const char *hang_cause,
+			      const char *fail_cause, char **cause, char **msg)
+{
+	struct buf d = BUF_INIT;
+
+	child_outcome_describe(r, &d);
+	buf_rtrim(&((struct child_result *)r)->err);
+	free(*cause);
+	free(*msg);
+	*cause = xstrdup(r->outcome == CHILD_TIMEOUT ? hang_cause : fail_cause);
+	/* The last of stderr: NCCL's log ends with what it was doing. */
+	*msg = xasprintf("the isolated %s child %s%s%.300s", what, d.s, r->err.len ? "; the end of its stderr: " : "",
+			 r->err.len > 300 ? r->err.s + r->err.len - 300 : r->err.len ? r->err.s : "");
+	buf_release(&d);
+}
+
+static void bench_run_conv(const struct gd_ctx *ctx, const struct bench_opts *o, char **envp,
+			   struct bench_gpu *g, double timeout)
+{
+	struct child_result r = CHILD_RESULT_INIT;
+	struct err e = ERR_INIT;
+	const char *argv[BENCH_MAX_ARGS + 8];
+	char idx[16];
+	size_t n = 0;
+
+	snprintf(idx, sizeof(idx), "%d", g->index);
+	argv[n++] = ctx->self_exe;
+	argv[n++] = "__probe";
+	argv[n++] = "bench";
+	argv[n++] = "conv";
+	argv[n++] = idx;
+	if (o->quick)
+		argv[n++] = "--quick";
+	if (o->conv_shape) {
+		argv[n++] = "--shape";
+		argv[n++] = o->conv_shape;
+	}
+	for (size_t i = 0; i < o->ncudnn && n < BENCH_MAX_ARGS; i++) {
+		argv[n++] = "--cudnn";
+		argv[n++] = o->cudnn[i];
+	}
+	argv[n] = NULL;
+	g->conv.ran = 1;
+	if (child_run_argv(argv, envp, timeout, &r, &e) < 0) {
+		g->conv.refused = xstrdup("cudnn-call-failed");
+		g->conv.refused_msg = xasprintf("cannot start the cuDNN child: %s", e.msg);
+	} else {
+		bench_parse_conv(&r.kv, &g->conv);
+		if (r.outcome != CHILD_OK)
+			bench_child_death(&r, "cuDNN", "cudnn-hang", "cudnn-call-failed", &g->conv.refused,
+					  &g->conv.refused_msg);
+	}
+	child_result_release(&r);
+}
+
+static void bench_run_nccl(const struct gd_ctx *ctx, const struct bench_opts *o, char **envp,
+			   struct bench_run *run)
+{
+	struct child_result r = CHILD_RESULT_INIT;
+	struct err e = ERR_INIT;
+	const char *argv[BENCH_MAX_ARGS + 8];
+	size_t n = 0;
+
+	argv[n++] = ctx->self_exe;
+	argv[n++] = "__probe";
+	argv[n++] = "bench";
+	argv[n++] = "nccl";
+	if (o->quick)
+		argv[n++] = "--quick";
+	for (size_t i = 0; i < o->nnccl && n < BENCH_MAX_ARGS; i++) {
+		argv[n++] = "--nccl";
+		argv[n++] = o->nccl[i];
+	}
+	argv[n] = NULL;
+	run->nccl.ran = 1;
+	if (child_run_argv(argv, envp, bench_child_timeout(ctx, o->quick), &r, &e) < 0) {
+		run->nccl.refused = xstrdup("nccl-call-failed");
+		run->nccl.refused_msg = xasprintf("cannot start the NCCL child: %s", e.msg);
+	} else {
+		bench_parse_nccl(&r.kv, r.err.s, r.err.len, &run->nccl);
+		if (r.outcome != CHILD_OK)
+			bench_child_death(&r, "NCCL", "nccl-hang", "nccl-call-failed", &run->nccl.refused,
+					  &run->nccl.refused_msg);
+	}
+	bench_ceilings_nccl(&run->nccl, run->gpus, run->ngpus);
+	bench_judge_nccl(&run->nccl);
+	child_result_release(&r);
+}
+
 static int bench_run_gpu(const struct gd_ctx *ctx, const struct bench_opts *o, const struct kb *kb,
 			 const struct bench_args *extra, char **envp, int index, struct bench_run *run,
 			 int *count)
@@ -237,7 +327,10 @@ static int bench_run_gpu(const struct gd_ctx *ctx, const struct bench_opts *o, c
 	*count = (int)kv_get_ll(&r.kv, "gpu.count", -1);
 	if (r.outcome != CHILD_OK && !g->refused)
 		bench_child_failed(g, &r, "GPU");
+	if (!g->refused && !o->no_conv)
+		bench_run_conv(ctx, o, envp, g, bench_child_timeout(ctx, o->quick));
 	bench_fill_static(ctx, kb, g);
+	bench_ceilings_conv(g);
 	bench_judge_gpu(g);
 	child_result_release(&r);
 	return 0;
@@ -297,6 +390,14 @@ void bench_run_all(const struct gd_ctx *ctx, const struct bench_opts *o, struct 
 	} else {
 		for (int i = 1; o->gpu < 0 && i < count; i++)
 			bench_run_gpu(ctx, o, kb, &gpu_extra, envp, i, run, &count);
+		if (o->no_nccl)
+			;
+		else if (o->gpu >= 0)
+			run->nccl.skipped = xstrdup("--gpu picks one GPU: collectives need two or more");
+		else if (count == 1)
+			run->nccl.skipped = xstrdup("this machine has one GPU: collectives need two or more");
+		else if (count > 1)
+			bench_run_nccl(ctx, o, envp, run);
 		if (!o->no_cpu)
 			bench_run_cpu(ctx, o, &cpu_extra, envp, run);
 		bench_judge_cpu(run);

@@ -24,6 +24,13 @@ struct bench_opts {
 	int no_cpu;
 	const char **cublas;		/* --cublas PATH (repeatable) */
 	size_t ncublas;
+	const char **cudnn;		/* --cudnn PATH (repeatable) */
+	size_t ncudnn;
+	const char **nccl;		/* --nccl PATH (repeatable) */
+	size_t nnccl;
+	int no_conv;			/* skip the cuDNN child */
+	const char *conv_shape;		/* --conv-shape, or NULL: the ResNet layer */
+	int no_nccl;			/* skip the NCCL child */
 	int progress_fd;		/* -1: no progress line */
 };
 

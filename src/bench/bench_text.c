@@ -66,6 +66,7 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 			buf_puts(out, " WRONG RESULTS");
 		buf_puts(out, "\n");
 	}
+	bench_render_text_conv(g, out);
 	if (g->nfindings)
 		buf_puts(out, "\n");
 	for (size_t i = 0; i < g->nfindings; i++) {
@@ -89,6 +90,7 @@ void bench_render_text(const struct bench_run *r, struct buf *out)
 	}
 	for (size_t i = 0; i < r->ngpus; i++)
 		bench_text_gpu(&r->gpus[i], out);
+	bench_render_text_nccl(r, out);
 	if (r->cpu.impl || r->cpu.error) {
 		buf_puts(out, "CPU baseline: ");
 		if (isnan(r->cpu.gflops)) {
@@ -103,6 +105,7 @@ void bench_render_text(const struct bench_run *r, struct buf *out)
 			if (!isnan(r->cpu.speedup))
 				buf_printf(out, "GPU FP32 GEMM vs CPU SGEMM: %.0fx faster\n", r->cpu.speedup);
 		}
+		bench_render_text_cpu_conv(r, out);
 	}
 	buf_puts(out, "Device-to-device figures count bytes read plus bytes written; GEMM rates count 2n^3 operations.\n");
 	if (!isnan(r->seconds))

@@ -4,10 +4,12 @@
  *
  * Options here; the measuring runs in isolated children (bench/bench_run.c,
  * bench/bench_gpu.c), the printing in bench/bench_text.c and bench_json.c.
- * Exit status: 0 measured (findings may be warnings), 1 refused (no GPU,
- * memory held by another process, out of memory) or a GEMM gave wrong
- * results, 2 usage or internal error.
+ * Exit status: 0 measured (findings may be warnings or notes: no cuDNN or
+ * NCCL installed is a note), 1 refused (no GPU, memory held by another
+ * process, out of memory), a GEMM or convolution gave wrong results, or
+ * cuDNN or NCCL failed, 2 usage or internal error.
  */
+#include "bench/bench_conv.h"
 #include "bench/bench_render.h"
 #include "bench/bench_run.h"
 #include "commands/commands.h"
@@ -23,24 +25,45 @@
 
 static void bench_usage(FILE *f)
 {
-	fputs("usage: gpudoctor bench [--quick] [--gpu N] [--json] [--no-cpu] [--cublas PATH]...\n"
+	fputs("usage: gpudoctor bench [--quick] [--gpu N] [--json] [--no-cpu] [--no-conv] [--no-nccl]\n"
+	      "                       [--conv-shape N,C,H,W,K[,R,S[,pad[,stride]]]]\n"
+	      "                       [--cublas PATH]... [--cudnn PATH]... [--nccl PATH]...\n"
 	      "\n"
 	      "Measures each GPU: host<->device copy bandwidth (pinned and pageable),\n"
 	      "device-to-device copy bandwidth (bytes read plus written), and GEMM\n"
 	      "throughput through cuBLAS in FP32, TF32, FP16 and BF16, each checked against\n"
-	      "a CPU reference; then a CPU SGEMM baseline.  Each figure is shown against its\n"
+	      "a CPU reference; cuDNN convolutions (a ResNet layer, N=32 C=K=256 56x56 3x3,\n"
+	      "forward, backward data and backward filter in FP32/TF32, FP16 and BF16, the\n"
+	      "algorithm cudnnFind picks, outputs checked); NCCL all-reduce, all-gather and\n"
+	      "reduce-scatter over all GPUs from 8 B to 1 GiB (busbw as nccl-tests); then a\n"
+	      "CPU SGEMM baseline and the same CNN layer on the CPU.  Each figure is shown against its\n"
 	      "ceiling: the PCIe link (generation x width from sysfs) or the datasheet peak\n"
 	      "from the knowledge base.  All GPU work runs in an isolated child process.\n"
-	      "About 10 s; --quick about 3 s.  Needs the GPU to itself.\n"
+	      "About 20 s on one GPU; --quick about 6 s.  Needs the GPUs to itself.\n"
 	      "\n"
 	      "  --quick          smaller sizes and fewer repetitions\n"
 	      "  --gpu N          only GPU N (CUDA ordinal); default all\n"
 	      "  --json           machine-readable output (schema gpudoctor.bench/1)\n"
 	      "  --no-cpu         skip the CPU baseline\n"
 	      "  --cublas PATH    try this libcublas first (repeatable)\n"
+	      "  --cudnn PATH     measure this libcudnn (repeatable: the first that loads);\n"
+	      "                   default: the libcudnn.so.9 (or .8) the loader gives\n"
+	      "  --nccl PATH      measure this libnccl (repeatable); default: libnccl.so.2\n"
+	      "  --no-conv        skip the cuDNN convolutions\n"
+	      "  --conv-shape N,C,H,W,K[,R,S[,pad[,stride]]]\n"
+	      "                   measure this convolution instead of the ResNet layer\n"
+	      "  --no-nccl        skip the NCCL collectives\n"
 	      "\n"
 	      "Exit status: 0 measured, 1 refused (no GPU, memory held by another process,\n"
-	      "out of memory) or wrong GEMM results, 2 usage error.\n", f);
+	      "out of memory), wrong GEMM or convolution results, or a cuDNN or NCCL\n"
+	      "failure, 2 usage error.\n", f);
+}
+
+static void bench_opts_free(struct bench_opts *o)
+{
+	free(o->cublas);
+	free(o->cudnn);
+	free(o->nccl);
 }
 
 int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
@@ -51,6 +74,11 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-cpu", no_argument, NULL, 'n' },
 		{ "cublas", required_argument, NULL, 'c' },
+		{ "cudnn", required_argument, NULL, 'd' },
+		{ "nccl", required_argument, NULL, 'N' },
+		{ "no-conv", no_argument, NULL, 'C' },
+		{ "conv-shape", required_argument, NULL, 'S' },
+		{ "no-nccl", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -61,6 +89,8 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 	char *end;
 
 	o.cublas = xcalloc((size_t)argc + 1, sizeof(*o.cublas));
+	o.cudnn = xcalloc((size_t)argc + 1, sizeof(*o.cudnn));
+	o.nccl = xcalloc((size_t)argc + 1, sizeof(*o.nccl));
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -71,7 +101,7 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 			o.gpu = (int)strtol(optarg, &end, 10);
 			if (*end || !*optarg || o.gpu < 0 || o.gpu > 1023) {
 				fprintf(stderr, "gpudoctor bench: --gpu '%s' is not a GPU index (0, 1, ...)\n", optarg);
-				free(o.cublas);
+				bench_opts_free(&o);
 				return 2;
 			}
 			break;
@@ -84,26 +114,49 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'c':
 			o.cublas[o.ncublas++] = optarg;
 			break;
+		case 'd':
+			o.cudnn[o.ncudnn++] = optarg;
+			break;
+		case 'N':
+			o.nccl[o.nnccl++] = optarg;
+			break;
+		case 'C':
+			o.no_conv = 1;
+			break;
+		case 'S': {
+			struct bench_conv_shape sh;
+
+			if (bench_conv_shape_parse(optarg, &sh) < 0) {
+				fprintf(stderr, "gpudoctor bench: --conv-shape '%s' is not N,C,H,W,K[,R,S[,pad[,stride]]] with a non-empty output\n", optarg);
+				bench_opts_free(&o);
+				return 2;
+			}
+			o.conv_shape = optarg;
+			break;
+		}
+		case 'X':
+			o.no_nccl = 1;
+			break;
 		case 'h':
 			bench_usage(stdout);
-			free(o.cublas);
+			bench_opts_free(&o);
 			return 0;
 		default:
 			fprintf(stderr, "gpudoctor bench: unknown option or missing value '%s'\n",
 				argv[optind - 1]);
 			bench_usage(stderr);
-			free(o.cublas);
+			bench_opts_free(&o);
 			return 2;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "gpudoctor bench: unexpected argument '%s'\n", argv[optind]);
-		free(o.cublas);
+		bench_opts_free(&o);
 		return 2;
 	}
 	if (ctx->no_load) {
 		fputs("gpudoctor bench: --no-load forbids loading the driver, and bench must load it to measure\n", stderr);
-		free(o.cublas);
+		bench_opts_free(&o);
 		return 2;
 	}
 	/* The live line goes to a duplicate of stderr that the children inherit. */
@@ -123,6 +176,6 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 	ret = strcmp(bench_run_status(&run), "refused") && strcmp(bench_run_status(&run), "fail") ? 0 : 1;
 	buf_release(&out);
 	bench_run_release(&run);
-	free(o.cublas);
+	bench_opts_free(&o);
 	return ret;
 }

@@ -1,13 +1,14 @@
 /*
  * cmd_check.c - gpudoctor check: verify the chain bottom-up.
  *
- * For each layer in order (hardware, kernel, devices, driver, cuda,
+ * For each layer in order (hardware, kernel, containers, devices, driver, cuda,
  * libraries, frameworks): gather its static facts, then -- unless --no-load
  * or a lower layer failed -- its runtime facts from isolated children, then
  * judge it.  The first failing layer blocks the ones above it: their live
  * checks do not run and they are reported as blocked, while their static
  * findings are still shown.
  */
+#include "bench/bench_deep.h"
 #include "commands/commands.h"
 #include "commands/check_run.h"
 #include "core/ctx.h"
@@ -36,6 +37,7 @@ struct layer_step {
 static const struct layer_step steps[LAYER_COUNT] = {
 	{ LAYER_HARDWARE, probe_hardware, probe_hardware_live, rules_hardware },
 	{ LAYER_KERNEL, probe_kernel, probe_kernel_live, rules_kernel },
+	{ LAYER_CONTAINERS, probe_containers, probe_containers_live, rules_containers },
 	{ LAYER_DEVICES, probe_devices, probe_devices_live, rules_devices },
 	{ LAYER_DRIVER, probe_driver, probe_driver_live, rules_driver },
 	{ LAYER_CUDA, probe_cuda, probe_cuda_live, rules_cuda },
@@ -46,17 +48,19 @@ static const struct layer_step steps[LAYER_COUNT] = {
 static void check_usage(FILE *f)
 {
 	fputs("usage: gpudoctor check [--json] [--no-load] [--root DIR] [--timeout SEC] [-v]\n"
-	      "                       [--live] [--python PATH]... [--site-packages DIR]...\n"
+	      "                       [--live] [--deep] [--python PATH]... [--site-packages DIR]...\n"
 	      "                       [--format text|json|markdown]\n"
 	      "\n"
 	      "Verifies the GPU stack one link at a time, bottom-up: hardware, kernel,\n"
-	      "devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
+	      "containers, devices, driver, cuda, libraries, frameworks.  Each finding names its\n"
 	      "evidence, a stable cause id and a fix.  A failing layer blocks the layers\n"
 	      "above it.  Exit status: 0 nothing failed, 1 a check failed, 2 error.\n"
 	      "\n"
 	      "  --live                 also run each Python environment's interpreter (in a\n"
 	      "                         child, with the timeout) for one real GPU operation and\n"
 	      "                         compare with the static prediction\n"
+	      "  --deep                 also run one small cuDNN convolution on each GPU and,\n"
+	      "                         with two GPUs or more, one NCCL all-reduce, both checked\n"
 	      "  --format FORMAT        text (default), json (as --json) or markdown: a\n"
 	      "                         GitHub-ready block for bug reports (summary, versions,\n"
 	      "                         findings in a <details> element)\n"
@@ -143,6 +147,8 @@ int check_run_upto(const struct gd_ctx *ctx, const struct kb *kb, struct invento
 		if (in.live)
 			s->probe_live(ctx, inv);
 		s->judge(&in, rep);
+		if (s->id == LAYER_LIBRARIES && in.live && ctx->deep)
+			bench_deep_check(ctx, inv, rep);
 		if (in.blocked) {
 			report_block(rep, s->id, (enum layer_id)blocked_by);
 		} else if (report_layer_worst(rep, s->id) == STATUS_FAIL) {
@@ -162,6 +168,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "deep", no_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "python", required_argument, NULL, 'P' },
 		{ "site-packages", required_argument, NULL, 'S' },
@@ -199,6 +206,9 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			break;
 		case 'L':
 			cctx.live = 1;
+			break;
+		case 'D':
+			cctx.deep = 1;
 			break;
 		case 'P':
 			pys[cctx.npython_paths++] = optarg;

@@ -19,6 +19,7 @@ static const struct probe_entry probes[] = {
 	{ "cuda", probe_main_cuda },
 	{ "libversion", probe_main_libversion },
 	{ "bench", probe_main_bench },
+	{ "devopen", probe_main_devopen },
 	{ "nvml-sampler", probe_main_nvml_sampler },
 };
 

@@ -30,6 +30,7 @@ int probe_main_nvml(int argc, char **argv);
 int probe_main_cuda(int argc, char **argv);
 int probe_main_libversion(int argc, char **argv);
 int probe_main_bench(int argc, char **argv);
+int probe_main_devopen(int argc, char **argv);
 int probe_main_nvml_sampler(int argc, char **argv);
 
 #endif

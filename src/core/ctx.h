@@ -24,6 +24,7 @@ struct gd_ctx {
 	const char *self_exe;	/* path to re-exec ourselves for isolated probes */
 	/* check options */
 	int live;		/* --live: run each framework's interpreter for one real GPU op */
+	int deep;		/* --deep: one small cuDNN convolution per GPU and an NCCL all-reduce */
 	const char **python_paths;	/* --python PATH (repeatable): extra interpreters */
 	size_t npython_paths;
 	const char **site_dirs;		/* --site-packages DIR (repeatable): extra site dirs */

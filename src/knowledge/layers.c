@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *const layer_names[LAYER_COUNT] = {
-	"hardware", "kernel", "devices", "driver", "cuda", "libraries", "frameworks",
+	"hardware", "kernel", "containers", "devices", "driver", "cuda", "libraries", "frameworks",
 };
 
 const char *layer_name(enum layer_id l)

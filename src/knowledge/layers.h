@@ -21,6 +21,7 @@ enum status {
 enum layer_id {
 	LAYER_HARDWARE,
 	LAYER_KERNEL,
+	LAYER_CONTAINERS,	/* the runtime injects the nodes and libraries above */
 	LAYER_DEVICES,
 	LAYER_DRIVER,
 	LAYER_CUDA,

@@ -165,6 +165,15 @@ void probe_devices(const struct gd_ctx *ctx, struct inventory *inv)
 	else if (fs_exists(ctx->root, "/run/.containerenv"))
 		dv->container_marker = "/run/.containerenv";
 	dv->in_container = dv->container_marker != NULL;
+	/* the containers layer (probed before) also weighs cgroups and mounts:
+	 * a VM made from a container image keeps /.dockerenv */
+	if (inv->containers.probed) {
+		dv->in_container = inv->containers.in_container;
+		if (!dv->in_container)
+			dv->container_marker = NULL;
+		else if (!dv->container_marker)
+			dv->container_marker = inv->containers.marker_file;
+	}
 
 	devices_add(dv, xstrdup("/dev/nvidiactl"), 1, NULL);
 	for (size_t i = 0; i < hw->ngpus; i++) {

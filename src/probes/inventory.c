@@ -12,6 +12,7 @@ void inventory_init(struct inventory *inv)
 	hw_inventory_init(&inv->hw);
 	kernel_inventory_init(&inv->kernel);
 	devices_inventory_init(&inv->devices);
+	containers_inventory_init(&inv->containers);
 	driver_inventory_init(&inv->driver);
 	cuda_inventory_init(&inv->cuda);
 	libraries_inventory_init(&inv->libs);
@@ -23,6 +24,7 @@ void inventory_release(struct inventory *inv)
 	hw_inventory_release(&inv->hw);
 	kernel_inventory_release(&inv->kernel);
 	devices_inventory_release(&inv->devices);
+	containers_inventory_release(&inv->containers);
 	driver_inventory_release(&inv->driver);
 	cuda_inventory_release(&inv->cuda);
 	libraries_inventory_release(&inv->libs);

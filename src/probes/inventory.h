@@ -12,6 +12,7 @@
 #include "probes/hardware.h"
 #include "probes/kernel.h"
 #include "probes/devices.h"
+#include "probes/containers.h"
 #include "probes/driver.h"
 #include "probes/cuda.h"
 #include "probes/libraries.h"
@@ -24,6 +25,7 @@ struct inventory {
 	struct hw_inventory hw;
 	struct kernel_inventory kernel;
 	struct devices_inventory devices;
+	struct containers_inventory containers;
 	struct driver_inventory driver;
 	struct cuda_inventory cuda;
 	struct libraries_inventory libs;

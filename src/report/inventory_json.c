@@ -7,6 +7,7 @@ void inventory_json(const struct inventory *inv, const struct kb *kb, struct jso
 	json_obj_begin(j, "inventory");
 	inventory_json_hardware(inv, kb, j);
 	inventory_json_kernel(inv, j);
+	inventory_json_containers(inv, j);
 	inventory_json_devices(inv, j);
 	inventory_json_driver(inv, j);
 	inventory_json_cuda(inv, j);

@@ -17,6 +17,7 @@ void inventory_json(const struct inventory *inv, const struct kb *kb, struct jso
 /* Each writes its own keys into the already-open inventory object. */
 void inventory_json_hardware(const struct inventory *inv, const struct kb *kb, struct json *j);	/* "gpus", "nvswitches" */
 void inventory_json_kernel(const struct inventory *inv, struct json *j);	/* "kernel" */
+void inventory_json_containers(const struct inventory *inv, struct json *j);	/* "containers" */
 void inventory_json_devices(const struct inventory *inv, struct json *j);	/* "devices" */
 void inventory_json_driver(const struct inventory *inv, struct json *j);	/* "driver" */
 void inventory_json_cuda(const struct inventory *inv, struct json *j);		/* "cuda" */

@@ -27,6 +27,7 @@ struct rules_in {
 
 void rules_hardware(const struct rules_in *in, struct report *rep);
 void rules_kernel(const struct rules_in *in, struct report *rep);
+void rules_containers(const struct rules_in *in, struct report *rep);
 void rules_devices(const struct rules_in *in, struct report *rep);
 void rules_driver(const struct rules_in *in, struct report *rep);
 void rules_cuda(const struct rules_in *in, struct report *rep);

@@ -57,7 +57,7 @@ def pcie_root(cur="32.0 GT/s PCIe", width="16", maxs="32.0 GT/s PCIe", maxw="16"
 def bench(args=(), root=None, **env):
     """gpudoctor [--root R] --json bench ARGS with the fakes; returns (rc, doc, stderr)."""
     e = clean_env(LD_LIBRARY_PATH=fake_libdir(), FAKE_CUDA_TOTAL_MIB="8", **env)
-    rc, out, err = run(["--json", "bench", "--no-cpu"] + list(args), env=e,
+    rc, out, err = run(["--json", "bench", "--no-cpu", "--no-conv", "--no-nccl"] + list(args), env=e,
                        root=root.path if root else None)
     try:
         doc = json.loads(out)
@@ -258,7 +258,7 @@ class TestBenchFakeGpu(GDTestCase):
         self.addCleanup(shutil.rmtree, d, True)
         shutil.copy(os.path.join(fake_libdir(), "libcuda.so.1"), d)
         e = clean_env(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="8")
-        rc, out, err = run(["--json", "bench", "--no-cpu", "--cublas", "/nonexistent/libcublas.so.13"], env=e)
+        rc, out, err = run(["--json", "bench", "--no-cpu", "--no-conv", "--no-nccl", "--cublas", "/nonexistent/libcublas.so.13"], env=e)
         doc = json.loads(out)
         g = doc["gpus"][0]
         if any(r["name"] == "gemm_fp32" and r["value"] is not None for r in g["results"]):
@@ -269,21 +269,21 @@ class TestBenchFakeGpu(GDTestCase):
 
     def test_two_gpus_and_quick_text(self):
         e = clean_env(LD_LIBRARY_PATH=fake_libdir(), FAKE_CUDA_TOTAL_MIB="8", FAKE_CUDA_DEVICES="2")
-        rc, out, err = run(["bench", "--quick", "--no-cpu"], env=e)
+        rc, out, err = run(["bench", "--quick", "--no-cpu", "--no-conv", "--no-nccl"], env=e)
         self.assertEqual(rc, 0, err)
         self.assertIn("GPU 0: NVIDIA H200", out)
         self.assertIn("GPU 1: NVIDIA H200", out)
         self.assertIn("GEMM BF16", out)
         self.assertIn("bytes read plus bytes written", out)
         self.assertNotIn("\033[K", err)     # no progress line when stderr is not a terminal
-        rc, out, err = run(["--json", "bench", "--gpu", "1", "--no-cpu"], env=e)
+        rc, out, err = run(["--json", "bench", "--gpu", "1", "--no-cpu", "--no-conv"], env=e)
         doc = json.loads(out)
         self.assertEqual([g["index"] for g in doc["gpus"]], [1])
         self.assertEqual(doc["gpus"][0]["pci"], "0000:66:00.0")
 
     def test_cpu_baseline_own_kernel(self):
         e = clean_env(LD_LIBRARY_PATH=fake_libdir(), FAKE_CUDA_TOTAL_MIB="8", GPUDOCTOR_BENCH_NO_BLAS="1")
-        rc, out, err = run(["--json", "bench", "--quick"], env=e)
+        rc, out, err = run(["--json", "bench", "--quick", "--no-conv", "--no-nccl"], env=e)
         self.assertEqual(rc, 0, err)
         cpu = json.loads(out)["cpu"]
         self.assertEqual(cpu["impl"], "gpudoctor-blocked")

@@ -86,6 +86,23 @@ class Catalogue(unittest.TestCase):
                 missing.append(r["id"])
         self.assertEqual(missing, [], "cause ids that no test triggers")
 
+    def test_explain_confirms_every_cause_check_reports(self):
+        """explain's list of causes check can confirm (src/explain/confirm.c)
+        is the set of causes src/rules/ produces; --live's own cause is
+        confirmed only by --live, which explain does not run."""
+        # rules_cuda reports the causes of CUresult codes through curesult.c
+        rules = read_tree(["src/rules/*.c", "src/**/curesult.c"])
+        produced = set()
+        for t in rules.values():
+            produced |= set(re.findall(r"\bCAUSE_([A-Z0-9_]+)\b", t))
+        produced -= {"NONE", "FRAMEWORK_LIVE_DISAGREES"}
+        text = open(os.path.join(TOP, "src", "explain", "confirm.c"), encoding="utf-8").read()
+        body = text[text.index("checkable[] = {"):]
+        body = body[:body.index("};")]
+        listed = set(re.findall(r"\bCAUSE_([A-Z0-9_]+)\b", body))
+        self.assertEqual(sorted(produced - listed), [], "causes check reports that explain cannot confirm")
+        self.assertEqual(sorted(listed - produced), [], "causes explain claims check reports")
+
 
 if __name__ == "__main__":
     unittest.main()

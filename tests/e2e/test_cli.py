@@ -37,7 +37,7 @@ class TestCli(GDTestCase):
         doc = json.loads(out)
         self.assertEqual(doc["schema"], "gpudoctor.check/1")
         self.assertEqual([l["id"] for l in doc["layers"]],
-                         ["hardware", "kernel", "devices", "driver", "cuda", "libraries", "frameworks"])
+                         ["hardware", "kernel", "containers", "devices", "driver", "cuda", "libraries", "frameworks"])
 
     def test_no_color_env(self):
         r = Root()

@@ -203,6 +203,14 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *st)
 	return 0;
 }
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return 0; }
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n)
+{
+	unsigned *p = (unsigned *)(uintptr_t)d;
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = v;
+	return 0;
+}
 CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = malloc(1); streams++; return 0; }
 CUresult cuStreamDestroy_v2(void *s) { free(s); stream_frees++; return 0; }
 CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }

@@ -244,3 +244,48 @@ CUresult cuGetErrorName(CUresult r, const char **s)
 	*s = "CUDA_ERROR_FAKE";
 	return 0;
 }
+
+/*
+ * What the bench children of `check --deep` also bind (bench/bench_cuda.c):
+ * host memory, a stream that does nothing, events that measure nothing.
+ * The convolution and the all-reduce themselves are fake_cudnn.c's and
+ * fake_nccl.c's.
+ */
+struct fake_event { int recorded; };
+
+CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice d)
+{
+	snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x18 + d);
+	return 0;
+}
+CUresult cuMemGetInfo_v2(size_t *fr, size_t *tot) { *tot = (size_t)80 << 30; *fr = (size_t)79 << 30; return 0; }
+CUresult cuMemAllocHost_v2(void **p, size_t n) { *p = malloc(n); return *p ? 0 : 2; }
+CUresult cuMemFreeHost(void *p) { free(p); return 0; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) { (void)st; return cuMemcpyHtoD_v2(d, s, n); }
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) { (void)st; return cuMemcpyDtoH_v2(d, s, n); }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	(void)st;
+	memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
+	return 0;
+}
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return 0; }
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		((unsigned *)(uintptr_t)d)[i] = v;
+	return 0;
+}
+CUresult cuStreamCreate(CUstream *s, unsigned f) { (void)f; *s = malloc(1); return 0; }
+CUresult cuStreamDestroy_v2(CUstream s) { free(s); return 0; }
+CUresult cuStreamSynchronize(CUstream s) { (void)s; return 0; }
+CUresult cuEventCreate(struct fake_event **e, unsigned f) { (void)f; *e = calloc(1, sizeof(**e)); return 0; }
+CUresult cuEventDestroy_v2(struct fake_event *e) { free(e); return 0; }
+CUresult cuEventRecord(struct fake_event *e, CUstream s) { (void)s; e->recorded = 1; return 0; }
+CUresult cuEventSynchronize(struct fake_event *e) { (void)e; return 0; }
+CUresult cuEventElapsedTime(float *ms, struct fake_event *a, struct fake_event *b)
+{
+	(void)a; (void)b;
+	*ms = 0.001f;
+	return 0;
+}
