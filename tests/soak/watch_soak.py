@@ -5,7 +5,8 @@ fixture machine with the fake NVML, scraped every second, with faults cycled
 idle and garbage HTTP clients).  Every 10 s it records the daemon's RSS and
 open descriptors (/proc/PID/status, /proc/PID/fd); at the end it fails when
 RSS grew (median of the last tenth against the median of the second tenth)
-by more than 256 KiB or the descriptor count is not flat.
+by more than 256 KiB or the descriptor count is not flat (the last tenth's
+maximum above the second tenth's; the band itself is at most 4 wide).
 
     GPUDOCTOR=build-asan/gpudoctor python3 tests/soak/watch_soak.py [SECONDS]
 Prints one line per 10 s and a summary; exit 0 when flat.
@@ -88,12 +89,19 @@ def main():
     early = [x[1] for x in rows[n // 10: 2 * n // 10 or 1]]
     late = [x[1] for x in rows[-(n // 10 or 1):]]
     fds = sorted(set(x[2] for x in rows[1:]))
+    # The count moves within a small band: +1 while an HTTP client is connected,
+    # -2 while the NVML sampler is being restarted (the hang phase), +2 during a
+    # static check.  Flat means the band does not move: the late maximum is no
+    # higher than the early one.
+    fds_early = [x[2] for x in rows[n // 10: 2 * n // 10 or 1]]
+    fds_late = [x[2] for x in rows[-(n // 10 or 1):]]
     growth = statistics.median(late) - statistics.median(early)
     print("summary: %.0f s, %d scrapes (%d failed), %d sweeps, daemon CPU %.2f s, %d sampler restarts, "
           "RSS %.0f -> %.0f KiB (growth %.0f KiB), fd counts seen %s, exit %s"
           % (duration, scrapes, fails, sweeps or 0, cpu or 0, restarts or 0, statistics.median(early) / 1024,
              statistics.median(late) / 1024, growth / 1024, fds, rc))
-    ok = growth <= 256 * 1024 and len(fds) <= 2 and (max(fds) - min(fds) <= 2) and fails == 0 and rc == 0
+    ok = (growth <= 256 * 1024 and max(fds_late) <= max(fds_early) and max(fds) - min(fds) <= 4
+          and fails == 0 and rc == 0)
     print("soak:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 
