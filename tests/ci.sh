@@ -30,6 +30,17 @@ if [ -n "$need" ]; then
 			|| echo "warning: could not install$need"
 	fi
 fi
+# gpudoctor watch's tests run the real Prometheus (with promtool), node_exporter
+# and systemd-analyze, from Debian's packages; without them those tests skip.
+wneed=""
+command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || wneed="$wneed prometheus"
+command -v prometheus-node-exporter >/dev/null 2>&1 || wneed="$wneed prometheus-node-exporter"
+command -v systemd-analyze >/dev/null 2>&1 || wneed="$wneed systemd"
+if [ -n "$wneed" ] && command -v apt-get >/dev/null 2>&1; then
+	echo "== installing:$wneed"
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $wneed) \
+		>/dev/null 2>&1 || echo "warning: could not install$wneed"
+fi
 
 tally() { # $1 = log file: add its closing "N passed, N failed, N skipped" line
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)

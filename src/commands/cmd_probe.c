@@ -20,6 +20,7 @@ static const struct probe_entry probes[] = {
 	{ "libversion", probe_main_libversion },
 	{ "bench", probe_main_bench },
 	{ "devopen", probe_main_devopen },
+	{ "nvml-sampler", probe_main_nvml_sampler },
 };
 
 int cmd_probe(int argc, char **argv, const struct gd_ctx *ctx)

@@ -24,6 +24,7 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_health(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx);
+int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_probe(int argc, char **argv, const struct gd_ctx *ctx);	/* hidden: __probe */
 
 /* Child-side entry points of isolated probes (gpudoctor __probe NAME ...). */
@@ -32,5 +33,6 @@ int probe_main_cuda(int argc, char **argv);
 int probe_main_libversion(int argc, char **argv);
 int probe_main_bench(int argc, char **argv);
 int probe_main_devopen(int argc, char **argv);
+int probe_main_nvml_sampler(int argc, char **argv);
 
 #endif

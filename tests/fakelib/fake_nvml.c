@@ -23,6 +23,15 @@
  *   FAKE_NVML_COMPUTE_MODE    (default 0)
  *   FAKE_NVML_ECC_VOLATILE_UNC, FAKE_NVML_ECC_AGGREGATE_UNC  counts (default 0)
  *   FAKE_NVML_REMAP_PENDING, FAKE_NVML_REMAP_FAILURE         0/1 (default 0)
+ *   FAKE_NVML_STATE_FILE  a file of KEY=VALUE lines read at every call: a line there
+ *                         overrides the environment variable of that name, so a
+ *                         long-lived process (watch's sampler) can change state
+ *   FAKE_NVML_HANG_CALL   a call that never returns: temperature | power | ecc | count;
+ *                         "temperature-d": the call waits in the kernel (state D, as a
+ *                         vfork parent does) until the process group is killed
+ *   FAKE_NVML_ECC_VOLATILE_COR, FAKE_NVML_ECC_AGGREGATE_COR  corrected counts (default 0)
+ *   FAKE_NVML_CLOCK_REASONS   clock event reasons bit mask (default 0x1, idle)
+ *   FAKE_NVML_PCIE_WIDTH, FAKE_NVML_PCIE_WIDTH_MAX  (default 16/16); generation 5/5
  * Compile-time: -DFAKE_OLD_API leaves out the _v2/_v3 names (old drivers),
  * nvmlDeviceGetMemoryInfo_v2 included,
  * -DFAKE_OMIT_COUNT leaves out nvmlDeviceGetCount entirely (a required symbol).
@@ -65,16 +74,57 @@ typedef struct {
 #define LOST 15
 static struct fake_dev devs[64];
 
+/* getenv, unless FAKE_NVML_STATE_FILE has a line NAME=VALUE (read at each call). */
+static const char *fenv(const char *name)
+{
+	static char val[256];
+	const char *path = getenv("FAKE_NVML_STATE_FILE");
+	char line[320];
+	size_t n = strlen(name);
+	FILE *f;
+
+	if (path && *path && (f = fopen(path, "r"))) {
+		const char *found = NULL;
+
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, name, n) && line[n] == '=') {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(val, sizeof(val), "%s", line + n + 1);
+				found = val;
+			}
+		fclose(f);
+		if (found)
+			return found;
+	}
+	return getenv(name);
+}
+
+static void maybe_hang(const char *call)
+{
+	const char *h = fenv("FAKE_NVML_HANG_CALL");
+	size_t n = strlen(call);
+
+	if (h && !strncmp(h, call, n) && !strcmp(h + n, "-d")) {
+		/* The parent of a vfork waits uninterruptibly ("D") until the child exits. */
+		if (vfork() == 0)
+			for (;;)
+				pause();
+	}
+	if (h && !strcmp(h, call))
+		for (;;)
+			pause();
+}
+
 static const char *mode(void)
 {
-	const char *m = getenv("FAKE_NVML_MODE");
+	const char *m = fenv("FAKE_NVML_MODE");
 
 	return m && *m ? m : FAKE_DEFAULT_MODE;
 }
 
 static long envl(const char *name, long def)
 {
-	const char *v = getenv(name);
+	const char *v = fenv(name);
 
 	return v && *v ? strtol(v, NULL, 0) : def;
 }
@@ -160,6 +210,7 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { return nvmlSystemGetCudaDr
 #ifndef FAKE_OMIT_COUNT
 static nvmlReturn_t fake_count(unsigned int *n)
 {
+	maybe_hang("count");
 	*n = (unsigned)envl("FAKE_NVML_GPUS", 1);
 	return 0;
 }
@@ -271,11 +322,18 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int *
 {
 	(void)d;
 	(void)sensor;
+	maybe_hang("temperature");
 	*t = 31;
 	return lost() ? LOST : 0;
 }
 
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 75123; return 0; }
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *p)
+{
+	(void)d;
+	maybe_hang("power");
+	*p = 75123;
+	return 0;
+}
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 700000; return 0; }
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 700000; return 0; }
 
@@ -317,6 +375,12 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *cur, int *pend)
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, unsigned long long *n)
 {
 	(void)d;
+	maybe_hang("ecc");
+	if (type == 0) {
+		*n = (unsigned long long)envl(counter == 0 ? "FAKE_NVML_ECC_VOLATILE_COR"
+						  : "FAKE_NVML_ECC_AGGREGATE_COR", 0);
+		return 0;
+	}
 	if (type != 1)
 		return 2;
 	*n = (unsigned long long)envl(counter == 0 ? "FAKE_NVML_ECC_VOLATILE_UNC"
@@ -381,4 +445,36 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *
 	(void)p;
 	*c = 0;
 	return 0;
+}
+
+/* Health facts of `watch` (nvml.h signatures). */
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *r)
+{
+	(void)d;
+	*r = (unsigned long long)envl("FAKE_NVML_CLOCK_REASONS", 1);
+	return lost() ? LOST : 0;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { (void)d; *v = 5; return 0; }
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { (void)d; *v = 5; return 0; }
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *v)
+{
+	(void)d;
+	*v = (unsigned)envl("FAKE_NVML_PCIE_WIDTH", 16);
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *v)
+{
+	(void)d;
+	*v = (unsigned)envl("FAKE_NVML_PCIE_WIDTH_MAX", 16);
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t d, unsigned int *v) { (void)d; *v = 0; return 0; }
+/* A PCIe H200 without NVLink bridges or NVSwitch: not supported, as NVML says there. */
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int l, int *on) { (void)d; (void)l; (void)on; return 3; }
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, void *info) { (void)d; (void)info; return 3; }
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t d, int cause, unsigned int *n, unsigned long long *a)
+{
+	(void)d; (void)cause; (void)n; (void)a;
+	return 3;
 }

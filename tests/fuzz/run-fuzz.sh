@@ -61,6 +61,7 @@ for src in "$here"/fuzz_*.c; do
 	fuzz_kb) for f in src/knowledge/data/*.tsv; do
 			[ -e "$dir/corpus/$(basename "$f")" ] || cp "$f" "$dir/corpus/"
 		 done ;;
+	fuzz_kmsg) cp tests/e2e/data/kmsg-xids.txt "$dir/corpus/" ;;
 	esac
 	# shellcheck disable=SC2086
 	if ! "$cc" -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -fsanitize=fuzzer,address,undefined \

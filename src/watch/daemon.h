@@ -1,0 +1,159 @@
+/*
+ * daemon.h - the state of one `gpudoctor watch` process, shared by the
+ * files of src/watch/ (callers outside use watch_run() in run.h).
+ *
+ * loop.c owns the struct and the event loop; the other files each do one
+ * job on it: xids.c (the kernel log's XIDs and their history), pci.c (GPUs
+ * on the bus, AER), staticcheck.c (check's static layers in a child),
+ * judge.c (findings), prom.c (/metrics and --textfile), report.c (/),
+ * state.c (--state-dir), server.c (HTTP).
+ */
+#ifndef GD_WATCH_DAEMON_H
+#define GD_WATCH_DAEMON_H
+
+#include "core/buf.h"
+#include "core/child.h"
+#include "watch/kmsg.h"
+#include "watch/notify.h"
+#include "watch/run.h"
+#include "watch/sampler.h"
+#include "watch/watch.h"
+
+struct kb;
+
+#define WD_MAX_CONNS 256
+#define WD_MAX_PCI 64
+
+struct wconn {
+	int fd;
+	double deadline;		/* read deadline, then write deadline */
+	size_t inlen;
+	char *in;			/* HTTP_REQ_MAX bytes, allocated on accept */
+	struct buf out;
+	size_t outoff;
+	int writing;
+};
+
+struct wd {
+	const struct watch_opts *o;
+	const struct kb *kb;
+	struct wpolicy policy;
+	char boot_id[40];
+	double t0;			/* monotonic start */
+	unsigned long long sweeps;
+
+	/* NVML */
+	struct sampler smp;
+	struct wgpu gpus[WATCH_MAX_GPUS];
+	int ngpus;			/* -1 unknown */
+	double nvml_at;			/* monotonic time of the last sample; 0 never */
+
+	/* PCI */
+	char pci[WD_MAX_PCI][16];	/* NVIDIA GPUs' addresses on the bus */
+	int npci;			/* entries in pci[]; -1 unknown */
+	int pci_present[WD_MAX_PCI];	/* still on the bus at the last sweep */
+	long long pci_aer[WD_MAX_PCI][3];	/* correctable, nonfatal, fatal; -1 unknown */
+	int pci_count;			/* GPUs present at the last sweep */
+	double pci_at;
+
+	/* static check */
+	struct child st_child;
+	int st_running;
+	double st_at, st_started;
+	struct wfinding st_find[WATCH_MAX_FINDINGS];
+	int nst_find;
+	int st_layer_ok[8];		/* per layer: 1 ok, 0 failed, -1 unknown */
+	char st_error[200];
+	char st_nvml_lib[4096];		/* NVML's library as the static check found it */
+	char fingerprint[512];		/* what the driver's files looked like */
+	unsigned long long st_runs;
+
+	/* kernel log */
+	int kfd;			/* /dev/kmsg or -1 */
+	int kfile_fd;			/* --kmsg-file or -1 */
+	struct buf kfile_part;		/* an incomplete last line of the file */
+	struct kmsg_nvrm nvrm;
+	unsigned long long kseq_last;	/* the last record read */
+	int kseq_valid;
+	unsigned long long kseq_saved;	/* records up to this were counted before a restart */
+	unsigned long long klost;
+	unsigned long long krecords;
+	double kmsg_at;
+	struct wxid xids[WATCH_MAX_XIDS];
+	int nxids;
+	struct wxid_past past[WATCH_MAX_XIDS];
+	int npast;
+	long long acks_mtime;
+	int acks_done;			/* lines of STATE_DIR/acks applied so far */
+
+	/* verdicts */
+	struct wfinding find[WATCH_MAX_FINDINGS];
+	int nfind;
+	enum wsev status;
+	char prev_keys[WATCH_MAX_FINDINGS][160];	/* cause, gpu, severity, key of the last findings */
+	int nprev;
+	int ready_sent;
+	long long updated;		/* unix seconds of the last sweep */
+
+	/* serving */
+	int lfd;
+	struct wconn conns[WD_MAX_CONNS];
+	unsigned long long http_requests, http_rejected;
+	struct notify nt;
+	double next_watchdog;
+	double loop_progress;		/* monotonic time the loop last went round */
+};
+
+/* xids.c */
+int xids_open_kmsg(struct wd *w);
+void xids_read_kmsg(struct wd *w, double now);
+void xids_read_file(struct wd *w, double now);
+void xids_record(struct wd *w, const struct kmsg_rec *r);
+void xids_load_history(struct wd *w);
+int xids_save_history(const struct wd *w);
+void xids_apply_acks(struct wd *w);
+const char *xids_gpu_label(const struct wd *w, const char *bus_id, char *out, size_t size);
+int xids_gpu_index(const struct wd *w, const char *bus_id);
+
+/* pci.c */
+void pci_rescan(struct wd *w);
+void pci_refresh(struct wd *w, double now);
+
+/* staticcheck.c */
+void static_fingerprint(const struct wd *w, char *out, size_t size);
+void static_maybe_start(struct wd *w, double now);
+int static_fd(const struct wd *w);
+void static_readable(struct wd *w, double now);
+
+/* judge.c */
+void judge(struct wd *w);
+const char *gpu_str(int gpu, char *out, size_t size);	/* "3" or "-" */
+void gpus_from_sample(struct wd *w);
+
+/* prom.c */
+void prom_render(const struct wd *w, struct buf *out);
+int prom_write_textfile(const struct wd *w);
+
+/* report.c */
+void report_plain(const struct wd *w, struct buf *out);
+
+/* state.c */
+int state_write(const struct wd *w);
+
+/* server.c */
+int server_listen(struct wd *w);
+void server_accept(struct wd *w, double now);
+void server_io(struct wd *w, int i, short revents, double now);
+void server_expire(struct wd *w, double now);
+
+/* xids.c: write path atomically (temporary file in the same directory, then
+ * rename); durable: fsync before the rename. */
+int wd_write_atomic(const char *path, const char *data, size_t len, int durable);
+
+/* loop.c: the daemon's own RSS (bytes) and CPU seconds, and its children's. */
+long long wd_self_rss(void);
+double wd_self_cpu(void);
+double wd_children_cpu(void);
+double wd_now(void);
+
+#endif

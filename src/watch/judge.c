@@ -1,0 +1,327 @@
+/*
+ * judge.c - from what the daemon measured to the active findings: the NVML
+ * sample's health facts, the PCI count, the kernel log's XIDs and the static
+ * check, each as (layer, cause id, severity, GPU, one-line reason).  Logs
+ * every change as one line with the cause id.
+ */
+#include "watch/daemon.h"
+#include "watch/policy.h"
+#include "knowledge/causes.h"
+#include "knowledge/kb.h"
+#include "knowledge/kb_xid.h"
+#include "probes/driver.h"
+#include "knowledge/layers.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Throttle reasons that mean the hardware, not a setting, slows the GPU. */
+#define REASON_SW_THERMAL 0x20ull
+#define REASON_HW_SLOWDOWN 0x8ull
+#define REASON_HW_THERMAL 0x40ull
+#define REASON_HW_POWER_BRAKE 0x80ull
+#define FABRIC_COMPLETED 3
+#define XID_WARN_HOLD 3600	/* a restart-app XID stays a warning this long */
+
+static long long num(const struct kvlist *kv, int i, const char *field)
+{
+	const char *v = kv_getf(kv, "gpu.%d.%s", i, field);
+	char *end;
+	long long x;
+
+	if (!v || !*v)
+		return -1;
+	x = strtoll(v, &end, 10);
+	return *end ? -1 : x;
+}
+
+static void str(const struct kvlist *kv, int i, const char *field, char *out, size_t size)
+{
+	const char *v = kv_getf(kv, "gpu.%d.%s", i, field);
+
+	snprintf(out, size, "%s", v ? v : "");
+}
+
+void gpus_from_sample(struct wd *w)
+{
+	const struct kvlist *kv = &w->smp.last;
+	long long count = kv_get_ll(kv, "count", -1);
+
+	w->ngpus = count < 0 ? -1 : (int)(count > WATCH_MAX_GPUS ? WATCH_MAX_GPUS : count);
+	for (int i = 0; i < w->ngpus; i++) {
+		struct wgpu *g = &w->gpus[i];
+		char bus[40];
+
+		memset(g, 0, sizeof(*g));
+		g->index = i;
+		str(kv, i, "name", g->name, sizeof(g->name));
+		str(kv, i, "uuid", g->uuid, sizeof(g->uuid));
+		str(kv, i, "bus_id", bus, sizeof(bus));
+		if (kmsg_norm_bus_id(bus, strlen(bus), g->bus_id, sizeof(g->bus_id)) < 0)
+			g->bus_id[0] = '\0';
+#define F(field, key) g->field = num(kv, i, key)
+		F(temperature_c, "temperature_c");
+		F(power_mw, "power_mw");
+		F(memory_used, "memory_used");
+		F(memory_total, "memory_total");
+		F(persistence, "persistence");
+		F(ecc_mode, "ecc_mode");
+		F(ecc_vol_cor, "ecc_volatile_corrected");
+		F(ecc_vol_unc, "ecc_volatile_uncorrected");
+		F(ecc_agg_cor, "ecc_aggregate_corrected");
+		F(ecc_agg_unc, "ecc_aggregate_uncorrected");
+		F(retired_sbe, "retired_sbe");
+		F(retired_dbe, "retired_dbe");
+		F(retired_pending, "retired_pending");
+		F(remap_cor, "remap_correctable");
+		F(remap_unc, "remap_uncorrectable");
+		F(remap_pending, "remap_pending");
+		F(remap_failed, "remap_failed");
+		F(clock_reasons, "clock_reasons");
+		F(pcie_gen, "pcie_gen");
+		F(pcie_gen_max, "pcie_gen_max");
+		F(pcie_width, "pcie_width");
+		F(pcie_width_max, "pcie_width_max");
+		F(pcie_replay, "pcie_replay");
+		F(nvlink_active, "nvlink_active");
+		F(nvlink_replay, "nvlink_replay");
+		F(nvlink_recovery, "nvlink_recovery");
+		F(nvlink_crc_flit, "nvlink_crc_flit");
+		F(nvlink_crc_data, "nvlink_crc_data");
+		F(fabric_state, "fabric_state");
+		F(fabric_status, "fabric_status");
+#undef F
+		g->lost = num(kv, i, "lost") == 1;
+		g->nprocs = 0;
+		for (int p = 0; p < WATCH_MAX_PROCS; p++) {
+			char k[32];
+
+			snprintf(k, sizeof(k), "proc.%d.pid", p);
+			if (num(kv, i, k) < 0)
+				break;
+			g->procs[p].pid = num(kv, i, k);
+			snprintf(k, sizeof(k), "proc.%d.used", p);
+			g->procs[p].used = num(kv, i, k);
+			g->nprocs++;
+		}
+		g->aer_cor = g->aer_nonfatal = g->aer_fatal = -1;
+		for (int p = 0; p < w->npci; p++)
+			if (!strcmp(w->pci[p], g->bus_id)) {
+				g->aer_cor = w->pci_aer[p][0];
+				g->aer_nonfatal = w->pci_aer[p][1];
+				g->aer_fatal = w->pci_aer[p][2];
+			}
+	}
+}
+
+/* What tells this finding apart from others of its cause and GPU (next add() only). */
+static char add_key[64];
+
+/* A finding of watch's own: its layer and id come from the cause catalogue. */
+static void add(struct wd *w, enum cause_id cause, enum wsev sev, int gpu, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void add(struct wd *w, enum cause_id cause, enum wsev sev, int gpu, const char *fmt, ...)
+{
+	struct wfinding *f;
+	va_list ap;
+
+	if (w->nfind >= WATCH_MAX_FINDINGS)
+		return;
+	f = &w->find[w->nfind++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->key, sizeof(f->key), "%s", add_key);
+	add_key[0] = '\0';
+	snprintf(f->layer, sizeof(f->layer), "%s", layer_name(cause_get(cause)->layer));
+	snprintf(f->cause, sizeof(f->cause), "%s", cause_id_str(cause));
+	f->sev = sev;
+	f->gpu = gpu;
+	va_start(ap, fmt);
+	vsnprintf(f->reason, sizeof(f->reason), fmt, ap);
+	va_end(ap);
+	/* One line, printable: the reason may quote the kernel log. */
+	for (char *p = f->reason; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+}
+
+static void judge_nvml(struct wd *w)
+{
+	const struct sampler *s = &w->smp;
+
+	if (s->hang)
+		add(w, CAUSE_NVML_HANG, WSEV_FAIL, -1, "%s%s", s->in_kernel ? "driver hang: " : "",
+		    s->hang_what);
+	if (!s->have_sample)
+		return;
+	if (s->init_failed) {
+		const char *de = kv_get(&s->last, "dlopen_error");
+		long long rc = kv_get_ll(&s->last, "init.result", -1);
+
+		if (de)
+			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "NVML did not load: %.150s", de);
+		else if (rc > 0)
+			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "nvmlInit failed: %lld (%s)", rc,
+			    nvml_return_name((int)rc));
+		else
+			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "the NVML sampler exited without an answer");
+		return;
+	}
+	if (w->ngpus < 0 && kv_get(&s->last, "err.count"))
+		add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "nvmlDeviceGetCount failed: %s",
+		    kv_get(&s->last, "err.count"));
+	for (int i = 0; i < w->ngpus; i++) {
+		const struct wgpu *g = &w->gpus[i];
+		unsigned long long r = g->clock_reasons < 0 ? 0 : (unsigned long long)g->clock_reasons;
+
+		if (g->lost) {
+			add(w, CAUSE_GPU_LOST, WSEV_FAIL, i, "NVML reports GPU %d (%s) lost", i,
+			    g->bus_id[0] ? g->bus_id : "?");
+			continue;
+		}
+		if (g->ecc_vol_unc > 0)
+			add(w, CAUSE_ECC_ERRORS, WSEV_FAIL, i,
+			    "%lld uncorrectable ECC errors since the driver loaded", g->ecc_vol_unc);
+		if (g->remap_failed > 0)
+			add(w, CAUSE_ECC_ERRORS, WSEV_FAIL, i, "row remapping failed");
+		else if (g->remap_pending > 0 || g->retired_pending > 0)
+			add(w, CAUSE_ECC_ERRORS, WSEV_WARN, i,
+			    "%s pending: reset the GPU to apply it",
+			    g->remap_pending > 0 ? "row remapping" : "page retirement");
+		if (r & (REASON_HW_SLOWDOWN | REASON_HW_THERMAL | REASON_HW_POWER_BRAKE | REASON_SW_THERMAL))
+			add(w, CAUSE_GPU_THROTTLED, WSEV_WARN, i,
+			    "clocks held down: %s%s%s%s(reasons 0x%llx)",
+			    r & REASON_HW_SLOWDOWN ? "hardware slowdown " : "",
+			    r & REASON_HW_THERMAL ? "hardware thermal " : "",
+			    r & REASON_HW_POWER_BRAKE ? "power brake " : "",
+			    r & REASON_SW_THERMAL ? "software thermal " : "", r);
+		if (g->persistence == 0)
+			add(w, CAUSE_PERSISTENCE_MODE_OFF, WSEV_WARN, i, "persistence mode is off");
+		if (g->pcie_width > 0 && g->pcie_width_max > 0 && g->pcie_width < g->pcie_width_max)
+			add(w, CAUSE_PCIE_LINK_DEGRADED, WSEV_WARN, i, "PCIe link x%lld of x%lld",
+			    g->pcie_width, g->pcie_width_max);
+		if (g->fabric_state > 0 && (g->fabric_state != FABRIC_COMPLETED || g->fabric_status > 0))
+			add(w, CAUSE_FABRIC_MANAGER_NOT_RUNNING, WSEV_FAIL, i,
+			    "GPU fabric registration state %lld, status %lld", g->fabric_state,
+			    g->fabric_status);
+	}
+}
+
+static void judge_pci(struct wd *w)
+{
+	if (w->npci < 0)
+		return;
+	for (int i = 0; i < w->npci; i++)
+		if (!w->pci_present[i])
+			add(w, CAUSE_GPU_COUNT_MISMATCH, WSEV_FAIL, xids_gpu_index(w, w->pci[i]),
+			    "GPU %s is gone from the PCI bus", w->pci[i]);
+	if (w->smp.have_sample && !w->smp.init_failed && !w->smp.hang && w->ngpus >= 0 &&
+	    w->ngpus != w->pci_count)
+		add(w, CAUSE_GPU_COUNT_MISMATCH, WSEV_FAIL, -1,
+		    "%d NVIDIA GPUs on the PCI bus, NVML sees %d", w->pci_count, w->ngpus);
+}
+
+static void judge_xids(struct wd *w)
+{
+	long long now = (long long)time(NULL);
+
+	for (int i = 0; i < w->nxids; i++) {
+		const struct wxid *x = &w->xids[i];
+		struct kb_xid k;
+		char where[64];
+		enum wsev sev = policy_severity(x->action);
+
+		if (sev == WSEV_OK)
+			continue;
+		if (!x->fatal && (sev == WSEV_FAIL || now - x->last > XID_WARN_HOLD))
+			continue;	/* acknowledged, or an old warning */
+		xids_gpu_label(w, x->bus_id, where, sizeof(where));
+		snprintf(add_key, sizeof(add_key), "xid%d@%s", x->xid, x->bus_id[0] ? x->bus_id : "-");
+		add(w, x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_GPU_XID_ERROR, sev,
+		    xids_gpu_index(w, x->bus_id), "XID %d (%s) on GPU %s%s%s, %llu this boot%s: action %s",
+		    x->xid, kb_xid_find(w->kb, x->xid, &k) == 0 ? k.meaning : "not in the catalogue",
+		    where, x->bus_id[0] && strcmp(where, x->bus_id) ? " " : "",
+		    x->bus_id[0] && strcmp(where, x->bus_id) ? x->bus_id : "", x->count,
+		    x->escalated ? ", also in an earlier boot" : "", kb_xid_action_name(x->action));
+	}
+}
+
+static const char *sev_name(enum wsev s)
+{
+	return s == WSEV_FAIL ? "fail" : s == WSEV_WARN ? "warn" : "ok";
+}
+
+const char *gpu_str(int gpu, char *out, size_t size)
+{
+	if (gpu < 0)
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%d", gpu);
+	return out;
+}
+
+static void log_changes(struct wd *w)
+{
+	char keys[WATCH_MAX_FINDINGS][160], line[400];
+	int n = 0;
+
+	for (int i = 0; i < w->nfind; i++) {
+		const struct wfinding *f = &w->find[i];
+		int seen = 0;
+
+		snprintf(keys[n], sizeof(keys[0]), "%s %d %s %s", f->cause, f->gpu, sev_name(f->sev),
+			 f->key[0] ? f->key : "-");
+		for (int k = 0; k < w->nprev; k++)
+			seen |= !strcmp(w->prev_keys[k], keys[n]);
+		for (int k = 0; k < n; k++)
+			seen |= !strcmp(keys[k], keys[n]) ? 2 : 0;
+		if (seen & 2)
+			continue;
+		if (!seen && w->o->log) {
+			char g[16];
+
+			snprintf(line, sizeof(line), "watch: %s %s gpu=%s: %s", sev_name(f->sev), f->cause,
+				 gpu_str(f->gpu, g, sizeof(g)), f->reason);
+			w->o->log(line);
+		}
+		n++;
+	}
+	for (int k = 0; k < w->nprev; k++) {
+		int still = 0;
+
+		for (int i = 0; i < n; i++)
+			still |= !strcmp(w->prev_keys[k], keys[i]);
+		if (!still && w->o->log) {
+			char cause[48], g[16];
+			int gpu = -1;
+
+			if (sscanf(w->prev_keys[k], "%47s %d", cause, &gpu) != 2)
+				continue;
+			snprintf(line, sizeof(line), "watch: ok %s gpu=%s: cleared", cause,
+				 gpu_str(gpu, g, sizeof(g)));
+			w->o->log(line);
+		}
+	}
+	memcpy(w->prev_keys, keys, sizeof(keys[0]) * (size_t)n);
+	w->nprev = n;
+}
+
+void judge(struct wd *w)
+{
+	w->nfind = 0;
+	judge_nvml(w);
+	judge_pci(w);
+	judge_xids(w);
+	for (int i = 0; i < w->nst_find; i++)
+		if (w->nfind < WATCH_MAX_FINDINGS)
+			w->find[w->nfind++] = w->st_find[i];
+	w->status = WSEV_OK;
+	for (int i = 0; i < w->nfind; i++)
+		if (w->find[i].sev > w->status)
+			w->status = w->find[i].sev;
+	/* Before the first sweep is whole, findings come and go as sources answer. */
+	if (w->ready_sent)
+		log_changes(w);
+}

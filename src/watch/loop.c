@@ -1,0 +1,413 @@
+/*
+ * loop.c - the daemon: one poll loop over the kernel log, the listen socket
+ * and its connections, the NVML sampler and static-check children, and a
+ * timer (the poll timeout) for sweeps, deadlines and the systemd watchdog.
+ * Nothing in the loop blocks: every descriptor is non-blocking, every child
+ * has a deadline.
+ */
+#include "watch/daemon.h"
+#include "watch/policy.h"
+#include "core/ctx.h"
+#include "core/fs.h"
+#include "core/xalloc.h"
+#include "knowledge/kb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+double wd_now(void)
+{
+	return child_now();
+}
+
+long long wd_self_rss(void)
+{
+	char b[128];
+	long long pages = -1;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	b[n] = '\0';
+	if (sscanf(b, "%*s %lld", &pages) != 1)
+		return -1;
+	return pages * sysconf(_SC_PAGESIZE);
+}
+
+static double tv(struct timeval t)
+{
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+double wd_self_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return tv(ru.ru_utime) + tv(ru.ru_stime);
+}
+
+double wd_children_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return tv(ru.ru_utime) + tv(ru.ru_stime);
+}
+
+static void status_line(const struct wd *w, char *out, size_t size)
+{
+	int warn = 0, fail = 0;
+
+	for (int i = 0; i < w->nfind; i++)
+		if (w->find[i].sev == WSEV_FAIL)
+			fail++;
+		else
+			warn++;
+	snprintf(out, size, "STATUS=%s: %d failing, %d warnings, %d GPUs",
+		 w->status == WSEV_FAIL ? "fail" : w->status == WSEV_WARN ? "warn" : "ok", fail, warn,
+		 w->ngpus < 0 ? 0 : w->ngpus);
+}
+
+/* A cheap signature of what xid-history holds, to write it only on change. */
+static unsigned long long xid_signature(const struct wd *w)
+{
+	unsigned long long s = (unsigned long long)w->npast * 1000003u + (unsigned)w->acks_done * 7919u;
+
+	for (int i = 0; i < w->nxids; i++)
+		s = s * 31 + w->xids[i].count * 7 + (unsigned)w->xids[i].fatal + (unsigned)w->xids[i].xid;
+	return s;
+}
+
+static void publish(struct wd *w)
+{
+	static unsigned long long last_sig = ~0ull;
+	static enum wsev last_status = WSEV_OK;
+	unsigned long long sig;
+
+	judge(w);
+	w->updated = (long long)time(NULL);
+	if (state_write(w) < 0 && w->o->log && w->sweeps <= 1)
+		w->o->log("watch: cannot write the state file in the state directory");
+	sig = xid_signature(w);
+	if (sig != last_sig) {
+		xids_save_history(w);
+		last_sig = sig;
+	}
+	prom_write_textfile(w);
+	if (w->ready_sent && w->status != last_status) {
+		char st[160];
+
+		status_line(w, st, sizeof(st));
+		notify_send(&w->nt, st);
+	}
+	last_status = w->status;
+}
+
+/* Is everything the first sweep waits for in? */
+static int first_sweep_done(const struct wd *w)
+{
+	if (w->st_runs == 0 || w->st_running)
+		return 0;
+	if (w->o->ctx->no_load || !w->smp.lib)
+		return 1;
+	return w->smp.have_sample || w->smp.hang;
+}
+
+static void maybe_ready(struct wd *w)
+{
+	char msg[200], st[160];
+
+	if (w->ready_sent || !first_sweep_done(w))
+		return;
+	status_line(w, st, sizeof(st));
+	snprintf(msg, sizeof(msg), "READY=1\n%s", st);
+	notify_send(&w->nt, msg);
+	w->ready_sent = 1;
+}
+
+static void sweep(struct wd *w, double now)
+{
+	w->sweeps++;
+	xids_read_file(w, now);
+	if (w->kfd >= 0)
+		xids_read_kmsg(w, now);
+	pci_refresh(w, now);
+	static_maybe_start(w, now);
+	sampler_tick(&w->smp, now);
+	xids_apply_acks(w);
+	publish(w);
+	maybe_ready(w);
+	w->loop_progress = now;
+}
+
+/* The static check names NVML's library; (re)start the sampler on it. */
+static void after_static(struct wd *w, const char *nvml_lib)
+{
+	if (w->o->ctx->no_load || !nvml_lib || !*nvml_lib)
+		return;
+	if (w->smp.lib && !strcmp(w->smp.lib, nvml_lib))
+		return;
+	sampler_release(&w->smp);
+	sampler_init(&w->smp, w->o->ctx->self_exe, nvml_lib, w->o->ctx->timeout);
+	sampler_tick(&w->smp, wd_now());
+	/* The fingerprint now covers NVML's file too; that alone is no change. */
+	static_fingerprint(w, w->fingerprint, sizeof(w->fingerprint));
+}
+
+static void read_boot_id(struct wd *w)
+{
+	struct buf b = BUF_INIT;
+
+	if (fs_read_line(w->o->ctx->root, "/proc/sys/kernel/random/boot_id", &b, NULL) == 0 &&
+	    b.len > 0 && b.len < sizeof(w->boot_id) && !strpbrk(b.s, " \t\n="))
+		snprintf(w->boot_id, sizeof(w->boot_id), "%s", b.s);
+	else
+		snprintf(w->boot_id, sizeof(w->boot_id), "unknown");
+	buf_release(&b);
+}
+
+static int load_policy(struct wd *w, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	int r;
+
+	if (policy_builtin(w->o->policy, &w->policy) == 0)
+		return 0;
+	if (fs_read_file("/", w->o->policy, 1 << 20, &text, e) < 0)
+		return err_set(e, "--policy '%s': not nvidia, conservative or a readable file",
+			       w->o->policy);
+	r = policy_parse(w->o->policy, text.s, text.len, &w->policy, e);
+	buf_release(&text);
+	return r;
+}
+
+static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
+{
+	struct stat st;
+
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	w->t0 = wd_now();
+	w->ngpus = -1;
+	w->npci = -1;
+	w->kfd = w->kfile_fd = w->lfd = -1;
+	buf_init(&w->kfile_part);
+	for (int i = 0; i < WD_MAX_CONNS; i++)
+		w->conns[i].fd = -1;
+	sampler_init(&w->smp, o->ctx->self_exe, NULL, o->ctx->timeout);
+	notify_init(&w->nt);
+	if (load_policy(w, e) < 0)
+		return -1;
+	if (kb_open(o->ctx->kb_dir, (struct kb **)&w->kb, e) < 0)
+		return -1;
+	if (stat(o->state_dir, &st) < 0 && mkdir(o->state_dir, 0755) < 0)
+		return err_set_errno(e, "--state-dir '%s'", o->state_dir);
+	read_boot_id(w);
+	xids_load_history(w);
+	if (server_listen(w) < 0)
+		return err_set_errno(e, "--listen '%s': cannot listen there", o->listen);
+	if (o->kmsg_file) {
+		w->kfile_fd = open(o->kmsg_file, O_RDONLY | O_CLOEXEC);
+		if (w->kfile_fd < 0)
+			return err_set_errno(e, "--kmsg-file '%s'", o->kmsg_file);
+	} else if (!strcmp(o->ctx->root, "/")) {
+		if (xids_open_kmsg(w) < 0 && o->log)
+			o->log("watch: cannot read /dev/kmsg: XIDs are not watched (run as root or give CAP_SYSLOG)");
+	}
+	pci_rescan(w);
+	return 0;
+}
+
+static void teardown(struct wd *w)
+{
+	notify_send(&w->nt, "STOPPING=1");
+	if (w->st_running) {
+		struct child_result r = CHILD_RESULT_INIT;
+
+		child_cancel(&w->st_child, &r);
+		child_result_release(&r);
+	}
+	sampler_release(&w->smp);
+	for (int i = 0; i < WD_MAX_CONNS; i++)
+		if (w->conns[i].fd >= 0) {
+			close(w->conns[i].fd);
+			free(w->conns[i].in);
+			buf_release(&w->conns[i].out);
+		}
+	if (w->lfd >= 0)
+		close(w->lfd);
+	if (w->kfd >= 0)
+		close(w->kfd);
+	if (w->kfile_fd >= 0)
+		close(w->kfile_fd);
+	buf_release(&w->kfile_part);
+	notify_release(&w->nt);
+	kb_close((struct kb *)w->kb);
+}
+
+int watch_run(const struct watch_opts *o, struct err *e)
+{
+	static struct wd wd;	/* large: keep it off the stack */
+	struct wd *w = &wd;
+	struct sigaction sa;
+	struct pollfd pfd[WD_MAX_CONNS + 8];
+	int cidx[WD_MAX_CONNS + 8];
+	double next_sweep, next_wd = 0;
+	int ret = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (setup(w, o, e) < 0) {
+		teardown(w);
+		return -1;
+	}
+	next_sweep = wd_now();
+	if (w->nt.watchdog_usec)
+		next_wd = wd_now();
+	while (!stop_flag) {
+		double now = wd_now(), wake;
+		int n = 0, timeout_ms;
+
+		if (now >= next_sweep) {
+			sweep(w, now);
+			next_sweep += o->interval;
+			if (next_sweep <= now)
+				next_sweep = now + o->interval;
+		}
+		if (o->once && w->ready_sent)
+			break;
+		/* WATCHDOG=1 only while sweeps keep coming: a stuck sweep starves systemd. */
+		if (w->nt.watchdog_usec && now >= next_wd) {
+			double period = (double)w->nt.watchdog_usec / 1e6;
+
+			if (now - w->loop_progress <= fmax(2 * o->interval, period))
+				notify_send(&w->nt, "WATCHDOG=1");
+			next_wd = now + period / 2;
+		}
+		wake = next_sweep;
+		if (w->nt.watchdog_usec && next_wd < wake)
+			wake = next_wd;
+		if ((w->smp.state == SAMPLER_STARTING || w->smp.state == SAMPLER_BUSY) &&
+		    w->smp.deadline < wake)
+			wake = w->smp.deadline;
+		if (w->lfd >= 0) {
+			pfd[n].fd = w->lfd;
+			pfd[n].events = POLLIN;
+			cidx[n++] = -1;
+		}
+		if (w->kfd >= 0) {
+			pfd[n].fd = w->kfd;
+			pfd[n].events = POLLIN;
+			cidx[n++] = -2;
+		}
+		if (sampler_fd(&w->smp) >= 0) {
+			pfd[n].fd = sampler_fd(&w->smp);
+			pfd[n].events = POLLIN;
+			cidx[n++] = -3;
+		}
+		if (static_fd(w) >= 0) {
+			pfd[n].fd = static_fd(w);
+			pfd[n].events = POLLIN;
+			cidx[n++] = -4;
+		}
+		for (int i = 0; i < WD_MAX_CONNS; i++) {
+			if (w->conns[i].fd < 0)
+				continue;
+			pfd[n].fd = w->conns[i].fd;
+			pfd[n].events = w->conns[i].writing ? POLLOUT : POLLIN;
+			cidx[n++] = i;
+			if (w->conns[i].deadline < wake)
+				wake = w->conns[i].deadline;
+		}
+		timeout_ms = (int)ceil((wake - now) * 1000.0);
+		if (timeout_ms < 0)
+			timeout_ms = 0;
+		if (poll(pfd, (nfds_t)n, timeout_ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = err_set_errno(e, "poll");
+			break;
+		}
+		now = wd_now();
+		for (int k = 0; k < n; k++) {
+			if (!pfd[k].revents)
+				continue;
+			if (cidx[k] == -1) {
+				server_accept(w, now);
+			} else if (cidx[k] == -2) {
+				xids_read_kmsg(w, now);
+				publish(w);
+			} else if (cidx[k] == -3) {
+				double ok_before = w->smp.last_ok;
+
+				sampler_readable(&w->smp, now);
+				if (w->smp.last_ok != ok_before) {
+					int first = w->nvml_at == 0;
+
+					gpus_from_sample(w);
+					if (first) {
+						/* Acks naming a GPU index can be matched now. */
+						w->acks_mtime = -1;
+						xids_apply_acks(w);
+					}
+					w->nvml_at = now;
+					publish(w);
+					maybe_ready(w);
+				}
+			} else if (cidx[k] == -4) {
+				static_readable(w, now);
+				after_static(w, w->st_nvml_lib);
+				publish(w);
+				maybe_ready(w);
+			} else if (w->conns[cidx[k]].fd == pfd[k].fd) {
+				server_io(w, cidx[k], pfd[k].revents, now);
+			}
+		}
+		server_expire(w, now);
+		/* A request past its deadline is ended now, not at the next sweep. */
+		if ((w->smp.state == SAMPLER_STARTING || w->smp.state == SAMPLER_BUSY) &&
+		    now >= w->smp.deadline) {
+			sampler_tick(&w->smp, now);
+			publish(w);
+			maybe_ready(w);
+		}
+	}
+	if (o->once && o->print) {
+		struct buf b = BUF_INIT;
+
+		report_plain(w, &b);
+		o->print(b.s, b.len);
+		buf_release(&b);
+	}
+	if (!ret && o->once)
+		ret = w->status == WSEV_FAIL ? 1 : 0;
+	teardown(w);
+	return ret;
+}

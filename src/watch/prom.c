@@ -1,0 +1,300 @@
+/*
+ * prom.c - Prometheus text exposition format 0.0.4 of the daemon's model:
+ * /metrics and the --textfile file for node_exporter (no timestamps; written
+ * to a temporary file and renamed).  Each family is written whole (HELP,
+ * TYPE, samples) so the output passes `promtool check metrics`; label
+ * values are escaped (\\, \", \n).  Unknown facts are left out, not 0.
+ */
+#include "watch/daemon.h"
+#include "core/xalloc.h"
+#include "knowledge/kb_xid.h"
+#include "knowledge/layers.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void esc(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			buf_addc(b, '\\'), buf_addc(b, *s);
+		else if (*s == '\n')
+			buf_puts(b, "\\n");
+		else
+			buf_addc(b, *s);
+	}
+}
+
+static void family(struct buf *b, const char *name, const char *type, const char *help)
+{
+	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void gpu_labels(struct buf *b, const struct wgpu *g)
+{
+	buf_printf(b, "gpu=\"%d\",uuid=\"", g->index);
+	esc(b, g->uuid);
+	buf_puts(b, "\",pci_bus_id=\"");
+	esc(b, g->bus_id);
+	buf_puts(b, "\",model=\"");
+	esc(b, g->name);
+	buf_puts(b, "\"");
+}
+
+struct gauge {
+	const char *name, *help, *extra;	/* extra: more labels, or NULL */
+	size_t off;
+	double scale;
+};
+
+#define G(n, h, x, f, s) { "gpudoctor_gpu_" n, h, x, offsetof(struct wgpu, f), s }
+
+static const struct gauge gauges[] = {
+	G("temperature_celsius", "GPU temperature.", NULL, temperature_c, 1),
+	G("power_watts", "GPU power draw.", NULL, power_mw, 0.001),
+	G("memory_used_bytes", "GPU memory in use (NVML; driver reservation excluded).", NULL, memory_used, 1),
+	G("memory_total_bytes", "GPU memory in total.", NULL, memory_total, 1),
+	G("persistence_mode", "1 when persistence mode is on.", NULL, persistence, 1),
+	G("ecc_mode", "1 when ECC is enabled.", NULL, ecc_mode, 1),
+	G("ecc_errors", "ECC error counts as NVML keeps them (volatile: since the driver loaded).",
+	  "type=\"corrected\",scope=\"volatile\"", ecc_vol_cor, 1),
+	G("ecc_errors", NULL, "type=\"uncorrected\",scope=\"volatile\"", ecc_vol_unc, 1),
+	G("ecc_errors", NULL, "type=\"corrected\",scope=\"aggregate\"", ecc_agg_cor, 1),
+	G("ecc_errors", NULL, "type=\"uncorrected\",scope=\"aggregate\"", ecc_agg_unc, 1),
+	G("retired_pages", "Pages retired (pre-Ampere GPUs).", "cause=\"sbe\"", retired_sbe, 1),
+	G("retired_pages", NULL, "cause=\"dbe\"", retired_dbe, 1),
+	G("retired_pages_pending", "1 when a page retirement waits for a reset.", NULL, retired_pending, 1),
+	G("remapped_rows", "Memory rows remapped (Ampere and newer).", "kind=\"correctable\"", remap_cor, 1),
+	G("remapped_rows", NULL, "kind=\"uncorrectable\"", remap_unc, 1),
+	G("remapped_rows_pending", "1 when a row remapping waits for a reset.", NULL, remap_pending, 1),
+	G("remapped_rows_failed", "1 when a row remapping failed.", NULL, remap_failed, 1),
+	G("clock_event_reasons", "NVML clock event (throttle) reasons, a bit mask.", NULL, clock_reasons, 1),
+	G("pcie_link_generation", "PCIe link generation.", "kind=\"current\"", pcie_gen, 1),
+	G("pcie_link_generation", NULL, "kind=\"max\"", pcie_gen_max, 1),
+	G("pcie_link_width", "PCIe link width in lanes.", "kind=\"current\"", pcie_width, 1),
+	G("pcie_link_width", NULL, "kind=\"max\"", pcie_width_max, 1),
+	G("pcie_replays", "PCIe replay counter (link-level retransmissions).", NULL, pcie_replay, 1),
+	G("pcie_aer_errors", "PCIe AER error counts from sysfs.", "severity=\"correctable\"", aer_cor, 1),
+	G("pcie_aer_errors", NULL, "severity=\"nonfatal\"", aer_nonfatal, 1),
+	G("pcie_aer_errors", NULL, "severity=\"fatal\"", aer_fatal, 1),
+	G("nvlink_active_links", "Active NVLink links.", NULL, nvlink_active, 1),
+	G("nvlink_errors", "NVLink error counters summed over active links.", "counter=\"replay\"", nvlink_replay, 1),
+	G("nvlink_errors", NULL, "counter=\"recovery\"", nvlink_recovery, 1),
+	G("nvlink_errors", NULL, "counter=\"crc_flit\"", nvlink_crc_flit, 1),
+	G("nvlink_errors", NULL, "counter=\"crc_data\"", nvlink_crc_data, 1),
+	G("fabric_state", "GPU fabric (NVSwitch) registration state: 1 not started, 2 in progress, 3 completed.",
+	  NULL, fabric_state, 1),
+};
+
+static void clock_reason_bits(struct buf *b, const struct wd *w)
+{
+	static const struct { unsigned long long bit; const char *name; } bits[] = {
+		{ 0x1, "gpu_idle" }, { 0x2, "applications_clocks" }, { 0x4, "sw_power_cap" },
+		{ 0x8, "hw_slowdown" }, { 0x10, "sync_boost" }, { 0x20, "sw_thermal" },
+		{ 0x40, "hw_thermal" }, { 0x80, "hw_power_brake" }, { 0x100, "display_clocks" },
+	};
+
+	family(b, "gpudoctor_gpu_clock_event_active", "gauge",
+	       "1 while this clock event (throttle) reason holds the clocks down.");
+	for (int i = 0; i < w->ngpus; i++) {
+		if (w->gpus[i].clock_reasons < 0)
+			continue;
+		for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
+			buf_puts(b, "gpudoctor_gpu_clock_event_active{");
+			gpu_labels(b, &w->gpus[i]);
+			buf_printf(b, ",reason=\"%s\"} %d\n", bits[k].name,
+				   ((unsigned long long)w->gpus[i].clock_reasons & bits[k].bit) != 0);
+		}
+	}
+}
+
+static void gpu_gauges(struct buf *b, const struct wd *w)
+{
+	for (size_t k = 0; k < sizeof(gauges) / sizeof(gauges[0]); k++) {
+		const struct gauge *gg = &gauges[k];
+
+		if (gg->help)
+			family(b, gg->name, "gauge", gg->help);
+		for (int i = 0; i < w->ngpus; i++) {
+			long long v;
+
+			memcpy(&v, (const char *)&w->gpus[i] + gg->off, sizeof(v));
+			if (v < 0)
+				continue;
+			buf_printf(b, "%s{", gg->name);
+			gpu_labels(b, &w->gpus[i]);
+			if (gg->extra)
+				buf_printf(b, ",%s", gg->extra);
+			if (gg->scale == 1)
+				buf_printf(b, "} %lld\n", v);
+			else
+				buf_printf(b, "} %.3f\n", (double)v * gg->scale);
+		}
+	}
+	clock_reason_bits(b, w);
+	family(b, "gpudoctor_gpu_lost", "gauge", "1 when NVML reports the GPU lost.");
+	for (int i = 0; i < w->ngpus; i++) {
+		buf_puts(b, "gpudoctor_gpu_lost{");
+		gpu_labels(b, &w->gpus[i]);
+		buf_printf(b, "} %d\n", w->gpus[i].lost);
+	}
+	family(b, "gpudoctor_gpu_process_memory_used_bytes", "gauge",
+	       "GPU memory used by a compute process.");
+	for (int i = 0; i < w->ngpus; i++)
+		for (int p = 0; p < w->gpus[i].nprocs; p++) {
+			if (w->gpus[i].procs[p].used < 0)
+				continue;
+			buf_puts(b, "gpudoctor_gpu_process_memory_used_bytes{");
+			gpu_labels(b, &w->gpus[i]);
+			buf_printf(b, ",pid=\"%lld\"} %lld\n", w->gpus[i].procs[p].pid,
+				   w->gpus[i].procs[p].used);
+		}
+}
+
+static const char *sev_label(enum wsev s)
+{
+	return s == WSEV_FAIL ? "fail" : s == WSEV_WARN ? "warn" : "ok";
+}
+
+static void findings(struct buf *b, const struct wd *w)
+{
+	family(b, "gpudoctor_check_ok", "gauge", "1 when the layer has no failure, 0 otherwise.");
+	for (int l = 0; l < LAYER_COUNT; l++) {
+		int ok = 1;
+
+		for (int i = 0; i < w->nfind; i++)
+			if (w->find[i].sev == WSEV_FAIL && !strcmp(w->find[i].layer, layer_name((enum layer_id)l)))
+				ok = 0;
+		buf_printf(b, "gpudoctor_check_ok{layer=\"%s\"} %d\n", layer_name((enum layer_id)l), ok);
+	}
+	family(b, "gpudoctor_finding", "gauge", "1 for each active finding that is not ok.");
+	for (int i = 0; i < w->nfind; i++) {
+		int dup = 0;
+		char g[16];
+
+		/* One series per (layer, cause, severity, gpu). */
+		for (int k = 0; k < i; k++)
+			dup |= !strcmp(w->find[k].layer, w->find[i].layer) &&
+			       !strcmp(w->find[k].cause, w->find[i].cause) &&
+			       w->find[k].sev == w->find[i].sev && w->find[k].gpu == w->find[i].gpu;
+		if (dup)
+			continue;
+		buf_puts(b, "gpudoctor_finding{layer=\"");
+		esc(b, w->find[i].layer);
+		buf_puts(b, "\",cause=\"");
+		esc(b, w->find[i].cause);
+		buf_printf(b, "\",severity=\"%s\",gpu=\"%s\"} 1\n", sev_label(w->find[i].sev),
+			   gpu_str(w->find[i].gpu, g, sizeof(g)));
+	}
+	family(b, "gpudoctor_status", "gauge", "Overall status: 0 ok, 1 warn, 2 fail.");
+	buf_printf(b, "gpudoctor_status %d\n", (int)w->status);
+}
+
+static void xids(struct buf *b, const struct wd *w)
+{
+	family(b, "gpudoctor_xid_errors_total", "counter",
+	       "XIDs the driver logged in this boot, per GPU and XID.");
+	for (int i = 0; i < w->nxids; i++) {
+		char g[40];
+
+		if (strcmp(w->xids[i].boot_id, w->boot_id))
+			continue;	/* an earlier boot's unacknowledged XID */
+		buf_puts(b, "gpudoctor_xid_errors_total{gpu=\"");
+		esc(b, xids_gpu_label(w, w->xids[i].bus_id, g, sizeof(g)));
+		buf_puts(b, "\",pci_bus_id=\"");
+		esc(b, w->xids[i].bus_id);
+		buf_printf(b, "\",xid=\"%d\"} %llu\n", w->xids[i].xid, w->xids[i].count);
+	}
+	family(b, "gpudoctor_xid_unacknowledged", "gauge",
+	       "1 for a fatal XID not yet cleared with gpudoctor watch --ack GPU.");
+	for (int i = 0; i < w->nxids; i++) {
+		char g[40];
+
+		if (!w->xids[i].fatal)
+			continue;
+		buf_puts(b, "gpudoctor_xid_unacknowledged{gpu=\"");
+		esc(b, xids_gpu_label(w, w->xids[i].bus_id, g, sizeof(g)));
+		buf_printf(b, "\",xid=\"%d\",action=\"%s\"} 1\n", w->xids[i].xid,
+			   kb_xid_action_name(w->xids[i].action));
+	}
+	family(b, "gpudoctor_kmsg_records_total", "counter", "Kernel log records read.");
+	buf_printf(b, "gpudoctor_kmsg_records_total %llu\n", w->krecords);
+	family(b, "gpudoctor_kmsg_records_lost_total", "counter",
+	       "Kernel log records overwritten before they were read.");
+	buf_printf(b, "gpudoctor_kmsg_records_lost_total %llu\n", w->klost);
+}
+
+static void own(struct buf *b, const struct wd *w, double now)
+{
+	static const char *const src[] = { "nvml", "pci", "static", "kmsg" };
+	double at[4] = { w->nvml_at, w->pci_at, w->st_at, w->kmsg_at };
+	long long crss = sampler_child_rss(&w->smp);
+
+	family(b, "gpudoctor_sample_age_seconds", "gauge", "Seconds since each source was last read.");
+	for (int i = 0; i < 4; i++)
+		if (at[i] > 0)
+			buf_printf(b, "gpudoctor_sample_age_seconds{source=\"%s\"} %.3f\n", src[i], now - at[i]);
+	family(b, "gpudoctor_gpus", "gauge", "NVIDIA GPUs seen by each source.");
+	if (w->npci >= 0)
+		buf_printf(b, "gpudoctor_gpus{source=\"pci\"} %d\n", w->pci_count);
+	if (w->ngpus >= 0)
+		buf_printf(b, "gpudoctor_gpus{source=\"nvml\"} %d\n", w->ngpus);
+	family(b, "gpudoctor_nvml_hang", "gauge",
+	       "1 while the NVML sampler missed its deadline; 2 when it is stuck in the kernel.");
+	buf_printf(b, "gpudoctor_nvml_hang %d\n", w->smp.hang ? (w->smp.in_kernel ? 2 : 1) : 0);
+	family(b, "gpudoctor_nvml_sampler_restarts_total", "counter", "NVML sampler children restarted.");
+	buf_printf(b, "gpudoctor_nvml_sampler_restarts_total %llu\n", w->smp.restarts);
+	family(b, "gpudoctor_nvml_deadlines_missed_total", "counter", "NVML requests that missed their deadline.");
+	buf_printf(b, "gpudoctor_nvml_deadlines_missed_total %llu\n", w->smp.deadlines_missed);
+	family(b, "gpudoctor_static_checks_total", "counter", "Static checks started.");
+	buf_printf(b, "gpudoctor_static_checks_total %llu\n", w->st_runs);
+	family(b, "gpudoctor_sweeps_total", "counter", "Sweeps done.");
+	buf_printf(b, "gpudoctor_sweeps_total %llu\n", w->sweeps);
+	family(b, "gpudoctor_http_requests_total", "counter", "HTTP requests answered.");
+	buf_printf(b, "gpudoctor_http_requests_total %llu\n", w->http_requests);
+	family(b, "gpudoctor_http_rejected_total", "counter",
+	       "HTTP connections closed for a bad or slow request, or for lack of room.");
+	buf_printf(b, "gpudoctor_http_rejected_total %llu\n", w->http_rejected);
+	family(b, "gpudoctor_process_resident_memory_bytes", "gauge",
+	       "Resident memory of the watch process itself (children apart).");
+	buf_printf(b, "gpudoctor_process_resident_memory_bytes %lld\n", wd_self_rss());
+	family(b, "gpudoctor_process_cpu_seconds_total", "counter", "CPU time of the watch process itself.");
+	buf_printf(b, "gpudoctor_process_cpu_seconds_total %.3f\n", wd_self_cpu());
+	family(b, "gpudoctor_children_resident_memory_bytes", "gauge", "Resident memory of the NVML sampler child.");
+	if (crss >= 0)
+		buf_printf(b, "gpudoctor_children_resident_memory_bytes %lld\n", crss);
+	family(b, "gpudoctor_children_cpu_seconds_total", "counter",
+	       "CPU time of the children that have exited (static checks, restarted samplers).");
+	buf_printf(b, "gpudoctor_children_cpu_seconds_total %.3f\n", wd_children_cpu());
+}
+
+void prom_render(const struct wd *w, struct buf *out)
+{
+	double now = wd_now();
+
+	family(out, "gpudoctor_up", "gauge", "1 while gpudoctor watch serves.");
+	buf_puts(out, "gpudoctor_up 1\n");
+	findings(out, w);
+	gpu_gauges(out, w);
+	xids(out, w);
+	own(out, w, now);
+}
+
+int prom_write_textfile(const struct wd *w)
+{
+	struct buf b = BUF_INIT;
+	char *path;
+	int r;
+
+	if (!w->o->textfile_dir)
+		return 0;
+	prom_render(w, &b);
+	path = xasprintf("%s/gpudoctor.prom", w->o->textfile_dir);
+	r = wd_write_atomic(path, b.s, b.len, 0);
+	free(path);
+	buf_release(&b);
+	return r;
+}

@@ -1,0 +1,81 @@
+/* report.c - the plain-text report served at / and printed by --once. */
+#include "watch/daemon.h"
+#include "knowledge/kb_xid.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *sev(enum wsev s)
+{
+	return s == WSEV_FAIL ? "FAIL" : s == WSEV_WARN ? "WARN" : "OK";
+}
+
+/* Machine strings (names from NVML, kernel log text) printed without control bytes. */
+static void safe(struct buf *b, const char *s)
+{
+	for (; *s; s++)
+		buf_addc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+void report_plain(const struct wd *w, struct buf *out)
+{
+	double now = wd_now();
+
+	buf_printf(out, "gpudoctor watch: %s  (policy %s, sweep %llu, every %g s)\n", sev(w->status),
+		   w->policy.name, w->sweeps, w->o->interval);
+	if (!w->nfind)
+		buf_puts(out, "no active findings\n");
+	for (int i = 0; i < w->nfind; i++) {
+		const struct wfinding *f = &w->find[i];
+		char g[16];
+
+		buf_printf(out, "[%s] %-9s gpu %-2s ", sev(f->sev), f->layer, gpu_str(f->gpu, g, sizeof(g)));
+		safe(out, f->reason);
+		buf_printf(out, "  (%s)\n", f->cause);
+	}
+	buf_puts(out, "\n");
+	if (w->ngpus < 0)
+		buf_puts(out, "GPUs: NVML has not answered\n");
+	for (int i = 0; i < w->ngpus; i++) {
+		const struct wgpu *g = &w->gpus[i];
+
+		buf_printf(out, "GPU %d ", g->index);
+		safe(out, g->name);
+		buf_printf(out, " %s", g->bus_id);
+		if (g->temperature_c >= 0)
+			buf_printf(out, "  %lld C", g->temperature_c);
+		if (g->power_mw >= 0)
+			buf_printf(out, "  %.1f W", (double)g->power_mw / 1000.0);
+		if (g->memory_used >= 0 && g->memory_total > 0)
+			buf_printf(out, "  %lld/%lld MiB", g->memory_used >> 20, g->memory_total >> 20);
+		if (g->nprocs)
+			buf_printf(out, "  %d processes", g->nprocs);
+		buf_puts(out, "\n");
+	}
+	for (int i = 0; i < w->nxids; i++) {
+		const struct wxid *x = &w->xids[i];
+		struct kb_xid k;
+
+		buf_printf(out, "XID %d on %s: %llu this boot, action %s%s%s (%s)\n", x->xid,
+			   x->bus_id[0] ? x->bus_id : "?", x->count, kb_xid_action_name(x->action),
+			   x->fatal ? ", unacknowledged" : "", x->escalated ? ", escalated" : "",
+			   kb_xid_find(w->kb, x->xid, &k) == 0 ? k.name : "unknown");
+	}
+	buf_puts(out, "\nsample ages:");
+	{
+		static const char *const src[] = { "nvml", "pci", "static", "kmsg" };
+		double at[4] = { w->nvml_at, w->pci_at, w->st_at, w->kmsg_at };
+
+		for (int i = 0; i < 4; i++)
+			if (at[i] > 0)
+				buf_printf(out, " %s %.1f s", src[i], now - at[i]);
+			else
+				buf_printf(out, " %s never", src[i]);
+	}
+	buf_printf(out, "; kernel log: %llu records read, %llu lost\n", w->krecords, w->klost);
+	if (w->st_error[0]) {
+		buf_puts(out, "static check: ");
+		safe(out, w->st_error);
+		buf_puts(out, "\n");
+	}
+}

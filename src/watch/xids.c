@@ -1,0 +1,410 @@
+/*
+ * xids.c - XIDs from the kernel log: reading /dev/kmsg (or --kmsg-file),
+ * counting each (GPU, XID), judging it by the policy, and keeping what must
+ * survive a restart or a reboot in STATE_DIR/xid-history.
+ */
+#include "watch/daemon.h"
+#include "watch/policy.h"
+#include "core/ctx.h"
+#include "core/kv.h"
+#include "core/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KMSG_BUF 16384
+#define HISTORY_MAX (1u << 20)
+#define PAST_BOOTS_KEPT WATCH_MAX_XIDS
+
+static char kbuf[KMSG_BUF];
+
+int xids_gpu_index(const struct wd *w, const char *bus_id)
+{
+	for (int i = 0; bus_id[0] && i < w->ngpus; i++)
+		if (!strcmp(w->gpus[i].bus_id, bus_id))
+			return w->gpus[i].index;
+	return -1;
+}
+
+/* The `gpu` label of an XID: the NVML index when known, else the PCI address. */
+const char *xids_gpu_label(const struct wd *w, const char *bus_id, char *out, size_t size)
+{
+	int i = xids_gpu_index(w, bus_id);
+
+	if (i >= 0)
+		snprintf(out, size, "%d", i);
+	else
+		snprintf(out, size, "%s", bus_id[0] ? bus_id : "-");
+	return out;
+}
+
+/* Unix seconds of a record: the boot time plus its timestamp. */
+static long long record_time(unsigned long long usec)
+{
+	struct timespec rt, bt;
+
+	long long t;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	t = (long long)(rt.tv_sec - bt.tv_sec) + (long long)(usec / 1000000ull);
+	/* Records of a replayed file may claim a time after now: never later than now. */
+	return t > (long long)rt.tv_sec ? (long long)rt.tv_sec : t;
+}
+
+static struct wxid *slot(struct wd *w, const char *bus, int xid)
+{
+	for (int i = 0; i < w->nxids; i++)
+		if (w->xids[i].xid == xid && !strcmp(w->xids[i].bus_id, bus))
+			return &w->xids[i];
+	if (w->nxids >= WATCH_MAX_XIDS)
+		return NULL;
+	memset(&w->xids[w->nxids], 0, sizeof(w->xids[0]));
+	snprintf(w->xids[w->nxids].bus_id, sizeof(w->xids[0].bus_id), "%s", bus);
+	w->xids[w->nxids].xid = xid;
+	return &w->xids[w->nxids++];
+}
+
+static int seen_before_this_boot(const struct wd *w, const char *bus, int xid)
+{
+	for (int i = 0; i < w->npast; i++)
+		if (w->past[i].xid == xid && !strcmp(w->past[i].bus_id, bus) &&
+		    strcmp(w->past[i].boot_id, w->boot_id))
+			return 1;
+	return 0;
+}
+
+void xids_record(struct wd *w, const struct kmsg_rec *r)
+{
+	struct kmsg_event ev[8];
+	size_t n;
+
+	if (w->kseq_valid && r->seq <= w->kseq_last)
+		return;		/* read twice: by the replay and by the live descriptor */
+	if (w->kseq_valid && r->seq > w->kseq_last + 1)
+		w->klost += r->seq - w->kseq_last - 1;
+	w->kseq_last = r->seq;
+	w->kseq_valid = 1;
+	w->krecords++;
+	n = kmsg_nvrm_scan(&w->nvrm, r, ev, 8);
+	for (size_t i = 0; i < n; i++) {
+		struct wxid *x;
+		enum kb_xid_action a;
+
+		if (w->kseq_saved && r->seq <= w->kseq_saved)
+			continue;	/* counted before this process started */
+		x = slot(w, ev[i].bus_id, ev[i].xid);
+		if (!x)
+			continue;
+		snprintf(x->boot_id, sizeof(x->boot_id), "%s", w->boot_id);
+		x->count++;
+		x->last = record_time(r->usec);
+		snprintf(x->text, sizeof(x->text), "%s", ev[i].text);
+		a = policy_action(&w->policy, w->kb, ev[i].xid);
+		x->escalated = seen_before_this_boot(w, ev[i].bus_id, ev[i].xid);
+		if (x->escalated)
+			a = policy_escalate(a);
+		if (a > x->action || x->count == 1)
+			x->action = a;
+		if (policy_severity(x->action) == WSEV_FAIL)
+			x->fatal = 1;
+	}
+}
+
+int xids_open_kmsg(struct wd *w)
+{
+	int rfd;
+	ssize_t n;
+
+	w->kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (w->kfd < 0)
+		return -1;
+	/* Live records first: from the end on ... */
+	lseek(w->kfd, 0, SEEK_END);
+	/* ... then this boot's earlier records, once, through a second descriptor. */
+	rfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (rfd < 0)
+		return 0;
+	for (int k = 0; k < 1000000; k++) {
+		struct kmsg_rec r;
+
+		n = read(rfd, kbuf, sizeof(kbuf) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten while we read: the seq gap says how many */
+		if (n <= 0)
+			break;
+		if (kmsg_parse_record(kbuf, (size_t)n, &r) == 0)
+			xids_record(w, &r);
+	}
+	close(rfd);
+	return 0;
+}
+
+void xids_read_kmsg(struct wd *w, double now)
+{
+	for (int k = 0; w->kfd >= 0 && k < 4096; k++) {
+		struct kmsg_rec r;
+		ssize_t n = read(w->kfd, kbuf, sizeof(kbuf) - 1);
+
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		w->kmsg_at = now;
+		if (kmsg_parse_record(kbuf, (size_t)n, &r) == 0)
+			xids_record(w, &r);
+	}
+	if (w->kfd >= 0)
+		w->kmsg_at = now;	/* read up to date */
+}
+
+/* --kmsg-file: records one per line (continuations start with a space). */
+void xids_read_file(struct wd *w, double now)
+{
+	char tmp[8192];
+	ssize_t n;
+
+	if (w->kfile_fd < 0)
+		return;
+	while ((n = read(w->kfile_fd, tmp, sizeof(tmp))) > 0) {
+		const char *p, *end;
+
+		buf_add(&w->kfile_part, tmp, (size_t)n);
+		p = w->kfile_part.s;
+		end = p + w->kfile_part.len;
+		for (;;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			struct kmsg_rec r;
+
+			if (!nl)
+				break;
+			if (p[0] != ' ' && kmsg_parse_record(p, (size_t)(nl - p + 1), &r) == 0)
+				xids_record(w, &r);
+			p = nl + 1;
+		}
+		{
+			size_t rest = (size_t)(end - p);
+			char *keep = xstrndup(p, rest);
+
+			buf_reset(&w->kfile_part);
+			buf_add(&w->kfile_part, keep, rest);
+			free(keep);
+		}
+		if (w->kfile_part.len > KMSG_BUF)
+			buf_reset(&w->kfile_part);	/* no record is that long */
+	}
+	w->kmsg_at = now;
+}
+
+/* ---- history ---- */
+
+static char *path_in(const struct wd *w, const char *name)
+{
+	return xasprintf("%s/%s", w->o->state_dir, name);
+}
+
+static int read_small(const char *path, struct buf *out)
+{
+	char tmp[8192];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	buf_reset(out);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, tmp, sizeof(tmp))) > 0 && out->len < HISTORY_MAX)
+		buf_add(out, tmp, (size_t)n);
+	close(fd);
+	return 0;
+}
+
+/* "xid=BOOT BUS XID COUNT LAST ACTION ESCALATED FATAL TEXT..." */
+static void load_xid_line(struct wd *w, const char *v, const char *file_boot)
+{
+	char boot[40], bus[32], act[16];
+	unsigned long long count;
+	long long last;
+	int xid, esc, fatal, off = 0;
+	enum kb_xid_action a;
+
+	if (sscanf(v, "%39s %31s %d %llu %lld %15s %d %d %n", boot, bus, &xid, &count, &last, act,
+		   &esc, &fatal, &off) < 8 || kb_xid_action_parse(act, &a) < 0)
+		return;
+	if (!strcmp(bus, "-"))
+		bus[0] = '\0';
+	(void)file_boot;
+	if (strcmp(boot, w->boot_id)) {
+		/* An earlier boot: remembered for escalation; its fatal XIDs stay until acked. */
+		if (w->npast < WATCH_MAX_XIDS) {
+			struct wxid_past *p = &w->past[w->npast++];
+
+			snprintf(p->boot_id, sizeof(p->boot_id), "%s", boot);
+			snprintf(p->bus_id, sizeof(p->bus_id), "%s", bus);
+			p->xid = xid;
+			p->count = count;
+		}
+		if (!fatal)
+			return;
+	}
+	{
+		struct wxid *x = slot(w, bus, xid);
+
+		if (!x)
+			return;
+		snprintf(x->boot_id, sizeof(x->boot_id), "%s", boot);
+		x->count = strcmp(boot, w->boot_id) ? 0 : count;
+		x->last = last;
+		x->action = a;
+		x->escalated = esc;
+		x->fatal = fatal;
+		snprintf(x->text, sizeof(x->text), "%s", off > 0 ? v + off : "");
+	}
+}
+
+void xids_load_history(struct wd *w)
+{
+	struct buf b = BUF_INIT;
+	struct kvlist kv = KVLIST_INIT;
+	char *path = path_in(w, "xid-history");
+	const char *boot;
+
+	if (read_small(path, &b) == 0) {
+		kvlist_parse(&kv, b.s ? b.s : "", b.len);
+		boot = kv_get(&kv, "boot_id");
+		if (boot && !strcmp(boot, w->boot_id))
+			w->kseq_saved = (unsigned long long)kv_get_ll(&kv, "last_seq", 0);
+		w->acks_done = (int)kv_get_ll(&kv, "acks_done", 0);
+		for (size_t i = 0; i < kv.n; i++) {
+			if (!strcmp(kv.items[i].key, "xid"))
+				load_xid_line(w, kv.items[i].val, boot ? boot : "");
+			else if (!strcmp(kv.items[i].key, "past") && w->npast < WATCH_MAX_XIDS) {
+				struct wxid_past *p = &w->past[w->npast];
+				unsigned long long c;
+
+				if (sscanf(kv.items[i].val, "%39s %31s %d %llu", p->boot_id, p->bus_id,
+					   &p->xid, &c) == 4) {
+					p->count = c;
+					if (!strcmp(p->bus_id, "-"))
+						p->bus_id[0] = '\0';
+					w->npast++;
+				}
+			}
+		}
+	}
+	kvlist_release(&kv);
+	buf_release(&b);
+	free(path);
+	xids_apply_acks(w);
+}
+
+int wd_write_atomic(const char *path, const char *data, size_t len, int durable)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r = -1;
+
+	if (fd >= 0) {
+		size_t off = 0;
+
+		while (off < len) {
+			ssize_t n = write(fd, data + off, len - off);
+
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		if (off == len && (!durable || fsync(fd) == 0) && close(fd) == 0) {
+			fd = -1;
+			r = rename(tmp, path);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (r < 0)
+			unlink(tmp);
+	}
+	free(tmp);
+	return r;
+}
+
+int xids_save_history(const struct wd *w)
+{
+	struct buf b = BUF_INIT;
+	char *path = path_in(w, "xid-history");
+	int r;
+
+	buf_printf(&b, "version=1\nboot_id=%s\nlast_seq=%llu\nacks_done=%d\n", w->boot_id,
+		   w->kseq_valid ? w->kseq_last : w->kseq_saved, w->acks_done);
+	for (int i = 0; i < w->nxids; i++) {
+		const struct wxid *x = &w->xids[i];
+
+		if (!x->count && !x->fatal)
+			continue;
+		buf_printf(&b, "xid=%s %s %d %llu %lld %s %d %d %s\n", x->boot_id[0] ? x->boot_id : "-",
+			   x->bus_id[0] ? x->bus_id : "-", x->xid, x->count, x->last,
+			   kb_xid_action_name(x->action), x->escalated, x->fatal, x->text);
+	}
+	for (int i = 0; i < w->npast; i++)
+		buf_printf(&b, "past=%s %s %d %llu\n", w->past[i].boot_id,
+			   w->past[i].bus_id[0] ? w->past[i].bus_id : "-", w->past[i].xid,
+			   w->past[i].count);
+	r = wd_write_atomic(path, b.s, b.len, 1);
+	buf_release(&b);
+	free(path);
+	return r;
+}
+
+/*
+ * STATE_DIR/acks: "ack=GPU UNIXTIME" lines appended by `watch --ack GPU`.
+ * Each line is applied once (xid-history keeps how many were), to the fatal
+ * XIDs known then that happened before it; an ack naming a GPU index waits
+ * until NVML has said which address that index has.
+ */
+void xids_apply_acks(struct wd *w)
+{
+	char *path = path_in(w, "acks");
+	struct stat st;
+	struct buf b = BUF_INIT;
+	struct kvlist kv = KVLIST_INIT;
+	int n = 0;
+
+	if (stat(path, &st) < 0 || (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec ==
+				   w->acks_mtime) {
+		free(path);
+		return;
+	}
+	if (read_small(path, &b) == 0)
+		kvlist_parse(&kv, b.s ? b.s : "", b.len);
+	for (size_t i = 0; i < kv.n; i++) {
+		char gpu[64], label[40];
+		long long t;
+
+		if (strcmp(kv.items[i].key, "ack") ||
+		    sscanf(kv.items[i].val, "%63s %lld", gpu, &t) != 2)
+			continue;
+		if (n++ < w->acks_done)
+			continue;
+		if (!strchr(gpu, ':') && strcmp(gpu, "all") && w->ngpus < 0 && !w->o->ctx->no_load)
+			goto out;	/* an index, before NVML answered: later */
+		for (int k = 0; k < w->nxids; k++) {
+			struct wxid *x = &w->xids[k];
+
+			xids_gpu_label(w, x->bus_id, label, sizeof(label));
+			if (x->fatal && x->last <= t &&
+			    (!strcmp(gpu, "all") || !strcmp(gpu, x->bus_id) || !strcmp(gpu, label)))
+				x->fatal = 0;
+		}
+		w->acks_done = n;
+	}
+	w->acks_mtime = (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec;
+out:
+	kvlist_release(&kv);
+	buf_release(&b);
+	free(path);
+}

@@ -1,0 +1,109 @@
+/*
+ * test_watch_kmsg.c - /dev/kmsg records and the NVRM lines `watch` acts on:
+ * escapes, continuation lines, every XID form, the fallen-off-the-bus report
+ * in one record and over three, and counting one loss once.
+ */
+#include "watch/kmsg.h"
+#include "tap.h"
+
+#include <string.h>
+
+static struct kmsg_rec r;
+
+static size_t scan(struct kmsg_nvrm *st, const char *rec, struct kmsg_event *ev)
+{
+	if (kmsg_parse_record(rec, strlen(rec), &r) < 0)
+		return (size_t)-1;
+	return kmsg_nvrm_scan(st, &r, ev, 8);
+}
+
+static void test_record(void)
+{
+	const char *rec = "4,1201,5044302290,-;NVRM: a\\x0ab\\x5c c\\x01\n SUBSYSTEM=pci\n DEVICE=+pci:0000:19:00.0\n";
+
+	CHECK_INT(kmsg_parse_record(rec, strlen(rec), &r), 0);
+	CHECK_INT(r.prio, 4);
+	CHECK_INT(r.seq, 1201);
+	CHECK_INT(r.usec, 5044302290ull);
+	CHECK_STR(r.text, "NVRM: a\nb\\ c?");
+	CHECK_INT(kmsg_parse_record("6,1,2,-,more;x", 14, &r), 0);	/* more flags, no newline */
+	CHECK_STR(r.text, "x");
+	CHECK_INT(kmsg_parse_record("x,1,2,-;y\n", 10, &r), -1);
+	CHECK_INT(kmsg_parse_record("4,1,2-;y\n", 9, &r), -1);
+	CHECK_INT(kmsg_parse_record("4,1,2,-\n", 8, &r), -1);
+	CHECK_INT(kmsg_parse_record("", 0, &r), -1);
+	CHECK_INT(kmsg_parse_record("99999,1,2,-;y\n", 14, &r), -1);
+}
+
+static void test_xid_forms(void)
+{
+	struct kmsg_nvrm st = KMSG_NVRM_INIT;
+	struct kmsg_event ev[8];
+
+	CHECK_INT(scan(&st, "4,1,1,-;NVRM: Xid (PCI:0000:44:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n", ev), 1);
+	CHECK_INT(ev[0].xid, 79);
+	CHECK_STR(ev[0].bus_id, "0000:44:00.0");
+	CHECK_INT(ev[0].fallen, 1);
+	CHECK_INT(scan(&st, "4,20,1,-;NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104\n", ev), 1);
+	CHECK_INT(ev[0].xid, 13);
+	CHECK_STR(ev[0].bus_id, "0000:01:00.0");
+	CHECK_INT(ev[0].fallen, 0);
+	CHECK_INT(scan(&st, "4,21,1,-;NVRM: Xid (PCI:0000:00:1e.0): 31, pid=1, name=python3, MMU Fault\n", ev), 1);
+	CHECK_STR(ev[0].bus_id, "0000:00:1e.0");
+	CHECK_INT(scan(&st, "4,22,1,-;NVRM: GPU 0000:29:00.0: GPU has fallen off the bus.\n", ev), 1);
+	CHECK_INT(ev[0].xid, 79);
+	CHECK_STR(ev[0].bus_id, "0000:29:00.0");
+	/* not XIDs */
+	CHECK_INT(scan(&st, "4,40,1,-;NVRM: GPU at PCI:0000:18:00: GPU-34d7319c-5b19-1e75-186d-c187099e4fe5\n", ev), 0);
+	CHECK_INT(scan(&st, "4,41,1,-;NVRM: Xid (PCI:0000:18:00) 13 no colon\n", ev), 0);
+	CHECK_INT(scan(&st, "4,42,1,-;nouveau: Xid (PCI:0000:18:00): 13, x\n", ev), 0);
+	CHECK_INT(scan(&st, "4,43,1,-;NVRM: Xid (PCI:0000:18:00): 0, zero\n", ev), 0);
+}
+
+static void test_fallen_multiline(void)
+{
+	struct kmsg_nvrm st = KMSG_NVRM_INIT;
+	struct kmsg_event ev[8];
+
+	/* one record with escaped newlines */
+	CHECK_INT(scan(&st, "4,100,1,-;NVRM: The NVIDIA GPU 0000:18:00.0\\x0aNVRM: (PCI ID: 10de:2901) installed in this system has\\x0aNVRM: fallen off the bus and is not responding to commands.\n", ev), 1);
+	CHECK_INT(ev[0].xid, 79);
+	CHECK_STR(ev[0].bus_id, "0000:18:00.0");
+	/* three records, then the XID line of the same loss: counted once */
+	CHECK_INT(scan(&st, "4,200,1,-;NVRM: The NVIDIA GPU 0000:1b:00.0\n", ev), 0);
+	CHECK_INT(scan(&st, "4,201,1,-;NVRM: (PCI ID: 10de:2335) installed in this system has\n", ev), 0);
+	CHECK_INT(scan(&st, "4,202,1,-;NVRM: fallen off the bus and is not responding to commands.\n", ev), 1);
+	CHECK_STR(ev[0].bus_id, "0000:1b:00.0");
+	CHECK_INT(scan(&st, "4,203,1,-;NVRM: Xid (PCI:0000:1b:00): 79, pid=1, GPU has fallen off the bus.\n", ev), 0);
+	/* another GPU's loss right after is not merged */
+	CHECK_INT(scan(&st, "4,204,1,-;NVRM: Xid (PCI:0000:1c:00): 79, pid=1, GPU has fallen off the bus.\n", ev), 1);
+	/* a report whose first line is far back names no GPU */
+	CHECK_INT(scan(&st, "4,300,1,-;NVRM: The NVIDIA GPU 0000:1d:00.0\n", ev), 0);
+	CHECK_INT(scan(&st, "4,399,1,-;NVRM: fallen off the bus and is not responding to commands.\n", ev), 1);
+	CHECK_STR(ev[0].bus_id, "");
+}
+
+static void test_bus_ids(void)
+{
+	char b[32];
+
+	CHECK_INT(kmsg_norm_bus_id("PCI:0000:44:00", 14, b, sizeof(b)), 0);
+	CHECK_STR(b, "0000:44:00.0");
+	CHECK_INT(kmsg_norm_bus_id("00000000:18:00.0", 16, b, sizeof(b)), 0);	/* NVML's form */
+	CHECK_STR(b, "0000:18:00.0");
+	CHECK_INT(kmsg_norm_bus_id("18:00.0", 7, b, sizeof(b)), 0);
+	CHECK_STR(b, "0000:18:00.0");
+	CHECK_INT(kmsg_norm_bus_id("0000:1A:00.1", 12, b, sizeof(b)), 0);
+	CHECK_STR(b, "0000:1a:00.1");
+	CHECK_INT(kmsg_norm_bus_id("zz:00.0", 7, b, sizeof(b)), -1);
+	CHECK_INT(kmsg_norm_bus_id("0000:1a:40.0", 12, b, sizeof(b)), -1);	/* device > 31 */
+}
+
+int main(void)
+{
+	RUN(test_record);
+	RUN(test_xid_forms);
+	RUN(test_fallen_multiline);
+	RUN(test_bus_ids);
+	return tap_done();
+}
