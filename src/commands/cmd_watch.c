@@ -13,6 +13,7 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/kv.h"
+#include "core/termesc.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
 #include "probes/inventory.h"
@@ -59,7 +60,8 @@ static void log_line(const char *line)
 	struct tm tm;
 
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	fprintf(stderr, "%s %s\n", ts, line);
+	/* Lines quote the machine (kernel log text, NVML names): escaped for the terminal. */
+	fprintf(stderr, "%s %s\n", ts, tesc(line));
 	fflush(stderr);
 }
 
@@ -168,7 +170,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 			return 0;
 		case 'i':
 			if (parse_interval(optarg, &o.interval) < 0) {
-				fprintf(stderr, "gpudoctor watch: --interval '%s' is not a duration like 30s\n", optarg);
+				fprintf(stderr, "gpudoctor watch: --interval '%s' is not a duration like 30s\n", tesc(optarg));
 				return 2;
 			}
 			break;
@@ -209,7 +211,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor watch: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "gpudoctor watch: unexpected argument '%s'\n", tesc(argv[optind]));
 		return 2;
 	}
 	if (static_only)
@@ -219,7 +221,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 
 		ret = watch_ack(o.state_dir, ack, &said, &e);
 		if (ret < 0)
-			fprintf(stderr, "gpudoctor watch: %s\n", e.msg);
+			fprintf(stderr, "gpudoctor watch: %s\n", tesc(e.msg));
 		else
 			fputs(said.s ? said.s : "", stdout);
 		buf_release(&said);
@@ -231,7 +233,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		o.listen = "none";
 	ret = watch_run(&o, &e);
 	if (ret < 0) {
-		fprintf(stderr, "gpudoctor watch: %s\n", e.msg);
+		fprintf(stderr, "gpudoctor watch: %s\n", tesc(e.msg));
 		return 2;
 	}
 	return ret;

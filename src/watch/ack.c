@@ -7,6 +7,7 @@
  */
 #include "watch/daemon.h"
 #include "core/fs.h"
+#include "core/termesc.h"
 #include "core/xalloc.h"
 
 #include <fcntl.h>
@@ -83,8 +84,11 @@ int watch_ack(const char *state_dir, const char *gpu, struct buf *said, struct e
 			goto out;
 		}
 	}
-	buf_printf(said, "acknowledged GPU %s: %d XID finding%s cleared from %s\n", g, dropped,
-		   dropped == 1 ? "" : "s", state);
+	/* g passed valid_gpu(); the state directory is the user's path: escaped for the terminal. */
+	buf_printf(said, "acknowledged GPU %s: %d XID finding%s cleared from ", g, dropped,
+		   dropped == 1 ? "" : "s");
+	termesc_buf(said, state);
+	buf_puts(said, "\n");
 out:
 	buf_release(&text);
 	buf_release(&out);

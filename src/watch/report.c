@@ -1,5 +1,6 @@
 /* report.c - the plain-text report served at / and printed by --once. */
 #include "watch/daemon.h"
+#include "core/termesc.h"
 #include "knowledge/kb_xid.h"
 
 #include <stdio.h>
@@ -10,11 +11,10 @@ static const char *sev(enum wsev s)
 	return s == WSEV_FAIL ? "FAIL" : s == WSEV_WARN ? "WARN" : "OK";
 }
 
-/* Machine strings (names from NVML, kernel log text) printed without control bytes. */
+/* Machine strings (names from NVML, kernel log text) end up on a terminal (--once, curl). */
 static void safe(struct buf *b, const char *s)
 {
-	for (; *s; s++)
-		buf_addc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	termesc_buf(b, s);
 }
 
 void report_plain(const struct wd *w, struct buf *out)
@@ -41,7 +41,8 @@ void report_plain(const struct wd *w, struct buf *out)
 
 		buf_printf(out, "GPU %d ", g->index);
 		safe(out, g->name);
-		buf_printf(out, " %s", g->bus_id);
+		buf_puts(out, " ");
+		safe(out, g->bus_id);
 		if (g->temperature_c >= 0)
 			buf_printf(out, "  %lld C", g->temperature_c);
 		if (g->power_mw >= 0)
@@ -56,8 +57,9 @@ void report_plain(const struct wd *w, struct buf *out)
 		const struct wxid *x = &w->xids[i];
 		struct kb_xid k;
 
-		buf_printf(out, "XID %d on %s: %llu this boot, action %s%s%s (%s)\n", x->xid,
-			   x->bus_id[0] ? x->bus_id : "?", x->count, kb_xid_action_name(x->action),
+		buf_printf(out, "XID %d on ", x->xid);
+		safe(out, x->bus_id[0] ? x->bus_id : "?");
+		buf_printf(out, ": %llu this boot, action %s%s%s (%s)\n", x->count, kb_xid_action_name(x->action),
 			   x->fatal ? ", unacknowledged" : "", x->escalated ? ", escalated" : "",
 			   kb_xid_find(w->kb, x->xid, &k) == 0 ? k.name : "unknown");
 	}

@@ -7,9 +7,9 @@
  * the per-GPU health facts as key=value lines (core/kv.h) and "end".  EOF on
  * stdin shuts NVML down and exits.  The parent (sampler.c) gives each
  * request a deadline and kills this process when it misses it, so a call
- * that hangs in the driver costs one child, never the daemon.  Output is
- * flushed after each GPU, so that the parent can tell how far a hung
- * request got.  Types are declared by hand after the public nvml.h.
+ * that hangs in the driver costs one child, never the daemon.  kv_emit
+ * flushes each line, so that the parent can tell how far a hung request
+ * got.  Types are declared by hand after the public nvml.h.
  */
 #include "commands/commands.h"
 #include "core/kv.h"
@@ -117,9 +117,13 @@ static const struct cuda_sym syms[] = {
 static unsigned cur;	/* the GPU being sampled, for the key prefix */
 static int lost;
 
+/* "gpu.N.FIELD=V" for the GPU being sampled; kv_emit flushes each line. */
 static void put(const char *field, unsigned long long v)
 {
-	printf("gpu.%u.%s=%llu\n", cur, field, v);
+	char key[96];
+
+	snprintf(key, sizeof(key), "gpu.%u.%s", cur, field);
+	kv_emit(key, "%llu", v);
 }
 
 /* Strings go through kv_emit, which flattens newlines. */
@@ -138,8 +142,12 @@ static int ok(const char *field, nvmlReturn_t rc)
 		return 1;
 	if (rc == NVML_ERROR_GPU_IS_LOST)
 		lost = 1;
-	if (rc != 3)	/* NVML_ERROR_NOT_SUPPORTED: the fact does not exist here */
-		printf("gpu.%u.err.%s=%d\n", cur, field, rc);
+	if (rc != 3) {	/* NVML_ERROR_NOT_SUPPORTED: the fact does not exist here */
+		char key[96];
+
+		snprintf(key, sizeof(key), "gpu.%u.err.%s", cur, field);
+		kv_emit(key, "%d", rc);
+	}
 	return 0;
 }
 
@@ -231,7 +239,12 @@ static void fabric(nvmlDevice_t d)
 		return;
 	memcpy(&status, b + 16, sizeof(status));
 	put("fabric_state", b[24]);
-	printf("gpu.%u.fabric_status=%d\n", cur, status);
+	{
+		char key[96];
+
+		snprintf(key, sizeof(key), "gpu.%u.fabric_status", cur);
+		kv_emit(key, "%d", status);
+	}
 }
 
 static void procs(nvmlDevice_t d)
@@ -243,8 +256,12 @@ static void procs(nvmlDevice_t d)
 		return;
 	put("proc_count", n);
 	for (unsigned i = 0; i < n && i < 32; i++) {
-		printf("gpu.%u.proc.%u.pid=%u\n", cur, i, p[i].pid);
-		printf("gpu.%u.proc.%u.used=%llu\n", cur, i, p[i].usedGpuMemory);
+		char field[48];
+
+		snprintf(field, sizeof(field), "proc.%u.pid", i);
+		put(field, p[i].pid);
+		snprintf(field, sizeof(field), "proc.%u.used", i);
+		put(field, p[i].usedGpuMemory);
 	}
 }
 
@@ -325,35 +342,31 @@ static void sample(void)
 	nvmlReturn_t rc = nv.count(&count);
 
 	if (rc != NVML_SUCCESS) {
-		printf("err.count=%d\n", rc);
+		kv_emit("err.count", "%d", rc);
 	} else {
-		printf("count=%u\n", count);
-		for (unsigned i = 0; i < count && i < 64; i++) {
+		kv_emit("count", "%u", count);
+		for (unsigned i = 0; i < count && i < 64; i++)
 			sample_gpu(i);
-			fflush(stdout);
-		}
 	}
 	kv_end();
-	fflush(stdout);
 }
 
 int probe_main_nvml_sampler(int argc, char **argv)
 {
 	struct cuda_symtab_missing miss = CUDA_SYMTAB_MISSING_INIT;
-	static char outbuf[16384];
 	char line[64], ver[96];
 	void *h;
 	nvmlReturn_t rc;
 
 	if (argc < 2) {
-		fputs("usage: gpudoctor __probe nvml-sampler LIBRARY\n", stderr);
+		kv_emit("error", "usage: gpudoctor __probe nvml-sampler LIBRARY");
+		kv_end();
 		return 2;
 	}
 	/* A crash in the library kills this process by its signal, as in nvml_child.c. */
 	signal(SIGSEGV, SIG_DFL);
 	signal(SIGBUS, SIG_DFL);
 	signal(SIGABRT, SIG_DFL);
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *de = dlerror();
@@ -379,7 +392,6 @@ int probe_main_nvml_sampler(int argc, char **argv)
 	if (nv.driver_version && nv.driver_version(ver, sizeof(ver) - 1) == NVML_SUCCESS)
 		kv_emit("driver_version", "%s", ver);
 	kv_end();
-	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin))
 		if (!strncmp(line, "sample", 6))
 			sample();

@@ -3,8 +3,9 @@
  * ("gpudoctor --no-load watch --static-sweep"), so that their memory, time
  * and any crash stay out of the daemon.  Started every N sweeps, and at the
  * next sweep whenever the fingerprint of the driver changes: the loaded
- * module's version, the driver's version file, the loader cache and NVML's
- * library file (an unattended upgrade changes them).
+ * module's version, the identity (inode, times, size) of the driver's version
+ * file, the loader cache and NVML's library file (an unattended upgrade
+ * changes them).
  */
 #include "watch/daemon.h"
 #include "core/ctx.h"
@@ -22,8 +23,8 @@ static void add_stat(const char *root, const char *path, struct buf *b)
 	struct stat st;
 
 	if (path && fs_stat(root, path, &st) == 0)
-		buf_printf(b, "%s:%lld.%09ld:%lld;", path, (long long)st.st_mtime,
-			   (long)st.st_mtim.tv_nsec, (long long)st.st_size);
+		buf_printf(b, "%s:%llu:%lld.%09ld:%lld;", path, (unsigned long long)st.st_ino,
+			   (long long)st.st_mtime, (long)st.st_mtim.tv_nsec, (long long)st.st_size);
 	else if (path)
 		buf_printf(b, "%s:-;", path);
 }
@@ -35,8 +36,9 @@ void static_fingerprint(const struct wd *w, char *out, size_t size)
 
 	if (fs_read_line(root, "/sys/module/nvidia/version", &line, NULL) == 0)
 		buf_printf(&b, "module=%s;", line.s);
-	if (fs_read_line(root, "/proc/driver/nvidia/version", &line, NULL) == 0)
-		buf_printf(&b, "nvrm=%.120s;", line.s);
+	/* Its text is the kernel probe's to parse (kernel.c); a reloaded module
+	 * recreates the procfs entry, so its inode and times change with it. */
+	add_stat(root, "/proc/driver/nvidia/version", &b);
 	add_stat(root, "/etc/ld.so.cache", &b);
 	if (w->smp.lib) {
 		/* smp.lib is the path as this machine sees it (inside --root already). */
@@ -153,6 +155,9 @@ void static_readable(struct wd *w, double now)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				*p = '?';
 		for (char *p = f->cause; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+				*p = '-';
+		for (char *p = f->layer; *p; p++)	/* a label and a word of the report */
 			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
 				*p = '-';
 	}

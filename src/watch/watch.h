@@ -2,12 +2,18 @@
  * watch.h - the model `gpudoctor watch` keeps in memory: what the last sweep
  * measured, what the kernel log said, and the findings that follow.
  *
- * One struct watch lives for the daemon's lifetime (loop.c).  Each sweep
- * refreshes the NVML sample (sampler.c), the PCI view (pci.c) and, every N
- * sweeps or when the driver changed, the static check (static.c); kmsg
- * records update the XID table (xids.c) as they arrive.  judge.c turns all
- * of it into the active findings; prom.c, report.c and state.c present
+ * The daemon's state (struct wd, daemon.h) lives for its lifetime (loop.c)
+ * and holds these records.  Each sweep refreshes the NVML sample into a
+ * struct wgpu per GPU (sampler.c), the PCI view (pci.c) and, every N sweeps
+ * or when the driver changed, the static check (staticcheck.c); kmsg records
+ * update the struct wxid table (xids.c) as they arrive, and the struct
+ * wpolicy (policy.c) sets each XID's action.  judge.c turns all of it into
+ * the active struct wfinding list; prom.c, report.c and state.c present
  * them.  Unknown numbers are -1.
+ *
+ *	for (int i = 0; i < w->nfind; i++)	// w: struct wd *
+ *		if (w->find[i].sev == WSEV_FAIL)
+ *			... w->find[i].cause, w->find[i].reason ...
  */
 #ifndef GD_WATCH_H
 #define GD_WATCH_H

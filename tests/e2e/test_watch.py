@@ -219,8 +219,8 @@ class WatchXids(unittest.TestCase):
             self.assertFalse(any("XID 13" in a or "XID 32" in a for a in w.state()["active"]))
         with open(pol, "w") as f:
             f.write("13 sometimes\n")
-        rc, out, err = run(["--root", r.path, "watch", "--once", "--policy", pol,
-                            "--state-dir", tempfile.mkdtemp()])
+        rc, out, err = run(["watch", "--once", "--policy", pol,
+                            "--state-dir", tempfile.mkdtemp()], root=r.path)
         self.assertEqual(rc, 2)
         self.assertIn("policy:1: 'sometimes' is not an action", err)
 
@@ -297,9 +297,9 @@ class WatchServing(unittest.TestCase):
 
     def test_once(self):
         r = root_with_boot()
-        rc, out, err = run(["--root", r.path, "--timeout", "2", "watch", "--once",
+        rc, out, err = run(["--timeout", "2", "watch", "--once",
                             "--state-dir", tempfile.mkdtemp(), "--kmsg-file", os.devnull],
-                           extra_env={"FAKE_NVML_ECC_VOLATILE_UNC": "1"})
+                           root=r.path, extra_env={"FAKE_NVML_ECC_VOLATILE_UNC": "1"})
         self.assertEqual(rc, 1, err)
         self.assertIn("[FAIL]", out)
         self.assertIn("(ecc-errors)", out)

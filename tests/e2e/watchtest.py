@@ -90,7 +90,10 @@ class Watch:
         e.update(env or {})
         if notify is not None:
             e["NOTIFY_SOCKET"] = notify.name
-        self.cmd = [GPUDOCTOR, "--root", root.path, "--timeout", timeout, "watch",
+        # the fixtures' libraries are our own fakes: load them (a --root other
+        # than / implies --no-load otherwise)
+        self.cmd = [GPUDOCTOR, "--root", root.path, "--load-from-root", "--timeout", timeout,
+                    "watch",
                     "--interval", interval, "--state-dir", self.state_dir,
                     "--listen", "127.0.0.1:%d" % self.port if listen else "none"]
         if kmsg_file:
