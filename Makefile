@@ -27,7 +27,9 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) -Isrc -I$(B)/gen
 LDLIBS   := -ldl -lm -pthread
 LDFLAGS  ?=
 
-SRC_DIRS := src/core src/cfg src/loader src/knowledge src/probes src/python src/rules src/report src/bench src/health src/plan src/explain src/watch src/commands
+# Every folder under src/ with sources (probes/<layer>/ included): a new file or
+# folder needs no edit here.
+SRC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find src -name "*.c" -o -name "*.S"))))
 SRCS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
 ASMS     := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.S))
 OBJS     := $(patsubst src/%.c,$(B)/obj/%.o,$(SRCS)) $(patsubst src/%.S,$(B)/obj/%.o,$(ASMS))

@@ -4,7 +4,7 @@
 #include "core/child.h"
 #include "core/ctx.h"
 #include "core/fs.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "core/xalloc.h"
 
 #include <math.h>

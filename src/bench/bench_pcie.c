@@ -1,6 +1,6 @@
 /* bench_pcie.c - PCIe link arithmetic and sysfs link state; see bench_pcie.h. */
 #include "bench/bench_pcie.h"
-#include "probes/hardware.h"
+#include "probes/hardware/hardware.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -29,7 +29,7 @@ double bench_pcie_parse_speed(const char *s);
 int bench_pcie_parse_width(const char *s);
 /*
  * Fill link (all fields but load_*) from the hardware probe's reading of the
- * function and its upstream port (probes/hardware.h); unknown stays unknown.
+ * function and its upstream port (probes/hardware/hardware.h); unknown stays unknown.
  */
 struct hw_pci_fn;
 void bench_pcie_from_probe(const struct hw_pci_fn *f, struct bench_link *link);

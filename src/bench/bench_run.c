@@ -11,7 +11,7 @@
 #include "core/fs.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "probes/probe_in.h"
 #include "python/pyenv.h"
 

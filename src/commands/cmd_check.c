@@ -18,9 +18,9 @@
 #include "core/fs.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "probes/probe_in.h"
-#include "report/render.h"
+#include "render/render.h"
 #include "report/report.h"
 #include "rules/rules.h"
 

@@ -27,7 +27,7 @@
 #include "explain/logrun.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "report/report.h"
 
 #include <errno.h>

@@ -25,7 +25,7 @@
 #include "health/health_slurm.h"
 #include "health/health_state.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "report/report.h"
 
 #include <getopt.h>

@@ -12,7 +12,7 @@
 #include "core/termesc.h"
 #include "knowledge/kb.h"
 #include "plan/plan.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "report/report.h"
 
 #include <getopt.h>

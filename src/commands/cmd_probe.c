@@ -5,6 +5,7 @@
  * is contained by the parent.
  */
 #include "commands/commands.h"
+#include "probes/children.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #include "core/termesc.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "report/report.h"
 #include "watch/run.h"
 

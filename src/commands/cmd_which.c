@@ -10,7 +10,7 @@
 #include "loader/ldcache.h"
 #include "loader/ldso.h"
 #include "loader/ldso_tree.h"
-#include "report/json_preloads.h"
+#include "render/json_preloads.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -10,7 +10,8 @@
  * To add an isolated probe: write its child-side main
  *	int probe_main_<name>(int argc, char **argv);
  * (argv[0] is the probe name; print key=value lines with kv_emit(), then
- * kv_end()), declare it here and add a row to the table in cmd_probe.c.
+ * kv_end()), declare it in probes/children.h and add a row to the table in
+ * cmd_probe.c.
  */
 #ifndef GD_COMMANDS_H
 #define GD_COMMANDS_H
@@ -28,11 +29,5 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_probe(int argc, char **argv, const struct gd_ctx *ctx);	/* hidden: __probe */
 
 /* Child-side entry points of isolated probes (gpudoctor __probe NAME ...). */
-int probe_main_nvml(int argc, char **argv);
-int probe_main_cuda(int argc, char **argv);
-int probe_main_libversion(int argc, char **argv);
-int probe_main_bench(int argc, char **argv);
-int probe_main_devopen(int argc, char **argv);
-int probe_main_nvml_sampler(int argc, char **argv);
 
 #endif

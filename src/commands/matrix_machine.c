@@ -7,7 +7,7 @@
  */
 #include "commands/matrix.h"
 #include "core/ctx.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "probes/probe_in.h"
 
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include "core/xalloc.h"
 #include "explain/logdecode.h"
 #include "knowledge/causes.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "report/report.h"
 
 #include <stdarg.h>

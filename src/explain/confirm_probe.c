@@ -9,7 +9,7 @@
 #include "core/ctx.h"
 #include "core/xalloc.h"
 #include "loader/ldso.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * cudaerr.h - cudaError_t (the CUDA runtime's error enum) as data, for
  * decoding numbers and names found in logs.  The driver API's CUresult is
- * probes/curesult.h; the two enums share many numbers but not all names.
+ * knowledge/curesult.h; the two enums share many numbers but not all names.
  *
  *	const struct cudaerr *c = cudaerr_by_code(35);	// cudaErrorInsufficientDriver
  */

@@ -5,7 +5,7 @@
 #include "explain/cudaerr.h"
 #include "knowledge/kb.h"
 #include "knowledge/kb_xid.h"
-#include "probes/curesult.h"
+#include "knowledge/curesult.h"
 
 #include <ctype.h>
 #include <errno.h>

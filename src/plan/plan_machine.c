@@ -11,7 +11,7 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 #include "rules/fw_verdict.h"
 
 #include <stdlib.h>

@@ -27,7 +27,7 @@
 #include "core/shquote.h"
 #include "core/version.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "knowledge/causes.h"
-#include "probes/curesult.h"
-#include "probes/inventory.h"
+#include "knowledge/curesult.h"
+#include "inventory/inventory.h"
 
 #include <math.h>
 #include <stdio.h>

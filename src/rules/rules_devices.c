@@ -13,7 +13,7 @@
 #include "rules/rules.h"
 #include "core/shquote.h"
 #include "core/buf.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 
 #include <stdio.h>
 #include <string.h>

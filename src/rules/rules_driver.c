@@ -15,8 +15,8 @@
 #include "core/version.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
-#include "probes/cuda_env.h"
-#include "probes/inventory.h"
+#include "probes/cuda/cuda_env.h"
+#include "inventory/inventory.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -23,7 +23,7 @@
 #include "core/version.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

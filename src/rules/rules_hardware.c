@@ -16,7 +16,7 @@
 #include "core/buf.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 
 #include <math.h>
 #include <stdio.h>

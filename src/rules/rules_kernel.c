@@ -18,7 +18,7 @@
 #include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 
 #include <string.h>
 

@@ -28,7 +28,7 @@
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "loader/elf.h"
-#include "probes/inventory.h"
+#include "inventory/inventory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

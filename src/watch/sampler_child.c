@@ -11,9 +11,9 @@
  * flushes each line, so that the parent can tell how far a hung request
  * got.  Types are declared by hand after the public nvml.h.
  */
-#include "commands/commands.h"
+#include "probes/children.h"
 #include "core/kv.h"
-#include "probes/cuda_symtab.h"
+#include "probes/cuda/cuda_symtab.h"
 
 #include <dlfcn.h>
 #include <signal.h>

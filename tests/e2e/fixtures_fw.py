@@ -11,7 +11,7 @@ NEEDED and RPATH/RUNPATH layout of the real wheels:
     the wheel's RECORD; cuDNN 9 as a shim plus sub-libraries.
 libtorch_cuda.so can carry a real .nv_fatbin section: nvcc -fatbin when
 /usr/local/cuda/bin/nvcc exists, else a fat binary built byte by byte with
-the layout documented in src/probes/fatbin.h.
+the layout documented in src/loader/fatbin.h.
 """
 import os
 import shutil
@@ -163,7 +163,7 @@ def fatbin_bytes(archs, counts=None):
 
 
 def _fatbin_by_hand(archs):
-    """One container with the layout of src/probes/fatbin.h; "sm_90a" sets the arch-specific flag."""
+    """One container with the layout of src/loader/fatbin.h; "sm_90a" sets the arch-specific flag."""
     body = b""
     for a in archs:
         kind, num = a.split("_")

@@ -12,6 +12,8 @@ nothing enforces is a wish.
   - no comment cites a file outside the repository (the team's reference
     notes facts.md / failures.md, a path under /work or a home directory),
     which no reader of the repository has: cite the primary source;
+  - the folders are layers, and no lower folder includes a higher one
+    (LAYERS below: facts, then verdicts, then words, then the commands);
   - one shell-quote helper (core/shquote.c) and one terminal-escape helper
     (core/termesc.c): the quoting idiom ' -> '\\'' and the visible \\xNN
     escape appear in no other source file, except markdown's own escaping.
@@ -87,12 +89,38 @@ STDIO_ALLOWED = {
     "src/core/kv.c",                # kv_emit/kv_end: the protocol itself
     "src/core/child.c",             # the forked child's stderr after a failed exec, read by the parent
     "src/core/xalloc.c",            # out of memory: the one message before abort()
-    "src/probes/cuda_child.c", "src/probes/nvml_child.c", "src/probes/libversion_child.c",
-    "src/probes/bench_child.c", "src/bench/bench_gpu.c",
+    "src/probes/cuda/cuda_child.c", "src/probes/driver/nvml_child.c", "src/probes/libraries/libversion_child.c",
+    "src/bench/bench_child.c", "src/bench/bench_gpu.c",
 }
 
 
+# The folders of src/ from the bottom up.  A file may include its own folder
+# and the folders before it, never one after it.  probes/ and inventory/ are
+# one level: the probes fill the inventory, and the inventory still gathers
+# the per-layer fact structs from the probes' headers (moving those structs
+# into inventory/ would make it a level of its own).
+LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
+          ("probes", "inventory"), ("report",), ("rules",), ("render",),
+          ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("commands",)]
+
+
 class ProjectRules(unittest.TestCase):
+    def test_no_lower_folder_includes_a_higher_one(self):
+        rank = {d: i for i, level in enumerate(LAYERS) for d in level}
+        folders = sorted(d for d in os.listdir(SRC) if os.path.isdir(os.path.join(SRC, d)))
+        self.assertEqual([d for d in folders if d not in rank], [],
+                         "a new folder under src/ needs its place in LAYERS")
+        bad = []
+        for path in sources():
+            me = os.path.relpath(path, SRC).split(os.sep)[0]
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for n, line in enumerate(f, 1):
+                    m = re.match(r'\s*#\s*include\s+"([a-z_]+)/', line)
+                    if m and m.group(1) in rank and rank[m.group(1)] > rank[me]:
+                        bad.append("%s:%d includes %s/" % (rel(path), n, m.group(1)))
+        self.assertEqual(bad, [], "\n".join(bad))
+
+
     def test_rules_read_no_files_and_run_nothing(self):
         bad = []
         n = 0
@@ -181,7 +209,7 @@ class ProjectRules(unittest.TestCase):
             "terminal escaping (use tesc()/termesc_buf(), core/termesc.h)":
                 (re.compile(r"\\\\x%0?2l?[xX]"),
                  {"src/core/termesc.c",
-                  "src/report/render_markdown.c"}),   # markdown's own format: see its header
+                  "src/render/render_markdown.c"}),   # markdown's own format: see its header
         }
         bad, seen = [], {what: 0 for what in idioms}
         for p in sources():

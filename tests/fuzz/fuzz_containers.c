@@ -10,7 +10,7 @@
  *
  * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
-#include "probes/containers.h"
+#include "probes/containers/containers.h"
 
 #include <stdint.h>
 #include <stdlib.h>

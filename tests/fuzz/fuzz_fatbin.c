@@ -3,7 +3,7 @@
  * fuzz_fatbin.c - libFuzzer target for the fat binary header walk: the input
  * is a .nv_fatbin section's bytes, in an exact-size heap buffer.
  */
-#include "probes/fatbin.h"
+#include "loader/fatbin.h"
 
 #include <stdlib.h>
 #include <string.h>

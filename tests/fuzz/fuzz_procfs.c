@@ -5,21 +5,21 @@
  * line of /proc/driver/nvidia/gpus/BDF/information.
  *
  * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
- * Links: src/probes/kernel.c src/probes/devices.c src/probes/hardware.c
+ * Links: src/probes/kernel/kernel.c src/probes/devices/devices.c src/probes/hardware/hardware.c
  *        src/core/buf.c src/core/err.c src/core/fs.c src/core/xalloc.c
  *
  *	clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=c11 -Isrc \
- *	  tests/fuzz/fuzz_procfs.c src/probes/kernel.c src/probes/devices.c \
- *	  src/probes/hardware.c src/core/buf.c src/core/err.c src/core/fs.c \
+ *	  tests/fuzz/fuzz_procfs.c src/probes/kernel/kernel.c src/probes/devices/devices.c \
+ *	  src/probes/hardware/hardware.c src/core/buf.c src/core/err.c src/core/fs.c \
  *	  src/core/xalloc.c -lm -o build-fuzz/fuzz_procfs
  *	build-fuzz/fuzz_procfs -max_total_time=60
  *
  * The input is copied into an exactly-sized heap buffer without a NUL, so
  * ASan catches any read past the length the parsers are given.
  */
-#include "probes/devices.h"
-#include "probes/hardware.h"
-#include "probes/kernel.h"
+#include "probes/devices/devices.h"
+#include "probes/hardware/hardware.h"
+#include "probes/kernel/kernel.h"
 
 #include <stdint.h>
 #include <stdlib.h>

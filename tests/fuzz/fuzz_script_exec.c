@@ -7,7 +7,7 @@
  * The input is copied into an exactly-sized heap buffer without a NUL, so
  * ASan catches any read past the length the parser is given.
  */
-#include "probes/script_exec.h"
+#include "probes/libraries/script_exec.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
  * The first byte picks the dist-info stem; the rest is NUL-terminated text.
  */
 #include "core/version.h"
-#include "probes/kernel.h"
-#include "probes/libscan.h"
+#include "probes/kernel/kernel.h"
+#include "probes/libraries/libscan.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include "tap.h"
 #include "cfg/doc.h"
 #include "cfg/toml.h"
-#include "probes/containers.h"
+#include "probes/containers/containers.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,9 +3,9 @@
 
 #include "core/buf.h"
 #include "knowledge/causes.h"
-#include "probes/cuda_env.h"
-#include "probes/curesult.h"
-#include "probes/ptx_kernel.h"
+#include "probes/cuda/cuda_env.h"
+#include "knowledge/curesult.h"
+#include "probes/cuda/ptx_kernel.h"
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* test_devices.c - permission judgement and the Device Minor parser. */
 #include "tap.h"
-#include "probes/devices.h"
+#include "probes/devices/devices.h"
 
 #include <string.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 /* test_fatbin.c - fat binary headers: archs, suffixes, containers, malformed input. */
 #include "tap.h"
 
-#include "probes/fatbin.h"
+#include "loader/fatbin.h"
 
 #include <stdint.h>
 #include <string.h>

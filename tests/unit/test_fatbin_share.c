@@ -3,7 +3,7 @@
  * many sm_80 / sm_90 / sm_100 entries, one sm_90a and one sm_121a. */
 #include "tap.h"
 
-#include "probes/fatbin.h"
+#include "loader/fatbin.h"
 
 #include <stdint.h>
 #include <string.h>

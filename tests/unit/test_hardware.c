@@ -1,6 +1,6 @@
 /* test_hardware.c - the sysfs value parsers of the hardware probe. */
 #include "tap.h"
-#include "probes/hardware.h"
+#include "probes/hardware/hardware.h"
 
 #include <math.h>
 

@@ -1,6 +1,6 @@
 /* test_kernel.c - the /proc parsers of the kernel probe. */
 #include "tap.h"
-#include "probes/kernel.h"
+#include "probes/kernel/kernel.h"
 
 #include <math.h>
 #include <string.h>

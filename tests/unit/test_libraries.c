@@ -6,7 +6,7 @@
 #include "tap.h"
 
 #include "loader/ldso.h"
-#include "probes/libscan.h"
+#include "probes/libraries/libscan.h"
 
 #include <stdlib.h>
 

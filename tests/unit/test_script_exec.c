@@ -4,7 +4,7 @@
  */
 #include "tap.h"
 
-#include "probes/script_exec.h"
+#include "probes/libraries/script_exec.h"
 
 #include <string.h>
 

@@ -1,0 +1,445 @@
+/*
+ * nvml_child.c - child side of the isolated 'nvml' probe:
+ * "gpudoctor __probe nvml /path/to/libnvidia-ml.so.1".
+ *
+ * Loads NVML (RTLD_NOW | RTLD_LOCAL) through a symbol table, initialises it
+ * and prints what it says as key=value lines (core/kv.h), ending with "end".
+ * Every call that does not return NVML_SUCCESS leaves its fact unknown and
+ * prints "gpu.N.err.FIELD=CODE" instead, so the parent can tell "not
+ * supported" from "GPU lost".  The parent (nvml_parse.c) turns the lines into
+ * the driver inventory.  Runs in a throw-away process: a crash or a hang in
+ * NVML is contained by the parent.
+ *
+ * Types are declared by hand after the public nvml.h (the NVIDIA/go-nvml copy
+ * of it), only those we use; no NVIDIA header is vendored.
+ */
+#include "probes/children.h"
+#include "core/buf.h"
+#include "core/kv.h"
+#include "probes/cuda/cuda_symtab.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int nvmlReturn_t;		/* enum nvmlReturn_enum, 0 = NVML_SUCCESS */
+typedef struct nvmlDevice_st *nvmlDevice_t;
+
+#define NVML_SUCCESS 0
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_ERROR_GPU_IS_LOST 15
+#define NVML_TEMPERATURE_GPU 0
+#define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define NVML_VOLATILE_ECC 0
+#define NVML_AGGREGATE_ECC 1
+
+typedef struct {
+	unsigned long long total, free, used;	/* bytes; used counts reserved memory too */
+} nvmlMemory_t;
+
+/*
+ * nvmlMemory_v2_t of nvmlDeviceGetMemoryInfo_v2: `reserved` (driver and
+ * firmware) is reported apart, so `used` is what nvidia-smi shows as used.
+ * The caller sets `version` as NVML_STRUCT_VERSION(Memory, 2) does in nvml.h:
+ * the struct's size ORed with the version number shifted left by 24.
+ */
+typedef struct {
+	unsigned int version;
+	unsigned long long total, reserved, free, used;	/* bytes */
+} nvmlMemory_v2_t;
+
+#define NVML_MEMORY_V2_VERSION ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
+
+typedef struct {
+	unsigned int gpu, memory;		/* percent */
+} nvmlUtilization_t;
+
+/* nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3 (and _v2). */
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain, bus, device;
+	unsigned int pciDeviceId;		/* device id << 16 | vendor id */
+	unsigned int pciSubSystemId;
+	char busId[32];
+} nvmlPciInfo_t;
+
+/* nvmlProcessInfo_t of the _v2 and _v3 process queries. */
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;	/* bytes */
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+
+/* nvmlProcessInfo_v1_t of the original query. */
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+
+static struct {
+	nvmlReturn_t (*init)(void);
+	nvmlReturn_t (*shutdown)(void);
+	const char *(*error_string)(nvmlReturn_t);
+	nvmlReturn_t (*driver_version)(char *, unsigned int);
+	nvmlReturn_t (*cuda_version)(int *);
+	nvmlReturn_t (*count)(unsigned int *);
+	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
+	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t *);
+	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*memory_v2)(nvmlDevice_t, nvmlMemory_v2_t *);
+	nvmlReturn_t (*util)(nvmlDevice_t, nvmlUtilization_t *);
+	nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int *);
+	nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*power_limit)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*persistence)(nvmlDevice_t, int *);
+	nvmlReturn_t (*display_mode)(nvmlDevice_t, int *);
+	nvmlReturn_t (*compute_mode)(nvmlDevice_t, int *);
+	nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned int *, unsigned int *);
+	nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int *, int *);
+	nvmlReturn_t (*ecc_total)(nvmlDevice_t, int, int, unsigned long long *);
+	nvmlReturn_t (*retired_pending)(nvmlDevice_t, int *);
+	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *,
+				      unsigned int *, unsigned int *);
+	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
+	nvmlReturn_t (*procs_v1)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v1_t *);
+} nv;
+
+#define SYM(slot, name, fb, need) { (void **)&nv.slot, name, fb, need }
+
+/* Newest entry point first; the fallback has the same signature. */
+static const struct cuda_sym nvml_syms[] = {
+	SYM(init, "nvmlInit_v2", "nvmlInit", CUDA_SYM_REQUIRED),
+	SYM(shutdown, "nvmlShutdown", NULL, CUDA_SYM_REQUIRED),
+	SYM(error_string, "nvmlErrorString", NULL, CUDA_SYM_OPTIONAL),
+	SYM(driver_version, "nvmlSystemGetDriverVersion", NULL, CUDA_SYM_REQUIRED),
+	SYM(cuda_version, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion",
+	    CUDA_SYM_OPTIONAL),
+	SYM(count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", CUDA_SYM_REQUIRED),
+	SYM(handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex",
+	    CUDA_SYM_REQUIRED),
+	SYM(name, "nvmlDeviceGetName", NULL, CUDA_SYM_OPTIONAL),
+	SYM(uuid, "nvmlDeviceGetUUID", NULL, CUDA_SYM_OPTIONAL),
+	SYM(pci, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", CUDA_SYM_OPTIONAL),
+	SYM(memory, "nvmlDeviceGetMemoryInfo", NULL, CUDA_SYM_OPTIONAL),
+	SYM(memory_v2, "nvmlDeviceGetMemoryInfo_v2", NULL, CUDA_SYM_OPTIONAL),
+	SYM(util, "nvmlDeviceGetUtilizationRates", NULL, CUDA_SYM_OPTIONAL),
+	SYM(temperature, "nvmlDeviceGetTemperature", NULL, CUDA_SYM_OPTIONAL),
+	SYM(power, "nvmlDeviceGetPowerUsage", NULL, CUDA_SYM_OPTIONAL),
+	SYM(power_limit, "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit",
+	    CUDA_SYM_OPTIONAL),
+	SYM(persistence, "nvmlDeviceGetPersistenceMode", NULL, CUDA_SYM_OPTIONAL),
+	SYM(display_mode, "nvmlDeviceGetDisplayMode", NULL, CUDA_SYM_OPTIONAL),
+	SYM(compute_mode, "nvmlDeviceGetComputeMode", NULL, CUDA_SYM_OPTIONAL),
+	SYM(mig_mode, "nvmlDeviceGetMigMode", NULL, CUDA_SYM_OPTIONAL),
+	SYM(ecc_mode, "nvmlDeviceGetEccMode", NULL, CUDA_SYM_OPTIONAL),
+	SYM(ecc_total, "nvmlDeviceGetTotalEccErrors", NULL, CUDA_SYM_OPTIONAL),
+	SYM(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", NULL, CUDA_SYM_OPTIONAL),
+	SYM(remapped_rows, "nvmlDeviceGetRemappedRows", NULL, CUDA_SYM_OPTIONAL),
+	SYM(procs, "nvmlDeviceGetComputeRunningProcesses_v3",
+	    "nvmlDeviceGetComputeRunningProcesses_v2", CUDA_SYM_OPTIONAL),
+	SYM(procs_v1, "nvmlDeviceGetComputeRunningProcesses", NULL, CUDA_SYM_OPTIONAL),
+};
+
+/* kv_emit with a printf-style key. */
+static void nvml_emit(const char *val, const char *keyfmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void nvml_emit(const char *val, const char *keyfmt, ...)
+{
+	char key[128];
+	va_list ap;
+
+	va_start(ap, keyfmt);
+	vsnprintf(key, sizeof(key), keyfmt, ap);
+	va_end(ap);
+	kv_emit(key, "%s", val);
+}
+
+static void nvml_emit_ll(long long v, const char *keyfmt, unsigned idx, const char *field)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%lld", v);
+	nvml_emit(s, keyfmt, idx, field);
+}
+
+static int gpu_lost;
+
+/*
+ * Record the outcome of one per-GPU call: 1 when it succeeded (the caller
+ * then prints the value), 0 after printing "gpu.N.err.FIELD=CODE".
+ */
+static int nvml_ok(unsigned idx, const char *field, nvmlReturn_t rc)
+{
+	if (rc == NVML_SUCCESS)
+		return 1;
+	if (rc == NVML_ERROR_GPU_IS_LOST)
+		gpu_lost = 1;
+	nvml_emit_ll(rc, "gpu.%u.err.%s", idx, field);
+	return 0;
+}
+
+/* The process query of whichever API version the library has. */
+static nvmlReturn_t nvml_procs_query(nvmlDevice_t dev, unsigned int *n, void *buf)
+{
+	return nv.procs ? nv.procs(dev, n, buf) : nv.procs_v1(dev, n, buf);
+}
+
+static void nvml_processes(unsigned idx, nvmlDevice_t dev)
+{
+	/* Both layouts start with pid and usedGpuMemory; only the size differs. */
+	size_t elem = nv.procs ? sizeof(nvmlProcessInfo_t) : sizeof(nvmlProcessInfo_v1_t);
+	unsigned int n = 0, cap;
+	unsigned char *p;
+	nvmlReturn_t rc;
+
+	if (!nv.procs && !nv.procs_v1)
+		return;
+	rc = nvml_procs_query(dev, &n, NULL);
+	if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE) {
+		nvml_ok(idx, "processes", rc);
+		return;
+	}
+	/* Room for processes that start between the two calls. */
+	cap = n + 16;
+	p = calloc(cap, elem);
+	if (!p)
+		return;
+	n = cap;
+	rc = nvml_procs_query(dev, &n, p);
+	if (nvml_ok(idx, "processes", rc)) {
+		nvml_emit_ll(n, "gpu.%u.%s", idx, "proc_count");
+		for (unsigned j = 0; j < n && j < cap; j++) {
+			nvmlProcessInfo_v1_t e;
+			char k[64];
+
+			memcpy(&e, p + (size_t)j * elem, sizeof(e));
+			snprintf(k, sizeof(k), "proc.%u.pid", j);
+			nvml_emit_ll(e.pid, "gpu.%u.%s", idx, k);
+			snprintf(k, sizeof(k), "proc.%u.used", j);
+			nvml_emit_ll((long long)e.usedGpuMemory, "gpu.%u.%s", idx, k);
+		}
+	}
+	free(p);
+}
+
+static void nvml_ecc(unsigned idx, nvmlDevice_t dev)
+{
+	int cur = -1, pend = -1;
+	unsigned long long n;
+
+	if (nv.ecc_mode && nvml_ok(idx, "ecc_current", nv.ecc_mode(dev, &cur, &pend)))
+		nvml_emit_ll(cur, "gpu.%u.%s", idx, "ecc_current");
+	if (nv.ecc_total && cur == 1) {
+		if (nvml_ok(idx, "ecc_volatile_unc",
+			    nv.ecc_total(dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &n)))
+			nvml_emit_ll((long long)n, "gpu.%u.%s", idx, "ecc_volatile_unc");
+		if (nvml_ok(idx, "ecc_aggregate_unc",
+			    nv.ecc_total(dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &n)))
+			nvml_emit_ll((long long)n, "gpu.%u.%s", idx, "ecc_aggregate_unc");
+	}
+	if (nv.retired_pending) {
+		int p;
+
+		if (nvml_ok(idx, "retired_pending", nv.retired_pending(dev, &p)))
+			nvml_emit_ll(p, "gpu.%u.%s", idx, "retired_pending");
+	}
+	if (nv.remapped_rows) {
+		unsigned int corr, unc, pending, failed;
+
+		if (nvml_ok(idx, "remap", nv.remapped_rows(dev, &corr, &unc, &pending, &failed))) {
+			nvml_emit_ll(corr, "gpu.%u.%s", idx, "remap_corr");
+			nvml_emit_ll(unc, "gpu.%u.%s", idx, "remap_unc");
+			nvml_emit_ll(pending, "gpu.%u.%s", idx, "remap_pending");
+			nvml_emit_ll(failed, "gpu.%u.%s", idx, "remap_failure");
+		}
+	}
+}
+
+/*
+ * Memory: the v2 query first, because v1's `used` includes the memory the
+ * driver reserves for itself (hundreds of MiB on an idle H200, where
+ * nvidia-smi says 0 MiB used).  v1 when v2 is absent (older drivers) or
+ * refuses, e.g. with NVML_ERROR_ARGUMENT_VERSION_MISMATCH.
+ */
+static void nvml_memory(unsigned idx, nvmlDevice_t dev)
+{
+	if (nv.memory_v2) {
+		nvmlMemory_v2_t m;
+
+		memset(&m, 0, sizeof(m));
+		m.version = NVML_MEMORY_V2_VERSION;
+		if (nv.memory_v2(dev, &m) == NVML_SUCCESS) {
+			nvml_emit_ll((long long)m.total, "gpu.%u.%s", idx, "memory_total");
+			nvml_emit_ll((long long)m.used, "gpu.%u.%s", idx, "memory_used");
+			nvml_emit_ll((long long)m.reserved, "gpu.%u.%s", idx, "memory_reserved");
+			nvml_emit("2", "gpu.%u.memory_api", idx);
+			return;
+		}
+	}
+	if (nv.memory) {
+		nvmlMemory_t m;
+
+		if (nvml_ok(idx, "memory", nv.memory(dev, &m))) {
+			nvml_emit_ll((long long)m.total, "gpu.%u.%s", idx, "memory_total");
+			nvml_emit_ll((long long)m.used, "gpu.%u.%s", idx, "memory_used");
+			nvml_emit("1", "gpu.%u.memory_api", idx);
+		}
+	}
+}
+
+static void nvml_gpu(unsigned idx)
+{
+	nvmlDevice_t dev;
+	char s[256];
+	unsigned int u, u2;
+	int i;
+
+	gpu_lost = 0;
+	if (!nvml_ok(idx, "handle", nv.handle(idx, &dev))) {
+		if (gpu_lost)
+			nvml_emit("1", "gpu.%u.lost", idx);
+		return;
+	}
+	memset(s, 0, sizeof(s));
+	if (nv.name && nvml_ok(idx, "name", nv.name(dev, s, sizeof(s) - 1)))
+		nvml_emit(s, "gpu.%u.name", idx);
+	memset(s, 0, sizeof(s));
+	if (nv.uuid && nvml_ok(idx, "uuid", nv.uuid(dev, s, sizeof(s) - 1)))
+		nvml_emit(s, "gpu.%u.uuid", idx);
+	if (nv.pci) {
+		nvmlPciInfo_t pci;
+
+		memset(&pci, 0, sizeof(pci));
+		if (nvml_ok(idx, "pci", nv.pci(dev, &pci))) {
+			pci.busId[sizeof(pci.busId) - 1] = 0;
+			nvml_emit(pci.busId, "gpu.%u.bus_id", idx);
+			snprintf(s, sizeof(s), "0x%04x", pci.pciDeviceId >> 16);
+			nvml_emit(s, "gpu.%u.pci_device_id", idx);
+		}
+	}
+	nvml_memory(idx, dev);
+	if (nv.util) {
+		nvmlUtilization_t ut;
+
+		if (nvml_ok(idx, "utilization", nv.util(dev, &ut))) {
+			nvml_emit_ll(ut.gpu, "gpu.%u.%s", idx, "util_gpu");
+			nvml_emit_ll(ut.memory, "gpu.%u.%s", idx, "util_mem");
+		}
+	}
+	if (nv.temperature && nvml_ok(idx, "temperature",
+				      nv.temperature(dev, NVML_TEMPERATURE_GPU, &u)))
+		nvml_emit_ll(u, "gpu.%u.%s", idx, "temperature_c");
+	if (nv.power && nvml_ok(idx, "power", nv.power(dev, &u)))
+		nvml_emit_ll(u, "gpu.%u.%s", idx, "power_mw");
+	if (nv.power_limit && nvml_ok(idx, "power_limit", nv.power_limit(dev, &u)))
+		nvml_emit_ll(u, "gpu.%u.%s", idx, "power_limit_mw");
+	if (nv.persistence && nvml_ok(idx, "persistence", nv.persistence(dev, &i)))
+		nvml_emit_ll(i, "gpu.%u.%s", idx, "persistence");
+	if (nv.display_mode && nvml_ok(idx, "display_mode", nv.display_mode(dev, &i)))
+		nvml_emit_ll(i, "gpu.%u.%s", idx, "display_mode");
+	if (nv.compute_mode && nvml_ok(idx, "compute_mode", nv.compute_mode(dev, &i)))
+		nvml_emit_ll(i, "gpu.%u.%s", idx, "compute_mode");
+	if (nv.mig_mode && nvml_ok(idx, "mig_mode", nv.mig_mode(dev, &u, &u2)))
+		nvml_emit_ll(u, "gpu.%u.%s", idx, "mig_current");
+	nvml_ecc(idx, dev);
+	nvml_processes(idx, dev);
+	if (gpu_lost)
+		nvml_emit("1", "gpu.%u.lost", idx);
+}
+
+static const char *nvml_errstr(nvmlReturn_t rc)
+{
+	const char *s = nv.error_string ? nv.error_string(rc) : NULL;
+
+	return s ? s : "";
+}
+
+/*
+ * A crash inside the library must kill this process by its signal, so that
+ * the parent reports "crashed with SIGSEGV"; sanitizer runtimes would
+ * otherwise catch it and exit with a status instead.
+ */
+static void child_default_signals(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+}
+
+int probe_main_nvml(int argc, char **argv)
+{
+	struct cuda_symtab_missing miss = CUDA_SYMTAB_MISSING_INIT;
+	char ver[96];
+	unsigned int count = 0;
+	void *h;
+	nvmlReturn_t rc;
+	int cv;
+
+	if (argc < 2) {
+		fputs("usage: gpudoctor __probe nvml LIBRARY\n", stderr);
+		return 2;
+	}
+	child_default_signals();
+	kv_emit("lib", "%s", argv[1]);
+	/* "" is what the parent passes for a path that cannot be resolved
+	 * inside --root; dlopen("") would answer with gpudoctor itself */
+	h = argv[1][0] ? dlopen(argv[1], RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (!h) {
+		const char *de = dlerror();
+
+		kv_emit("dlopen_error", "%s", de ? de : argv[1][0] ? "dlopen failed"
+			: "the path cannot be resolved inside the root");
+		kv_end();
+		return 0;
+	}
+	if (cuda_symtab_bind(h, nvml_syms, sizeof(nvml_syms) / sizeof(nvml_syms[0]), &miss) < 0) {
+		kv_emit("missing_required", "%s", miss.required.s);
+		if (miss.optional.len)
+			kv_emit("missing_optional", "%s", miss.optional.s);
+		cuda_symtab_missing_release(&miss);
+		kv_end();
+		return 0;
+	}
+	if (miss.optional.len)
+		kv_emit("missing_optional", "%s", miss.optional.s);
+	cuda_symtab_missing_release(&miss);
+
+	rc = nv.init();
+	kv_emit("init.result", "%d", rc);
+	if (rc != NVML_SUCCESS) {
+		kv_emit("init.error", "%s", nvml_errstr(rc));
+		kv_end();
+		return 0;
+	}
+	memset(ver, 0, sizeof(ver));
+	rc = nv.driver_version(ver, sizeof(ver) - 1);
+	if (rc == NVML_SUCCESS)
+		kv_emit("driver_version", "%s", ver);
+	else
+		kv_emit("err.driver_version", "%d", rc);
+	if (nv.cuda_version) {
+		rc = nv.cuda_version(&cv);
+		if (rc == NVML_SUCCESS)
+			kv_emit("cuda_version", "%d", cv);
+		else
+			kv_emit("err.cuda_version", "%d", rc);
+	}
+	rc = nv.count(&count);
+	if (rc == NVML_SUCCESS) {
+		kv_emit("count", "%u", count);
+		for (unsigned i = 0; i < count && i < 64; i++)
+			nvml_gpu(i);
+	} else {
+		kv_emit("err.count", "%d", rc);
+		kv_emit("err.count_error", "%s", nvml_errstr(rc));
+	}
+	nv.shutdown();
+	kv_end();
+	return 0;
+}
