@@ -262,6 +262,9 @@ struct kb_failure {
 const struct kb_failure *kb_known_failure(const struct kb *kb, const char *framework,
 					  const char *version, int cc_major, int cc_minor);
 
+/* The cudnn.tsv line that judges cuDNN `version`: the newest at or below it
+ * with known capabilities (its cc_min is the capability floor), or NULL. */
+const struct kb_cudnn *kb_cudnn_line(const struct kb *kb, const char *version);
 /* Does cuDNN `version` ("9.28.0.42") ship code for compute capability ma.mi?
  * From the newest cudnn.tsv line at or below it with known capabilities. */
 int kb_cudnn_runs_on(const struct kb *kb, const char *version, int cc_major, int cc_minor,

@@ -180,15 +180,11 @@ const struct kb_failure *kb_known_failure(const struct kb *kb, const char *frame
 	return NULL;
 }
 
-int kb_cudnn_runs_on(const struct kb *kb, const char *version, int cc_major, int cc_minor,
-		     struct kb_verdict *v)
+const struct kb_cudnn *kb_cudnn_line(const struct kb *kb, const char *version)
 {
 	const struct kb_cudnn *best = NULL;
-	int cc = cc_major * 10 + cc_minor;
 
-	if (!version || cc_major < 0)
-		return say(v, -1, NULL, "the cuDNN version or the compute capability is not known");
-	for (size_t i = 0; kb && i < kb->ncudnn; i++) {
+	for (size_t i = 0; kb && version && i < kb->ncudnn; i++) {
 		const struct kb_cudnn *r = &kb->cudnn[i];
 
 		if (r->cc_min < 0 || version_cmp_str(r->version, version) > 0)
@@ -197,6 +193,18 @@ int kb_cudnn_runs_on(const struct kb *kb, const char *version, int cc_major, int
 		if (!best || version_cmp_str(r->version, best->version) > 0)
 			best = r;
 	}
+	return best;
+}
+
+int kb_cudnn_runs_on(const struct kb *kb, const char *version, int cc_major, int cc_minor,
+		     struct kb_verdict *v)
+{
+	const struct kb_cudnn *best;
+	int cc = cc_major * 10 + cc_minor;
+
+	if (!version || cc_major < 0)
+		return say(v, -1, NULL, "the cuDNN version or the compute capability is not known");
+	best = kb_cudnn_line(kb, version);
 	if (!best)
 		return say(v, -1, NULL, "cuDNN %s is older than every line in the cuDNN table", version);
 	if (cc < best->cc_min)

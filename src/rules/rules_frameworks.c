@@ -11,7 +11,9 @@
  * (knowledge/kb.h): a build that reaches a GPU only through PTX needs a
  * driver that can JIT that toolkit's PTX (ptx-too-new-for-driver); a known
  * failure of the release on the GPU's architecture (failures.tsv) is
- * gpu-arch-unsupported; a GPU the driver does not know (the driver layer's
+ * gpu-arch-unsupported; a cuDNN below its table row's capability floor for
+ * a GPU (cuDNN 9.11+ on compute capability < 7.5) is cudnn-no-kernel-for-arch;
+ * a GPU the driver does not know (the driver layer's
  * driver-too-old-for-gpu / driver-too-new-for-gpu) leaves nothing to run on.
  */
 #include "rules/rules.h"
@@ -565,6 +567,88 @@ static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase,
 	rf_cudnn_subs(r, w, idbase, c, too_old, a);
 }
 
+/*
+ * The cuDNN table's capability floors (cudnn.tsv, as matrix and plan apply
+ * them): cuDNN 9.11 and later ship no code for compute capability < 7.5, so
+ * the cuDNN this framework loads fails at its first convolution on a Pascal
+ * or Volta GPU although every library resolves.  The fix pins the newest
+ * pip cuDNN of the framework's CUDA major that still has the code
+ * (facts.tsv pip.cudnn_pre_turing.*), when there is one.
+ */
+static void rf_source_evidence(const struct rf *r, struct finding *f, const char *ids);
+
+static void rf_cudnn_arch(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
+{
+	const struct fw_lib *c = rf_lib(w, FW_ROLE_CUDNN);
+	int cu = w->cuda_major > 0 ? w->cuda_major : 12;
+	const struct kb_cudnn *line;
+	char pkg[32];
+	const char *pin;
+
+	if (!c || !c->path || !c->version || !r->in->kb)
+		return;
+	line = kb_cudnn_line(r->in->kb, c->version);
+	snprintf(pkg, sizeof(pkg), "nvidia-cudnn-cu%d", cu);
+	pin = kb_pip_cudnn_pre_turing(r->in->kb, pkg);
+	/* a pin below what the framework needs is no fix */
+	if (pin && w->cudnn_required) {
+		struct kb_verdict need;
+
+		memset(&need, 0, sizeof(need));
+		if (kb_cudnn_satisfies(pin, w->cudnn_required, &need) == 0 || need.ok == 0)
+			pin = NULL;
+	}
+	for (size_t g = 0; g < r->ngpus; g++) {
+		const struct rf_gpu *gpu = &r->gpus[g];
+		struct kb_verdict v;
+		struct buf fix = BUF_INIT;
+		struct finding *f;
+		char *id;
+
+		/* the floor only: a GPU newer than a line's stated ceiling may still
+		 * run it through PTX, and matrix's answer there is not "no code" */
+		if (gpu->cc_major < 0 || !line || line->cc_min < 0 ||
+		    gpu->cc_major * 10 + gpu->cc_minor >= line->cc_min)
+			continue;
+		memset(&v, 0, sizeof(v));
+		if (kb_cudnn_runs_on(r->in->kb, c->version, gpu->cc_major, gpu->cc_minor, &v) != 0)
+			continue;
+		id = xasprintf("%s.cudnn-arch%zu", idbase, g);
+		f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH, REACH_WORK,
+			       "%s %s would load cuDNN %s, which has no code for GPU %zu (%s, sm_%d%d)",
+			       rf_pretty(w->name), w->version ? w->version : "", c->version, g,
+			       gpu->name ? gpu->name : "?", gpu->cc_major, gpu->cc_minor);
+		free(id);
+		rf_lib_evidence(f, c);
+		if (c->wheel)
+			finding_evidence(f, "from the wheel %s", c->wheel);
+		finding_evidence(f, "GPU %zu: %s, compute capability %d.%d", g, gpu->name ? gpu->name : "?",
+				 gpu->cc_major, gpu->cc_minor);
+		finding_evidence(f, "%s", v.why);
+		rf_source_evidence(r, f, v.source);
+		if (pin && kb_cudnn_runs_on(r->in->kb, pin, gpu->cc_major, gpu->cc_minor, NULL) == 1) {
+			char *req = xasprintf("%s==%s", pkg, pin);
+
+			buf_printf(&fix, "%s -m pip install %s", rf_py(w), shq(req));
+			if (!c->wheel || strncmp(c->wheel, pkg, strlen(pkg))) {
+				char *dir = rf_dirname(c->realpath ? c->realpath : c->path);
+
+				buf_printf(&fix, "  (and take the cuDNN in %s off the loader's path, or the framework keeps loading it)",
+					   shq(dir));
+				free(dir);
+			}
+			free(req);
+		} else {
+			buf_printf(&fix, "install cuDNN 9.10 or older built for CUDA %d (no newer release has code for sm_%d%d), or a %s build for a CUDA major that has one",
+				   cu, gpu->cc_major, gpu->cc_minor, rf_pretty(w->name));
+		}
+		finding_fix(f, "%s", fix.s);
+		rf_acc_note(a, STATUS_FAIL, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH,
+			    "its cuDNN has no code for this GPU's architecture", fix.s);
+		buf_release(&fix);
+	}
+}
+
 static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {
 	struct kb_verdict v;
@@ -1057,6 +1141,7 @@ static enum status rf_judge(struct rf *r, const struct fw_entry *w)
 	if (w->is_cuda_build == 1) {
 		rf_missing(r, w, idbase, &a);
 		rf_cudnn(r, w, idbase, &a);
+		rf_cudnn_arch(r, w, idbase, &a);
 		rf_driver_knows(r, &a);
 		rf_driver(r, w, idbase, &a);
 		rf_arch(r, w, idbase, &a);

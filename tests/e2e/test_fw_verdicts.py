@@ -154,3 +154,74 @@ class DriverKnowsGpu(GDTestCase):
         doc = check(torch_root(device_id=GTX1080_PCI_ID), NO_LOAD, env=env())
         assert_no_cause(self, doc, "driver-too-new-for-gpu")
         assert_no_cause(self, doc, "driver-too-old-for-gpu")
+
+
+T4_PCI_ID = 0x1eb8        # Turing, CC 7.5
+
+
+def tf220_cudnn_root(cudnn, device_id=GTX1080_PCI_ID):
+    """TensorFlow 2.20 (SASS sm_60..sm_89, so it runs on Pascal itself) with the cuDNN wheel given."""
+    r = fixtures.healthy_root(device_id=device_id)
+    site = fw.add_venv(r)
+    fw.add_tensorflow(r, site, version="2.20.0", build_info=fw.TF_BUILD_INFO_220)
+    fw.add_cuda12_wheels(r, site, cudnn=cudnn)
+    return r
+
+
+def torch_cudnn_root(cudnn, device_id=GTX1080_PCI_ID):
+    """torch 2.8.0+cu126 as its wheel is built (sm_50..sm_90) with the cuDNN wheel given."""
+    r = fixtures.healthy_root(device_id=device_id)
+    site = fw.add_venv(r)
+    fw.add_torch(r, site, version="2.8.0+cu126", cuda="'12.6'",
+                 archs=("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"), cudnn_pin=None)
+    fw.add_torch_cu12_wheels(r, site, cudnn=cudnn)
+    return r
+
+
+class CudnnCapabilityFloor(GDTestCase):
+    """cuDNN 9.11 and later ship no code for compute capability < 7.5 (cudnn.tsv): the cuDNN a
+    framework loads is judged against the GPU, as matrix and plan judge the cuDNN they pick."""
+
+    def assert_pascal_finding(self, doc, fw_name, pretty):
+        f = assert_cause(self, doc, "cudnn-no-kernel-for-arch", "fail")
+        self.assertEqual(f["layer"], "frameworks")
+        self.assertEqual(f["id"], f"frameworks.opt_venv.{fw_name}.cudnn-arch0")
+        self.assertIn(f"{pretty} ", f["title"])
+        self.assertIn("would load cuDNN 9.19.0.56, which has no code for GPU 0", f["title"])
+        self.assertIn("GeForce GTX 1080", f["title"])
+        self.assertIn("sm_61", f["title"])
+        ev = "\n".join(f["evidence"])
+        self.assertIn("libcudnn.so.9 -> /opt/venv/", ev)
+        self.assertIn("nvidia/cudnn/lib/libcudnn.so.9", ev)
+        self.assertIn("version 9.19.0.56", ev)
+        self.assertIn("compute capability 6.1", ev)
+        self.assertIn("its floor is 7.5", ev)
+        self.assertIn("line 9.17 and later", ev)
+        self.assertIn("source: cudnn-sm-9170 https://docs.nvidia.com/", ev)
+        self.assertIn("-m pip install nvidia-cudnn-cu12==9.10.2.21", f["fix"])
+        s = finding(doc, fid=f"frameworks.opt_venv.{fw_name}")
+        self.assertEqual(s["cause"], "cudnn-no-kernel-for-arch", json.dumps(s, indent=1))
+        self.assertEqual(s["status"], "fail")
+        self.assertEqual(s["fix"], f["fix"])
+        return f
+
+    def test_tensorflow_cudnn_919_on_pascal(self):
+        doc = check(tf220_cudnn_root("9.19.0.56"), NO_LOAD, env=env())
+        self.assert_pascal_finding(doc, "tensorflow", "TensorFlow 2.20.0")
+        assert_no_cause(self, doc, "gpu-arch-unsupported")
+
+    def test_torch_cudnn_919_on_pascal(self):
+        doc = check(torch_cudnn_root("9.19.0.56"), NO_LOAD, env=env())
+        self.assert_pascal_finding(doc, "torch", "PyTorch 2.8.0+cu126")
+
+    def test_near_miss_cudnn_9_10_2_on_pascal(self):
+        for root in (tf220_cudnn_root("9.10.2.21"), torch_cudnn_root("9.10.2.21")):
+            doc = check(root, NO_LOAD, env=env())
+            assert_no_cause(self, doc, "cudnn-no-kernel-for-arch")
+
+    def test_near_miss_cudnn_919_on_turing_and_hopper(self):
+        for dev in (T4_PCI_ID, fixtures.H200_PCI_ID):
+            for root in (tf220_cudnn_root("9.19.0.56", device_id=dev),
+                         torch_cudnn_root("9.19.0.56", device_id=dev)):
+                doc = check(root, NO_LOAD, env=env())
+                assert_no_cause(self, doc, "cudnn-no-kernel-for-arch")
