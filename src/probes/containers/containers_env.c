@@ -60,17 +60,6 @@ const char *ctr_caps_str(unsigned caps, char *buf, size_t bufsz)
 	return buf;
 }
 
-const char *ctr_visible_name(enum ctr_visible v)
-{
-	switch (v) {
-	case CTR_VIS_VOID: return "void";
-	case CTR_VIS_NONE: return "none";
-	case CTR_VIS_ALL: return "all";
-	case CTR_VIS_LIST: return "list";
-	}
-	return "?";
-}
-
 /* The items of a comma list, trimmed, empty ones skipped; calls fn for each. */
 static void each_item(const char *list, void (*fn)(const char *item, size_t n, void *arg),
 		      void *arg)
@@ -222,13 +211,4 @@ void ctr_env_resolve(const char *(*get)(const char *name, void *arg), void *arg,
 			out->caps_unknown = buf_detach(&c.unknown);
 		buf_release(&c.unknown);
 	}
-}
-
-void ctr_env_release(struct ctr_env *env)
-{
-	for (size_t i = 0; i < env->nrequires; i++)
-		free(env->requires[i]);
-	free(env->requires);
-	free(env->caps_unknown);
-	memset(env, 0, sizeof(*env));
 }
