@@ -1,8 +1,50 @@
 /* containers.c - the containers part of the inventory: its lifecycle and names; see containers.h. */
 #include "inventory/containers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} cap_names[] = {
+	{ "compute", CTR_CAP_COMPUTE }, { "compat32", CTR_CAP_COMPAT32 },
+	{ "graphics", CTR_CAP_GRAPHICS }, { "utility", CTR_CAP_UTILITY },
+	{ "video", CTR_CAP_VIDEO }, { "display", CTR_CAP_DISPLAY }, { "ngx", CTR_CAP_NGX },
+};
+
+const char *ctr_caps_str(unsigned caps, char *buf, size_t bufsz)
+{
+	size_t used = 0;
+
+	if (!bufsz)
+		return "";
+	buf[0] = '\0';
+	if ((caps & CTR_CAP_ALL) == CTR_CAP_ALL) {
+		snprintf(buf, bufsz, "all");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++) {
+		int n;
+
+		if (!(caps & cap_names[i].bit))
+			continue;
+		n = snprintf(buf + used, bufsz - used, "%s%s", used ? "," : "", cap_names[i].name);
+		if (n < 0 || (size_t)n >= bufsz - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}
+
+unsigned ctr_cap_bit(const char *name, size_t n)
+{
+	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++)
+		if (strlen(cap_names[i].name) == n && !memcmp(name, cap_names[i].name, n))
+			return cap_names[i].bit;
+	return 0;
+}
 
 const char *ctr_engine_name(enum ctr_engine e)
 {

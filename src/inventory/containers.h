@@ -60,6 +60,8 @@ struct ctr_env {
 void ctr_env_release(struct ctr_env *env);
 /* "compute,utility" (static storage per call site: caller gives buf). */
 const char *ctr_caps_str(unsigned caps, char *buf, size_t bufsz);
+/* The bit of one capability name ("video"; n bytes, not NUL-terminated), 0 unknown. */
+unsigned ctr_cap_bit(const char *name, size_t n);
 const char *ctr_visible_name(enum ctr_visible v);
 
 /* An NVIDIA device node as the container (or host) sees it. */
