@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
 #include "inventory/inventory.h"
+#include "probes/hardware/hardware.h"
 #include "probes/probe_in.h"
 #include "python/pyenv.h"
 

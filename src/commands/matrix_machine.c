@@ -8,6 +8,8 @@
 #include "commands/matrix.h"
 #include "core/ctx.h"
 #include "inventory/inventory.h"
+#include "probes/hardware/hardware.h"
+#include "probes/kernel/kernel.h"
 #include "probes/probe_in.h"
 
 #include <stdio.h>

@@ -2,21 +2,23 @@
  * inventory.h - every fact the probes collect, one part per layer.
  *
  * Probes fill it (read-only facts: nothing here is a verdict); rules read it
- * and write findings; report/inventory_json*.c print it.  Each layer's part
- * is declared in that layer's probe header.  Unknown facts are NULL strings
+ * and write findings; render/inventory_json*.c print it.  Each layer's part
+ * is declared in its own header beside this one (inventory/LAYER.h), which
+ * the layer's probe (probes/LAYER/LAYER.h) includes to fill it: the
+ * inventory knows nothing of the probes.  Unknown facts are NULL strings
  * and negative numbers (or NAN), which JSON prints as null.
  */
 #ifndef GD_INVENTORY_H
 #define GD_INVENTORY_H
 
-#include "probes/hardware/hardware.h"
-#include "probes/kernel/kernel.h"
-#include "probes/devices/devices.h"
-#include "probes/containers/containers.h"
-#include "probes/driver/driver.h"
-#include "probes/cuda/cuda.h"
-#include "probes/libraries/libraries.h"
-#include "probes/frameworks/frameworks.h"
+#include "inventory/hardware.h"
+#include "inventory/kernel.h"
+#include "inventory/devices.h"
+#include "inventory/containers.h"
+#include "inventory/driver.h"
+#include "inventory/cuda.h"
+#include "inventory/libraries.h"
+#include "inventory/frameworks.h"
 #include "python/pyenv.h"
 
 struct inventory {

@@ -2,7 +2,7 @@
 #include "rules/fw_verdict.h"
 
 #include "core/buf.h"
-#include "probes/frameworks/frameworks.h"
+#include "inventory/frameworks.h"
 
 #include <string.h>
 

@@ -22,6 +22,7 @@
  * shell-quoted (core/shquote.h).
  */
 #include "rules/rules.h"
+#include "rules/ctr_require.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/shquote.h"

@@ -9,13 +9,13 @@
  * and the PCI ids of inv->hw.
  */
 #include "rules/rules.h"
+#include "rules/cuda_visible.h"
 #include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
-#include "probes/cuda/cuda_env.h"
 #include "inventory/inventory.h"
 
 #include <math.h>
@@ -407,7 +407,7 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 
 		for (size_t i = 0; i < n->ngpus && i < 64; i++)
 			uuids[i] = n->gpus[i].uuid;
-		vis = cuda_env_visible(cvd->value, count > 64 ? 64 : count, uuids, &why);
+		vis = cuda_visible_count(cvd->value, count > 64 ? 64 : count, uuids, &why);
 		if (vis == 0) {
 			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", CAUSE_GPU_HIDDEN_BY_ENV,
 				       REACH_WORK, "CUDA_VISIBLE_DEVICES hides every GPU");

@@ -9,7 +9,7 @@
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
 #include "knowledge/kb_xid.h"
-#include "probes/driver/driver.h"
+#include "inventory/driver.h"
 #include "knowledge/layers.h"
 
 #include <stdarg.h>

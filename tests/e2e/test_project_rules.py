@@ -95,12 +95,9 @@ STDIO_ALLOWED = {
 
 
 # The folders of src/ from the bottom up.  A file may include its own folder
-# and the folders before it, never one after it.  probes/ and inventory/ are
-# one level: the probes fill the inventory, and the inventory still gathers
-# the per-layer fact structs from the probes' headers (moving those structs
-# into inventory/ would make it a level of its own).
+# and the folders before it, never one after it.
 LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
-          ("probes", "inventory"), ("report",), ("rules",), ("render",),
+          ("inventory",), ("probes",), ("report",), ("rules",), ("render",),
           ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("commands",)]
 
 

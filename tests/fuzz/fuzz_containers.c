@@ -11,6 +11,7 @@
  * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "probes/containers/containers.h"
+#include "rules/ctr_require.h"
 
 #include <stdint.h>
 #include <stdlib.h>

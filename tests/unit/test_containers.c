@@ -7,6 +7,7 @@
 #include "cfg/doc.h"
 #include "cfg/toml.h"
 #include "probes/containers/containers.h"
+#include "rules/ctr_require.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,9 +3,9 @@
 
 #include "core/buf.h"
 #include "knowledge/causes.h"
-#include "probes/cuda/cuda_env.h"
 #include "knowledge/curesult.h"
 #include "probes/cuda/ptx_kernel.h"
+#include "rules/cuda_visible.h"
 
 #include <stdint.h>
 
@@ -53,22 +53,22 @@ static void test_visible_devices(void)
 	const char *uuids[] = { "GPU-aaaa1111-0000", "GPU-bbbb2222-0000" };
 	struct buf why = BUF_INIT;
 
-	CHECK_INT(cuda_env_visible(NULL, 2, uuids, &why), 2);
-	CHECK_INT(cuda_env_visible("", 2, uuids, &why), 0);
+	CHECK_INT(cuda_visible_count(NULL, 2, uuids, &why), 2);
+	CHECK_INT(cuda_visible_count("", 2, uuids, &why), 0);
 	CHECK(why.len > 0);
-	CHECK_INT(cuda_env_visible("-1", 2, uuids, &why), 0);
-	CHECK_INT(cuda_env_visible("0,1", 2, uuids, &why), 2);
-	CHECK_INT(cuda_env_visible("1", 2, uuids, &why), 1);
+	CHECK_INT(cuda_visible_count("-1", 2, uuids, &why), 0);
+	CHECK_INT(cuda_visible_count("0,1", 2, uuids, &why), 2);
+	CHECK_INT(cuda_visible_count("1", 2, uuids, &why), 1);
 	/* The documented example: 0,2,-1,1 leaves 0 and 2 (here: 0 only of 2 GPUs). */
-	CHECK_INT(cuda_env_visible("0,2,-1,1", 2, uuids, &why), 1);
-	CHECK_INT(cuda_env_visible("GPU-bbbb", 2, uuids, &why), 1);
-	CHECK_INT(cuda_env_visible("GPU-cccc", 2, uuids, &why), 0);
-	CHECK_INT(cuda_env_visible("GPU-", 2, uuids, &why), 0);	/* ambiguous prefix */
-	CHECK_INT(cuda_env_visible(" 0 , 1 ", 2, uuids, &why), 2);
+	CHECK_INT(cuda_visible_count("0,2,-1,1", 2, uuids, &why), 1);
+	CHECK_INT(cuda_visible_count("GPU-bbbb", 2, uuids, &why), 1);
+	CHECK_INT(cuda_visible_count("GPU-cccc", 2, uuids, &why), 0);
+	CHECK_INT(cuda_visible_count("GPU-", 2, uuids, &why), 0);	/* ambiguous prefix */
+	CHECK_INT(cuda_visible_count(" 0 , 1 ", 2, uuids, &why), 2);
 	/* GPU count unknown: only the sure cases are answered. */
-	CHECK_INT(cuda_env_visible("none", -1, NULL, &why), 0);
-	CHECK_INT(cuda_env_visible("void", -1, NULL, &why), 0);
-	CHECK_INT(cuda_env_visible("3", -1, NULL, &why), -1);
+	CHECK_INT(cuda_visible_count("none", -1, NULL, &why), 0);
+	CHECK_INT(cuda_visible_count("void", -1, NULL, &why), 0);
+	CHECK_INT(cuda_visible_count("3", -1, NULL, &why), -1);
 	buf_release(&why);
 }
 

@@ -154,28 +154,6 @@ int cdi_spec_from_doc(const struct doc *d, struct cdi_spec *out, char **why)
 	return 0;
 }
 
-void cdi_spec_release(struct cdi_spec *s)
-{
-	free(s->file);
-	free(s->error);
-	free(s->cdi_version);
-	free(s->kind);
-	for (size_t i = 0; i < s->ndevices; i++)
-		free(s->devices[i]);
-	free(s->devices);
-	for (size_t i = 0; i < s->npaths; i++) {
-		free(s->paths[i].path);
-		free(s->paths[i].what);
-		free(s->paths[i].device);
-	}
-	free(s->paths);
-	for (size_t i = 0; i < s->nlib_versions; i++)
-		free(s->lib_versions[i]);
-	free(s->lib_versions);
-	free(s->host_driver_version);
-	memset(s, 0, sizeof(*s));
-}
-
 int ctr_read_cdi_spec(const char *name, const char *text, size_t len, struct cdi_spec *s)
 {
 	struct doc d;

@@ -27,50 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} cap_names[] = {
-	{ "compute", CTR_CAP_COMPUTE }, { "compat32", CTR_CAP_COMPAT32 },
-	{ "graphics", CTR_CAP_GRAPHICS }, { "utility", CTR_CAP_UTILITY },
-	{ "video", CTR_CAP_VIDEO }, { "display", CTR_CAP_DISPLAY }, { "ngx", CTR_CAP_NGX },
-};
-
-const char *ctr_caps_str(unsigned caps, char *buf, size_t bufsz)
-{
-	size_t used = 0;
-
-	if (!bufsz)
-		return "";
-	buf[0] = '\0';
-	if ((caps & CTR_CAP_ALL) == CTR_CAP_ALL) {
-		snprintf(buf, bufsz, "all");
-		return buf;
-	}
-	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++) {
-		int n;
-
-		if (!(caps & cap_names[i].bit))
-			continue;
-		n = snprintf(buf + used, bufsz - used, "%s%s", used ? "," : "", cap_names[i].name);
-		if (n < 0 || (size_t)n >= bufsz - used)
-			break;
-		used += (size_t)n;
-	}
-	return buf;
-}
-
-const char *ctr_visible_name(enum ctr_visible v)
-{
-	switch (v) {
-	case CTR_VIS_VOID: return "void";
-	case CTR_VIS_NONE: return "none";
-	case CTR_VIS_ALL: return "all";
-	case CTR_VIS_LIST: return "list";
-	}
-	return "?";
-}
-
 /* The items of a comma list, trimmed, empty ones skipped; calls fn for each. */
 static void each_item(const char *list, void (*fn)(const char *item, size_t n, void *arg),
 		      void *arg)
@@ -119,16 +75,17 @@ struct cap_scan {
 static void cap_item(const char *item, size_t n, void *arg)
 {
 	struct cap_scan *c = arg;
+	unsigned bit;
 
 	if (n == 3 && !memcmp(item, "all", 3)) {
 		c->all = 1;
 		return;
 	}
-	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++)
-		if (strlen(cap_names[i].name) == n && !memcmp(item, cap_names[i].name, n)) {
-			c->caps |= cap_names[i].bit;
-			return;
-		}
+	bit = ctr_cap_bit(item, n);
+	if (bit) {
+		c->caps |= bit;
+		return;
+	}
 	if (c->unknown.len)
 		buf_addc(&c->unknown, ',');
 	buf_add(&c->unknown, item, n);
@@ -222,13 +179,4 @@ void ctr_env_resolve(const char *(*get)(const char *name, void *arg), void *arg,
 			out->caps_unknown = buf_detach(&c.unknown);
 		buf_release(&c.unknown);
 	}
-}
-
-void ctr_env_release(struct ctr_env *env)
-{
-	for (size_t i = 0; i < env->nrequires; i++)
-		free(env->requires[i]);
-	free(env->requires);
-	free(env->caps_unknown);
-	memset(env, 0, sizeof(*env));
 }

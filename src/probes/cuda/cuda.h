@@ -18,9 +18,14 @@
  *	probe_cuda_live_start(ctx, inv);	// before probe_driver_live()
  *	probe_driver_live(ctx, inv);
  *	if (driver ok) probe_cuda_live(ctx, inv); else probe_cuda_live_cancel(inv);
+ *
+ * The facts themselves (struct cuda_inventory and its parts) are
+ * the inventory's: inventory/cuda.h, which this header includes.
  */
 #ifndef GD_PROBE_CUDA_H
 #define GD_PROBE_CUDA_H
+
+#include "inventory/cuda.h"
 
 #include <stddef.h>
 
@@ -32,55 +37,6 @@ struct gd_ctx;
 struct inventory;
 struct probe_in;
 struct kvlist;
-
-struct cuda_device {
-	int index;
-	char *name;
-	int cc_major, cc_minor;		/* -1 unknown */
-	int sm_count;			/* -1 unknown */
-	long long memory_bytes;		/* -1 unknown */
-	char *bus_id;
-	int kernel_ok;			/* 1 exact result, 0 failed, -1 not run */
-	char *fail_call;		/* the call that failed, NULL when none */
-	int fail_result;		/* its CUresult, -1 when none */
-	char *mismatch;			/* first wrong element, when the result was wrong */
-	double context_ms, module_ms, kernel_ms;	/* NAN unknown */
-	double release_ms;		/* NAN: the child releases its contexts after it has
-					 * answered, and nobody waits for that (child.h) */
-};
-
-enum cuda_outcome {
-	CUDA_NOT_RUN,
-	CUDA_RAN,		/* the child completed (cuInit may still have failed) */
-	CUDA_DLOPEN_FAILED,
-	CUDA_MISSING_SYMBOL,
-	CUDA_CHILD_FAILED,	/* crashed, hung, garbage */
-};
-
-struct cuda_inventory {
-	int probed;
-	enum cuda_outcome outcome;
-	char *lib;			/* the file the child loaded */
-	char *error;			/* dlopen error, missing symbols */
-	char *child_error;		/* "crashed with SIGSEGV (signal 11)" */
-	char *child_stderr;
-	int init_result;		/* CUresult of cuInit, -1 unknown */
-	int count_result;		/* CUresult of cuDeviceGetCount when it failed, else -1 */
-	int driver_version;		/* cuDriverGetVersion, 13000 style; -1 unknown */
-	int device_count;		/* -1 unknown */
-	struct cuda_device *devices;
-	size_t ndevices;
-	int kernel_ok;			/* all devices ran it exactly: 1/0, -1 not run */
-	double init_ms, context_ms, kernel_ms;	/* device 0's; NAN unknown */
-	double hold_ms;			/* how long the started child waited to be released; NAN */
-	double seconds;			/* the child's wall time, -1 unknown */
-	struct child *pending;		/* started by probe_cuda_live_start, not yet finished */
-	char *pending_lib;		/* the file the pending child loads */
-	int pending_released;		/* probe_cuda_live_release() has let it go on */
-};
-
-void cuda_inventory_init(struct cuda_inventory *p);
-void cuda_inventory_release(struct cuda_inventory *p);
 
 /* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
 void probe_cuda(const struct probe_in *in, struct inventory *inv);

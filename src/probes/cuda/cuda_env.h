@@ -7,28 +7,19 @@
  * of the meanings: NVIDIA, "CUDA Environment Variables", CUDA Programming
  * Guide, https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html
  *
- * cuda_env_visible() applies CUDA_VISIBLE_DEVICES' documented rules to a known
- * set of GPUs: an empty value hides all; indices and (prefixes of) UUIDs
- * select; the first invalid entry ends the list.
+ * What CUDA_VISIBLE_DEVICES leaves visible is a rule's question
+ * (rules/cuda_visible.h).
+ *
+ *	cuda_env_scan(&inv->driver);	// by probe_driver()
  */
 #ifndef GD_CUDA_ENV_H
 #define GD_CUDA_ENV_H
 
 #include <stddef.h>
 
-#include "core/buf.h"
-
 struct driver_inventory;
 
 /* Record the set variables into d->env (getenv, not files: see above). */
 void cuda_env_scan(struct driver_inventory *d);
-
-/*
- * How many of `count` GPUs (uuids[i], may be NULL entries) a value of
- * CUDA_VISIBLE_DEVICES leaves visible; why is filled with the reason when
- * some entry is invalid or the list is empty.  count < 0 (unknown): returns
- * 0 when nothing can be visible whatever the GPUs ("", "-1", "none"), else -1.
- */
-int cuda_env_visible(const char *value, int count, const char *const *uuids, struct buf *why);
 
 #endif

@@ -17,22 +17,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-void devices_inventory_init(struct devices_inventory *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->euid = -1;
-}
-
-void devices_inventory_release(struct devices_inventory *p)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		free(p->nodes[i].path);
-		free(p->nodes[i].why);
-	}
-	free(p->nodes);
-	memset(p, 0, sizeof(*p));
-}
-
 int devices_mode_allows_rw(const struct stat *st, uid_t euid, gid_t egid, const gid_t *groups,
 			   int ngroups, char *why, size_t whysz)
 {

@@ -10,9 +10,14 @@
  * real user's permission; under --root it is judged from the node's mode,
  * owner and group against our effective ids and groups.
  * It runs after probe_hardware (the GPU list comes from there).
+ *
+ * The facts themselves (struct devices_inventory and its parts) are
+ * the inventory's: inventory/devices.h, which this header includes.
  */
 #ifndef GD_PROBE_DEVICES_H
 #define GD_PROBE_DEVICES_H
+
+#include "inventory/devices.h"
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -21,31 +26,6 @@ struct gd_ctx;
 struct inventory;
 struct probe_in;
 struct stat;
-
-struct dev_node {
-	char *path;		/* "/dev/nvidia0", as the machine sees it */
-	int required;		/* 0 for /dev/nvidia-uvm-tools */
-	const char *bdf;	/* the GPU of a /dev/nvidiaN (points into the hw inventory), or NULL */
-	int present;		/* 1 exists, 0 missing */
-	int is_chr;		/* 1 character device, 0 something else, -1 unknown */
-	long major, minor;	/* -1 unknown */
-	long mode;		/* permission bits, -1 unknown */
-	long uid, gid;		/* -1 unknown */
-	int usable;		/* 1 read+write for us, 0 not, -1 unknown */
-	char *why;		/* why not usable (strerror or the mode that forbids it) */
-};
-
-struct devices_inventory {
-	int probed;		/* the static probe ran */
-	struct dev_node *nodes;
-	size_t n, cap;
-	int in_container;	/* /.dockerenv or /run/.containerenv exists in the root */
-	const char *container_marker;	/* which of them, or NULL */
-	long euid;		/* whose permission "usable" judges */
-};
-
-void devices_inventory_init(struct devices_inventory *p);
-void devices_inventory_release(struct devices_inventory *p);
 
 /* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
 void probe_devices(const struct probe_in *in, struct inventory *inv);

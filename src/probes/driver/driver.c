@@ -19,55 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void driver_inventory_init(struct driver_inventory *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->cuda.soname = "libcuda.so.1";
-	p->nvml.soname = "libnvidia-ml.so.1";
-	p->nvml_live.init_result = -1;
-	p->nvml_live.cuda_version = -1;
-	p->nvml_live.cuda_version_raw = -1;
-	p->nvml_live.count = -1;
-	p->nvml_live.seconds = -1;
-}
-
-static void driver_lib_release(struct driver_lib *l)
-{
-	free(l->path);
-	free(l->realpath);
-	free(l->version);
-	free(l->error);
-	free(l->stub_reason);
-}
-
-void driver_inventory_release(struct driver_inventory *p)
-{
-	driver_lib_release(&p->cuda);
-	driver_lib_release(&p->nvml);
-	free(p->ld_library_path);
-	free(p->kernel_module_version);
-	free(p->version);
-	free(p->version_source);
-	for (size_t i = 0; i < p->nstubs; i++) {
-		free(p->stubs[i].path);
-		free(p->stubs[i].why);
-	}
-	free(p->stubs);
-	for (size_t i = 0; i < p->nenv; i++)
-		free(p->env[i].value);
-	free(p->env);
-	nvml_info_release(&p->nvml_live);
-	memset(p, 0, sizeof(*p));
-}
-
-const struct driver_envvar *driver_env_get(const struct driver_inventory *d, const char *name)
-{
-	for (size_t i = 0; i < d->nenv; i++)
-		if (!strcmp(d->env[i].name, name))
-			return &d->env[i];
-	return NULL;
-}
-
 /* "libcuda.so.580.95.05" -> "580.95.05"; NULL for "libcuda.so.1" or "libcuda.so". */
 static char *driver_version_from_name(const char *path, const char *base)
 {

@@ -42,55 +42,6 @@ static const struct {
 	{ "processes", "nvmlDeviceGetComputeRunningProcesses" },
 };
 
-/* NVML return codes by number (nvml.h nvmlReturn_t), for evidence. */
-const char *nvml_return_name(int rc)
-{
-	static const char *const names[] = {
-		"Success", "Uninitialized", "Invalid Argument", "Not Supported",
-		"Insufficient Permissions", "Already Initialized", "Not Found",
-		"Insufficient Size", "Insufficient External Power", "Driver Not Loaded",
-		"Timeout", "Interrupt Request Issue", "NVML Shared Library Not Found",
-		"Function Not Found", "Corrupted infoROM", "GPU is lost", "GPU requires restart",
-		"The operating system has blocked the request",
-		"RM has detected an NVML/RM version mismatch", "In use by another client",
-		"Insufficient Memory", "No data",
-	};
-
-	if (rc >= 0 && (size_t)rc < sizeof(names) / sizeof(names[0]))
-		return names[rc];
-	return rc == 999 ? "Unknown Error" : "?";
-}
-
-void nvml_info_release(struct nvml_info *n)
-{
-	free(n->lib);
-	free(n->error);
-	free(n->child_error);
-	free(n->child_stderr);
-	free(n->driver_version);
-	free(n->missing_optional);
-	for (size_t i = 0; i < n->ngpus; i++) {
-		struct nvml_gpu *g = &n->gpus[i];
-
-		free(g->name);
-		free(g->uuid);
-		free(g->bus_id);
-		for (size_t j = 0; j < g->nprocs; j++)
-			free(g->procs[j].name);
-		free(g->procs);
-		for (size_t j = 0; j < g->nerrors; j++)
-			free(g->errors[j]);
-		free(g->errors);
-	}
-	free(n->gpus);
-	memset(n, 0, sizeof(*n));
-	n->init_result = -1;
-	n->cuda_version = -1;
-	n->cuda_version_raw = -1;
-	n->count = -1;
-	n->seconds = -1;
-}
-
 static char *nvml_str(const struct kvlist *kv, unsigned i, const char *f)
 {
 	return xstrdup_or_null(kv_getf(kv, "gpu.%u.%s", i, f));

@@ -79,6 +79,4 @@ void fw_probe_jax(struct fw_site *s, struct frameworks_inventory *inv,
 void fw_probe_cupy(struct fw_site *s, struct frameworks_inventory *inv,
 		   const struct pyenv_list *envs, size_t env);
 
-void fw_entry_release(struct fw_entry *fw);
-
 #endif

@@ -22,31 +22,6 @@
 
 #define PCI_DEVICES "/sys/bus/pci/devices"
 
-static void hw_fn_release(struct hw_pci_fn *f)
-{
-	free(f->bdf);
-	free(f->driver);
-	free(f->link_speed);
-	free(f->link_max_speed);
-}
-
-void hw_inventory_init(struct hw_inventory *p)
-{
-	memset(p, 0, sizeof(*p));
-}
-
-void hw_inventory_release(struct hw_inventory *p)
-{
-	for (size_t i = 0; i < p->ngpus; i++)
-		hw_fn_release(&p->gpus[i]);
-	for (size_t i = 0; i < p->nnvswitches; i++)
-		hw_fn_release(&p->nvswitches[i]);
-	free(p->gpus);
-	free(p->nvswitches);
-	free(p->error);
-	memset(p, 0, sizeof(*p));
-}
-
 long hw_parse_hex(const char *s)
 {
 	char *end;
@@ -104,32 +79,6 @@ double hw_parse_link_speed(const char *s)
 	if (strncmp(end, "GT/s", 4) != 0 || !(v > 0) || v > 1000)
 		return NAN;
 	return v;
-}
-
-int hw_pcie_gen(double gts)
-{
-	static const double speeds[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0 };
-
-	if (isnan(gts))
-		return -1;
-	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
-		if (fabs(gts - speeds[i]) < 0.01)
-			return (int)i + 1;
-	return -1;
-}
-
-int hw_driver_is_nouveau(const char *driver)
-{
-	/* nova-core's PCI driver registers as "NovaCore" (the NVRM message
-	 * "already bound to NovaCore"); accept the module spellings too. */
-	static const char *const names[] = { "nouveau", "NovaCore", "nova_core", "nova-core", "nova" };
-
-	if (!driver)
-		return 0;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcasecmp(driver, names[i]))
-			return 1;
-	return 0;
 }
 
 /* Read one attribute of a function; NULL when absent or unreadable. */
@@ -232,14 +181,6 @@ static void hw_fill(const char *root, const char *bdf, long vendor, long class_c
 	f->max_width = hw_attr_int(root, bdf, "max_link_width", tmp);
 	f->numa_node = hw_attr_int(root, bdf, "numa_node", tmp);
 	hw_port(root, bdf, f, tmp);
-}
-
-const struct hw_pci_fn *hw_gpu_by_bdf(const struct hw_inventory *hw, const char *bdf)
-{
-	for (size_t i = 0; bdf && i < hw->ngpus; i++)
-		if (!strcasecmp(hw->gpus[i].bdf, bdf))
-			return &hw->gpus[i];
-	return NULL;
 }
 
 void hw_read_link_now(const char *root, const char *bdf, double *gts, int *width)

@@ -12,47 +12,20 @@
  *	probe_hardware(ctx, inv);
  *	for (size_t i = 0; i < inv->hw.ngpus; i++)
  *		use(inv->hw.gpus[i].bdf, inv->hw.gpus[i].driver);
+ *
+ * The facts themselves (struct hw_inventory and its parts) are
+ * the inventory's: inventory/hardware.h, which this header includes.
  */
 #ifndef GD_PROBE_HARDWARE_H
 #define GD_PROBE_HARDWARE_H
+
+#include "inventory/hardware.h"
 
 #include <stddef.h>
 
 struct gd_ctx;
 struct inventory;
 struct probe_in;
-
-#define PCI_VENDOR_NVIDIA 0x10de
-
-/* One PCI function.  Unknown numbers are -1, unknown strings NULL. */
-struct hw_pci_fn {
-	char *bdf;		/* "0000:18:00.0" */
-	long vendor, device;
-	long subsys_vendor, subsys_device;
-	long class_code;	/* 24 bits, 0x030200 */
-	char *driver;		/* "nvidia", "vfio-pci", NULL when none is bound */
-	char *link_speed;	/* as sysfs prints it: "16.0 GT/s PCIe" */
-	char *link_max_speed;
-	double speed_gts, max_speed_gts;	/* parsed, NAN unknown */
-	int width, max_width;	/* lanes, -1 unknown */
-	int numa_node;		/* -1: none or unknown (sysfs prints -1 too) */
-	/* the upstream port (the slot): the parent of the function's real sysfs path */
-	double port_max_speed_gts;	/* NAN unknown (a GPU on the root bus has none) */
-	int port_max_width;		/* -1 unknown */
-};
-
-struct hw_inventory {
-	int probed;		/* the static probe ran */
-	char *error;		/* why the PCI bus could not be listed, or NULL */
-	size_t nfunctions;	/* PCI functions listed (of any vendor) */
-	struct hw_pci_fn *gpus;
-	size_t ngpus, gpus_cap;
-	struct hw_pci_fn *nvswitches;
-	size_t nnvswitches, nvswitches_cap;
-};
-
-void hw_inventory_init(struct hw_inventory *p);
-void hw_inventory_release(struct hw_inventory *p);
 
 /* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
 void probe_hardware(const struct probe_in *in, struct inventory *inv);
@@ -66,8 +39,6 @@ void probe_hardware_live(const struct gd_ctx *ctx, struct inventory *inv);
  * besides probe_hardware.
  */
 void hw_read_link_now(const char *root, const char *bdf, double *gts, int *width);
-/* The GPU with this bus id ("0000:18:00.0") in hw, or NULL. */
-const struct hw_pci_fn *hw_gpu_by_bdf(const struct hw_inventory *hw, const char *bdf);
 
 /* Parsers of sysfs values, exposed for the tests. */
 /* "0x10de\n" -> 0x10de; -1 when not a hex number. */
@@ -76,10 +47,5 @@ long hw_parse_hex(const char *s);
 double hw_parse_link_speed(const char *s);
 /* "16" -> 16; -1 when not a non-negative decimal. */
 int hw_parse_int(const char *s);
-
-/* Is this driver name the in-kernel nouveau or nova-core driver? */
-int hw_driver_is_nouveau(const char *driver);
-/* PCIe generation of a link speed in GT/s (2.5 -> 1 ... 64 -> 6), -1 unknown. */
-int hw_pcie_gen(double gts);
 
 #endif

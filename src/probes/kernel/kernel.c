@@ -25,48 +25,6 @@
 #define MODULE_SEARCH_DEPTH 6
 #define MODULE_SEARCH_BUDGET 6000	/* directory entries looked at */
 
-static const char *const kmod_names[KMOD_COUNT] = {
-	"nvidia", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nouveau", "nova_core",
-};
-
-const char *kernel_module_name(enum kmod_id id)
-{
-	return (unsigned)id < KMOD_COUNT ? kmod_names[id] : "?";
-}
-
-static void kmod_unknown(struct kmod_state *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->loaded = -1;
-	m->refcount = -1;
-}
-
-void kernel_inventory_init(struct kernel_inventory *p)
-{
-	memset(p, 0, sizeof(*p));
-	for (int i = 0; i < KMOD_COUNT; i++)
-		kmod_unknown(&p->mods[i]);
-	p->open_module = -1;
-	p->module_file_found = -1;
-	p->modules_dir_present = -1;
-	p->secure_boot = -1;
-	p->nvidia_modprobe = -1;
-}
-
-void kernel_inventory_release(struct kernel_inventory *p)
-{
-	free(p->modules_error);
-	free(p->sys_version);
-	free(p->proc_version);
-	free(p->proc_version_line);
-	free(p->release);
-	free(p->module_file);
-	free(p->module_search_note);
-	free(p->secure_boot_evidence);
-	free(p->nvidia_modprobe_path);
-	memset(p, 0, sizeof(*p));
-}
-
 /* Next whitespace-separated word of [*p, end): sets *w and *wl, advances *p. */
 static int next_word(const char **p, const char *end, const char **w, size_t *wl)
 {
@@ -101,7 +59,7 @@ int kernel_parse_modules_line(const char *line, size_t len, char *name, size_t n
 	size_t wl;
 	int field = 0;
 
-	kmod_unknown(st);
+	kernel_kmod_unknown(st);
 	if (namesz)
 		name[0] = '\0';
 	while (next_word(&p, end, &w, &wl)) {
@@ -148,7 +106,7 @@ void kernel_parse_modules(const char *text, size_t len, struct kmod_state *mods)
 	const char *p = text, *end = text + len;
 
 	for (int i = 0; i < KMOD_COUNT; i++) {
-		kmod_unknown(&mods[i]);
+		kernel_kmod_unknown(&mods[i]);
 		mods[i].loaded = 0;
 	}
 	while (p < end) {
@@ -159,7 +117,7 @@ void kernel_parse_modules(const char *text, size_t len, struct kmod_state *mods)
 
 		if (kernel_parse_modules_line(p, ll, name, sizeof(name), &st) == 0) {
 			for (int i = 0; i < KMOD_COUNT; i++)
-				if (!strcmp(name, kmod_names[i]))
+				if (!strcmp(name, kernel_module_name(i)))
 					mods[i] = st;
 		}
 		p += ll + (nl ? 1 : 0);

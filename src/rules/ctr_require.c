@@ -1,5 +1,5 @@
 /*
- * containers_require.c - NVIDIA_REQUIRE_* constraints evaluated the way
+ * ctr_require.c - NVIDIA_REQUIRE_* constraints evaluated the way
  * libnvidia-container does (NVIDIA/libnvidia-container src/cli/dsl.c,
  * dsl_evaluate and dsl_compare_version): a constraint is "key op value"
  * with op one of = != < <= > >= and key cuda, driver, arch or brand;
@@ -9,7 +9,7 @@
  * know makes its constraint unknown, never false: the result is 1 holds,
  * 0 fails (failed names the first failing constraint), -1 unknown.
  */
-#include "probes/containers/containers.h"
+#include "rules/ctr_require.h"
 
 #include <ctype.h>
 #include <stdio.h>
