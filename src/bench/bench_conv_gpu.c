@@ -9,6 +9,7 @@
  * before timing, the median of several regions of several passes.
  */
 #include "bench/bench_conv_gpu.h"
+#include "bench/bench_refusal.h"
 #include "bench/bench_conv.h"
 #include "bench/bench_cudnn.h"
 #include "bench/bench_numeric.h"
@@ -59,25 +60,8 @@ struct cg {
 	float *mx, *mw, *mdy;		/* full-precision masters (timed runs) */
 	void *stage;
 	int prec;
-	char refuse[48];
-	char msg[512];
+	struct bench_refusal refusal;
 };
-
-static int cg_refuse(struct cg *g, const char *cause, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int cg_refuse(struct cg *g, const char *cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (g->refuse[0])
-		return -1;
-	snprintf(g->refuse, sizeof(g->refuse), "%s", cause);
-	va_start(ap, fmt);
-	vsnprintf(g->msg, sizeof(g->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static void cg_emit(struct cg *g, int dir, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -102,20 +86,20 @@ static int cg_cuda(struct cg *g, CUresult rc, const char *what)
 		return 0;
 	bench_cuda_errname(&g->cu, rc, name, sizeof(name));
 	if (rc == GD_CUDA_ERROR_OUT_OF_MEMORY)
-		return cg_refuse(g, "gpu-out-of-memory", "%s failed on GPU %d with %s", what, g->o->index, name);
-	return cg_refuse(g, "gpu-compute-failed", "%s failed on GPU %d with %s", what, g->o->index, name);
+		return bench_refuse(&g->refusal, CAUSE_GPU_OUT_OF_MEMORY, "%s failed on GPU %d with %s", what, g->o->index, name);
+	return bench_refuse(&g->refusal, CAUSE_GPU_COMPUTE_FAILED, "%s failed on GPU %d with %s", what, g->o->index, name);
 }
 
 /* The cause a failed cuDNN call stands for.  A kernel missing for this GPU
  * shows as ARCH_MISMATCH, or as an execution failure whose message carries
  * the runtime's "no kernel image is available for execution on the device". */
-static const char *cg_status_cause(cudnnStatus_t st, const char *msg)
+static enum cause_id cg_status_cause(cudnnStatus_t st, const char *msg)
 {
 	if (st == GD_CUDNN_STATUS_NOT_INITIALIZED)
-		return "cudnn-not-initialized";
+		return CAUSE_CUDNN_NOT_INITIALIZED;
 	if (st == GD_CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH || (msg && strstr(msg, "no kernel image")))
-		return "cudnn-no-kernel-for-arch";
-	return "cudnn-call-failed";
+		return CAUSE_CUDNN_NO_KERNEL_FOR_ARCH;
+	return CAUSE_CUDNN_CALL_FAILED;
 }
 
 static int cg_dnn(struct cg *g, cudnnStatus_t st, const char *what)
@@ -125,7 +109,7 @@ static int cg_dnn(struct cg *g, cudnnStatus_t st, const char *what)
 	if (st == GD_CUDNN_STATUS_SUCCESS)
 		return 0;
 	bench_cudnn_errname(&g->dn, st, name, sizeof(name));
-	return cg_refuse(g, cg_status_cause(st, name), "%s failed on GPU %d with %s", what, g->o->index, name);
+	return bench_refuse(&g->refusal, cg_status_cause(st, name), "%s failed on GPU %d with %s", what, g->o->index, name);
 }
 
 static int cg_alloc(struct cg *g, CUdeviceptr *p, size_t bytes)
@@ -206,7 +190,7 @@ static int cg_find(struct cg *g, int dir, struct cudnn_perf *best)
 		char name[400];
 
 		bench_cudnn_errname(&g->dn, ret > 0 ? perf[0].status : GD_CUDNN_STATUS_EXECUTION_FAILED, name, sizeof(name));
-		return cg_refuse(g, cg_status_cause(ret > 0 ? perf[0].status : 0, name),
+		return bench_refuse(&g->refusal, cg_status_cause(ret > 0 ? perf[0].status : 0, name),
 				 "no %s algorithm of cuDNN ran on GPU %d for %s: %d tried, the first said %s",
 				 bench_conv_dir_label(dir), g->o->index, prec_names[g->prec], ret, name);
 	}
@@ -273,7 +257,7 @@ static int cg_verify(struct cg *g, int dir, int samples, double *worst)
 		size_t idx;
 
 		got = cg_sample(g, dir, &rnd, s, &ref, &scale, &idx);
-		if (g->refuse[0])
+		if (g->refusal.cause[0])
 			return -1;
 		err = bench_rel_err(got, ref, scale);
 		if (err > *worst)
@@ -419,11 +403,11 @@ static int cg_precision(struct cg *g, int prec)
 		if (cg_direction(g, d) < 0) {
 			/* A direction that cuDNN cannot run is a result, not the end
 			 * of the run; a failing driver is. */
-			if (strncmp(g->refuse, "cudnn-", 6))
+			if (strncmp(g->refusal.cause, "cudnn-", 6))
 				return -1;
-			cg_emit(g, d, "error", "%s", g->msg);
-			cg_emit(g, d, "cause", "%s", g->refuse);
-			g->refuse[0] = '\0';
+			cg_emit(g, d, "error", "%s", g->refusal.msg);
+			cg_emit(g, d, "cause", "%s", g->refusal.cause);
+			g->refusal.cause[0] = '\0';
 		}
 	}
 	cg_free_tensors(g);
@@ -488,19 +472,19 @@ static int cg_cuda_init(struct cg *g)
 	int count = 0;
 
 	if (bench_cuda_load(g->o->libcuda ? g->o->libcuda : "libcuda.so.1", &g->cu, &e) < 0)
-		return cg_refuse(g, "libcuda-missing", "no GPU can be used: %s", e.msg);
+		return bench_refuse(&g->refusal, CAUSE_LIBCUDA_MISSING, "no GPU can be used: %s", e.msg);
 	rc = g->cu.cuInit(0);
 	if (rc == GD_CUDA_ERROR_STUB_LIBRARY)
-		return cg_refuse(g, "libcuda-stub-on-path", "cuInit failed with %s", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
+		return bench_refuse(&g->refusal, CAUSE_LIBCUDA_STUB_ON_PATH, "cuInit failed with %s", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (rc == GD_CUDA_ERROR_NO_DEVICE)
-		return cg_refuse(g, "no-nvidia-gpu", "cuInit found no CUDA device (%s)", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
+		return bench_refuse(&g->refusal, CAUSE_NO_NVIDIA_GPU, "cuInit found no CUDA device (%s)", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (rc != GD_CUDA_SUCCESS)
-		return cg_refuse(g, "cuda-init-failed", "cuInit failed with %s", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
+		return bench_refuse(&g->refusal, CAUSE_CUDA_INIT_FAILED, "cuInit failed with %s", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (cg_cuda(g, g->cu.cuDeviceGetCount(&count), "cuDeviceGetCount") < 0)
 		return -1;
 	kv_emit("conv.gpus", "%d", count);
 	if (g->o->index >= count)
-		return cg_refuse(g, "no-nvidia-gpu", "there is no GPU %d: CUDA sees %d", g->o->index, count);
+		return bench_refuse(&g->refusal, CAUSE_NO_NVIDIA_GPU, "there is no GPU %d: CUDA sees %d", g->o->index, count);
 	return 0;
 }
 
@@ -589,7 +573,7 @@ static int cg_load_cudnn(struct cg *g)
 	names[n] = NULL;
 	bench_progress("gpudoctor bench: GPU %d: loading cuDNN...", g->o->index);
 	if (bench_cudnn_load(names, &g->dn, &e) < 0)
-		return cg_refuse(g, "cudnn-missing", "%s", e.msg);
+		return bench_refuse(&g->refusal, CAUSE_CUDNN_MISSING, "%s", e.msg);
 	if (g->dn.path)
 		kv_emit("conv.cudnn", "%s", g->dn.path);
 	ver = g->dn.cudnnGetVersion();
@@ -639,9 +623,9 @@ int bench_conv_gpu_measure(const struct bench_conv_gpu_opts *o)
 		}
 	}
 	cg_cleanup(&g);
-	if (g.refuse[0]) {
-		kv_emit("conv.refuse", "%s", g.refuse);
-		kv_emit("conv.refuse.message", "%s", g.msg);
+	if (g.refusal.cause[0]) {
+		kv_emit("conv.refuse", "%s", g.refusal.cause);
+		kv_emit("conv.refuse.message", "%s", g.refusal.msg);
 	}
 	kv_emit("conv.seconds", "%.3f", child_now() - start);
 	return 0;

@@ -11,6 +11,7 @@
  * out with FP32 accumulation).  Inputs are random, never zeros.
  */
 #include "bench/bench_gpu.h"
+#include "bench/bench_refusal.h"
 #include "bench/bench.h"
 #include "bench/bench_cuda.h"
 #include "bench/bench_numeric.h"
@@ -49,8 +50,7 @@ struct bg {
 	CUdeviceptr ws;
 	struct bench_plan plan;
 	char bdf[16];
-	char refuse[48];
-	char msg[512];
+	struct bench_refusal refusal;
 	/* the GEMM being timed */
 	int gemm_type, gemm_compute, gemm_n;
 	double link_gts;
@@ -72,23 +72,6 @@ static void bg_emit_kind(enum bench_kind k, const char *field, const char *fmt, 
 	kv_emit(key, "%s", val);
 }
 
-static int bg_refuse(struct bg *g, enum cause_id cause, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bg_refuse(struct bg *g, enum cause_id cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (g->refuse[0])
-		return -1;	/* the first reason is the real one */
-	/* the parent maps the id back to the catalogue (bench_parse.c) */
-	snprintf(g->refuse, sizeof(g->refuse), "%s", cause_id_str(cause));
-	va_start(ap, fmt);
-	vsnprintf(g->msg, sizeof(g->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* A failed driver call: out of memory is its own refusal, with the numbers. */
 static int bg_cuda_fail(struct bg *g, CUresult rc, const char *what)
 {
@@ -99,12 +82,12 @@ static int bg_cuda_fail(struct bg *g, CUresult rc, const char *what)
 		size_t fr = 0, tot = 0;
 
 		if (g->cu.cuMemGetInfo && g->cu.cuMemGetInfo(&fr, &tot) == GD_CUDA_SUCCESS)
-			return bg_refuse(g, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d ran out of memory part way: %s failed with %s (%.2f of %.2f GiB free now); another process may have taken memory meanwhile",
+			return bench_refuse(&g->refusal, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d ran out of memory part way: %s failed with %s (%.2f of %.2f GiB free now); another process may have taken memory meanwhile",
 					 g->o->index, what, name, (double)fr / GIB, (double)tot / GIB);
-		return bg_refuse(g, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d ran out of memory part way: %s failed with %s",
+		return bench_refuse(&g->refusal, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d ran out of memory part way: %s failed with %s",
 				 g->o->index, what, name);
 	}
-	return bg_refuse(g, CAUSE_GPU_COMPUTE_FAILED, "%s failed on GPU %d with %s", what, g->o->index, name);
+	return bench_refuse(&g->refusal, CAUSE_GPU_COMPUTE_FAILED, "%s failed on GPU %d with %s", what, g->o->index, name);
 }
 
 #define CK(g, call, what) do { \
@@ -163,9 +146,9 @@ static int bg_op(struct bg *g, enum bench_kind k)
 					&zero, (void *)(uintptr_t)g->d[2], g->gemm_type, g->gemm_n,
 					g->gemm_compute, GD_CUBLAS_GEMM_DEFAULT);
 		if (st == GD_CUBLAS_STATUS_ALLOC_FAILED)
-			return bg_refuse(g, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d ran out of memory part way: cublasGemmEx could not allocate (CUBLAS_STATUS_ALLOC_FAILED)", g->o->index);
+			return bench_refuse(&g->refusal, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d ran out of memory part way: cublasGemmEx could not allocate (CUBLAS_STATUS_ALLOC_FAILED)", g->o->index);
 		if (st != GD_CUBLAS_STATUS_SUCCESS)
-			return bg_refuse(g, CAUSE_GPU_COMPUTE_FAILED, "cublasGemmEx (%s, n=%d) failed on GPU %d with cuBLAS status %d",
+			return bench_refuse(&g->refusal, CAUSE_GPU_COMPUTE_FAILED, "cublasGemmEx (%s, n=%d) failed on GPU %d with cuBLAS status %d",
 					 bench_kind_info(k)->label, g->gemm_n, g->o->index, st);
 		return 0;
 	}
@@ -199,7 +182,7 @@ static int bg_time(struct bg *g, enum bench_kind k, double *ms)
 	}
 	*ms = bench_median(t, (size_t)reps);
 	if (!(*ms > 0))
-		return bg_refuse(g, CAUSE_GPU_COMPUTE_FAILED, "CUDA events measured no time for %s on GPU %d",
+		return bench_refuse(&g->refusal, CAUSE_GPU_COMPUTE_FAILED, "CUDA events measured no time for %s on GPU %d",
 				 bench_kind_info(k)->label, g->o->index);
 	return 0;
 }
@@ -367,7 +350,7 @@ static int bg_gemms(struct bg *g)
 	if (g->cb.cublasGetVersion(g->blas, &ver) == GD_CUBLAS_STATUS_SUCCESS)
 		kv_emit("cublas_version", "%d", ver);
 	if (g->cb.cublasSetStream(g->blas, g->stream) != GD_CUBLAS_STATUS_SUCCESS)
-		return bg_refuse(g, CAUSE_GPU_COMPUTE_FAILED, "cublasSetStream_v2 failed on GPU %d", g->o->index);
+		return bench_refuse(&g->refusal, CAUSE_GPU_COMPUTE_FAILED, "cublasSetStream_v2 failed on GPU %d", g->o->index);
 	g->cb.cublasSetMathMode(g->blas, GD_CUBLAS_DEFAULT_MATH);
 	/* PyTorch gives cuBLAS a 32 MiB workspace on Hopper; so do we. */
 	if (g->cb.cublasSetWorkspace) {
@@ -421,10 +404,10 @@ static int bg_setup(struct bg *g)
 	kv_emit("mem_total", "%zu", tot);
 	kv_emit("mem_free", "%zu", fr);
 	if (fr < tot / 2)
-		return bg_refuse(g, CAUSE_GPU_MEMORY_HELD, "another process holds most of GPU %d's memory: %.1f of %.1f GiB in use, %.1f GiB free; the figures would be wrong and the run could starve it",
+		return bench_refuse(&g->refusal, CAUSE_GPU_MEMORY_HELD, "another process holds most of GPU %d's memory: %.1f of %.1f GiB in use, %.1f GiB free; the figures would be wrong and the run could starve it",
 				 g->o->index, (double)(tot - fr) / GIB, (double)tot / GIB, (double)fr / GIB);
 	if (bench_plan_make(fr, g->o->quick, &g->plan) < 0)
-		return bg_refuse(g, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d has only %.1f MiB free, too little to measure", g->o->index,
+		return bench_refuse(&g->refusal, CAUSE_GPU_OUT_OF_MEMORY, "GPU %d has only %.1f MiB free, too little to measure", g->o->index,
 				 (double)fr / MIB);
 	CK(g, g->cu.cuStreamCreate(&g->stream, GD_CU_STREAM_NON_BLOCKING), "cuStreamCreate");
 	CK(g, g->cu.cuEventCreate(&g->ev0, GD_CU_EVENT_DEFAULT), "cuEventCreate");
@@ -440,7 +423,7 @@ static int bg_setup(struct bg *g)
 	if (posix_memalign(&g->pageable, 2 * MIB, g->plan.pageable_bytes) != 0)
 		g->pageable = NULL;
 	if (!g->pageable)
-		return bg_refuse(g, CAUSE_GPU_OUT_OF_MEMORY, "allocating %zu MiB of pageable host memory failed",
+		return bench_refuse(&g->refusal, CAUSE_GPU_OUT_OF_MEMORY, "allocating %zu MiB of pageable host memory failed",
 				 g->plan.pageable_bytes / MIB);
 	madvise(g->pageable, g->plan.pageable_bytes, MADV_HUGEPAGE);
 	/* Touch every page now, or the first copy would time page faults. */
@@ -479,27 +462,27 @@ static int bg_init(struct bg *g)
 	int count = 0, ver = 0;
 
 	if (bench_cuda_load(g->o->libcuda ? g->o->libcuda : "libcuda.so.1", &g->cu, &e) < 0)
-		return bg_refuse(g, CAUSE_LIBCUDA_MISSING, "no GPU can be used: %s", e.msg);
+		return bench_refuse(&g->refusal, CAUSE_LIBCUDA_MISSING, "no GPU can be used: %s", e.msg);
 	if (g->cu.path)
 		kv_emit("libcuda", "%s", g->cu.path);
 	rc = g->cu.cuInit(0);
 	if (rc == GD_CUDA_ERROR_STUB_LIBRARY)
-		return bg_refuse(g, CAUSE_LIBCUDA_STUB_ON_PATH, "cuInit failed with %s: %s is the toolkit's stub, not the driver",
+		return bench_refuse(&g->refusal, CAUSE_LIBCUDA_STUB_ON_PATH, "cuInit failed with %s: %s is the toolkit's stub, not the driver",
 				 bench_cuda_errname(&g->cu, rc, name, sizeof(name)), g->cu.path ? g->cu.path : "libcuda.so.1");
 	if (rc == GD_CUDA_ERROR_NO_DEVICE)
-		return bg_refuse(g, CAUSE_NO_NVIDIA_GPU, "cuInit found no CUDA device (%s)",
+		return bench_refuse(&g->refusal, CAUSE_NO_NVIDIA_GPU, "cuInit found no CUDA device (%s)",
 				 bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (rc != GD_CUDA_SUCCESS)
-		return bg_refuse(g, CAUSE_CUDA_INIT_FAILED, "cuInit failed with %s; run 'gpudoctor check' to find out why",
+		return bench_refuse(&g->refusal, CAUSE_CUDA_INIT_FAILED, "cuInit failed with %s; run 'gpudoctor check' to find out why",
 				 bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (g->cu.cuDriverGetVersion(&ver) == GD_CUDA_SUCCESS)
 		kv_emit("driver_cuda", "%d", ver);
 	CK(g, g->cu.cuDeviceGetCount(&count), "cuDeviceGetCount");
 	kv_emit("gpu.count", "%d", count);
 	if (count == 0)
-		return bg_refuse(g, CAUSE_NO_NVIDIA_GPU, "CUDA sees no GPU");
+		return bench_refuse(&g->refusal, CAUSE_NO_NVIDIA_GPU, "CUDA sees no GPU");
 	if (g->o->index >= count)
-		return bg_refuse(g, CAUSE_NO_NVIDIA_GPU, "there is no GPU %d: CUDA sees %d GPU%s (0-%d)",
+		return bench_refuse(&g->refusal, CAUSE_NO_NVIDIA_GPU, "there is no GPU %d: CUDA sees %d GPU%s (0-%d)",
 				 g->o->index, count, count == 1 ? "" : "s", count - 1);
 	return 0;
 }
@@ -520,9 +503,9 @@ int bench_gpu_measure(const struct bench_gpu_opts *o)
 	    bg_copies(&g) == 0)
 		bg_gemms(&g);
 	bg_cleanup(&g);
-	if (g.refuse[0]) {
-		kv_emit("refuse", "%s", g.refuse);
-		kv_emit("refuse.message", "%s", g.msg);
+	if (g.refusal.cause[0]) {
+		kv_emit("refuse", "%s", g.refusal.cause);
+		kv_emit("refuse.message", "%s", g.refusal.msg);
 	}
 	kv_emit("seconds", "%.3f", child_now() - start);
 	return 0;

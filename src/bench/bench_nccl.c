@@ -1,5 +1,6 @@
 /* bench_nccl.c - NCCL collectives in the child; see bench_nccl.h. */
 #include "bench/bench_nccl.h"
+#include "bench/bench_refusal.h"
 #include "bench/bench_coll.h"
 #include "bench/bench_cuda.h"
 #include "bench/bench_dl.h"
@@ -59,25 +60,8 @@ struct nc {
 	CUdeviceptr send[NC_MAX_GPUS], recv[NC_MAX_GPUS];
 	ncclComm_t comm[NC_MAX_GPUS];
 	size_t max_bytes;
-	char refuse[48];
-	char msg[512];
+	struct bench_refusal refusal;
 };
-
-static int nc_refuse(struct nc *g, const char *cause, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int nc_refuse(struct nc *g, const char *cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (g->refuse[0])
-		return -1;
-	snprintf(g->refuse, sizeof(g->refuse), "%s", cause);
-	va_start(ap, fmt);
-	vsnprintf(g->msg, sizeof(g->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int nc_cuda(struct nc *g, CUresult rc, const char *what)
 {
@@ -86,7 +70,7 @@ static int nc_cuda(struct nc *g, CUresult rc, const char *what)
 	if (rc == GD_CUDA_SUCCESS)
 		return 0;
 	bench_cuda_errname(&g->cu, rc, name, sizeof(name));
-	return nc_refuse(g, rc == GD_CUDA_ERROR_OUT_OF_MEMORY ? "gpu-out-of-memory" : "gpu-compute-failed",
+	return bench_refuse(&g->refusal, rc == GD_CUDA_ERROR_OUT_OF_MEMORY ? CAUSE_GPU_OUT_OF_MEMORY : CAUSE_GPU_COMPUTE_FAILED,
 			 "%s failed with %s", what, name);
 }
 
@@ -97,7 +81,7 @@ static int nc_nccl(struct nc *g, ncclResult_t r, const char *what)
 	if (r == 0)
 		return 0;
 	s = g->nc.ncclGetErrorString ? g->nc.ncclGetErrorString(r) : NULL;
-	return nc_refuse(g, "nccl-call-failed", "%s failed with NCCL error %d (%.200s)", what, r, s ? s : "?");
+	return bench_refuse(&g->refusal, CAUSE_NCCL_CALL_FAILED, "%s failed with NCCL error %d (%.200s)", what, r, s ? s : "?");
 }
 
 #define NSYM(field) do { \
@@ -149,7 +133,7 @@ static int nc_load(struct nc *g)
 		free(g->nc.path);
 		g->nc.path = NULL;
 	}
-	nc_refuse(g, "nccl-missing", "no NCCL could be loaded: %s", why.len ? why.s : "no candidates");
+	bench_refuse(&g->refusal, CAUSE_NCCL_MISSING, "no NCCL could be loaded: %s", why.len ? why.s : "no candidates");
 	buf_release(&why);
 	return -1;
 }
@@ -218,12 +202,12 @@ static int nc_cuda_init(struct nc *g)
 	int count = 0;
 
 	if (bench_cuda_load(g->o->libcuda ? g->o->libcuda : "libcuda.so.1", &g->cu, &e) < 0)
-		return nc_refuse(g, "libcuda-missing", "no GPU can be used: %s", e.msg);
+		return bench_refuse(&g->refusal, CAUSE_LIBCUDA_MISSING, "no GPU can be used: %s", e.msg);
 	rc = g->cu.cuInit(0);
 	if (rc == GD_CUDA_ERROR_NO_DEVICE)
-		return nc_refuse(g, "no-nvidia-gpu", "cuInit found no CUDA device (%s)", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
+		return bench_refuse(&g->refusal, CAUSE_NO_NVIDIA_GPU, "cuInit found no CUDA device (%s)", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (rc != GD_CUDA_SUCCESS)
-		return nc_refuse(g, rc == GD_CUDA_ERROR_STUB_LIBRARY ? "libcuda-stub-on-path" : "cuda-init-failed",
+		return bench_refuse(&g->refusal, rc == GD_CUDA_ERROR_STUB_LIBRARY ? CAUSE_LIBCUDA_STUB_ON_PATH : CAUSE_CUDA_INIT_FAILED,
 				 "cuInit failed with %s", bench_cuda_errname(&g->cu, rc, name, sizeof(name)));
 	if (nc_cuda(g, g->cu.cuDeviceGetCount(&count), "cuDeviceGetCount") < 0)
 		return -1;
@@ -434,9 +418,9 @@ int bench_nccl_measure(const struct bench_nccl_opts *o)
 		}
 	}
 	nc_cleanup(&g);
-	if (g.refuse[0]) {
-		kv_emit("nccl.refuse", "%s", g.refuse);
-		kv_emit("nccl.refuse.message", "%s", g.msg);
+	if (g.refusal.cause[0]) {
+		kv_emit("nccl.refuse", "%s", g.refusal.cause);
+		kv_emit("nccl.refuse.message", "%s", g.refusal.msg);
 	}
 	kv_emit("nccl.seconds", "%.3f", child_now() - start);
 	return 0;
