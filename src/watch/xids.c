@@ -104,7 +104,9 @@ void xids_record(struct wd *w, const struct kmsg_rec *r)
 			continue;
 		snprintf(x->boot_id, sizeof(x->boot_id), "%s", w->boot_id);
 		x->count++;
-		x->last = record_time(r->usec);
+		/* A --kmsg-file's timestamps count from another boot than this
+		   machine's clock: such a record happened when it was read. */
+		x->last = w->kfile_fd >= 0 ? (long long)time(NULL) : record_time(r->usec);
 		snprintf(x->text, sizeof(x->text), "%s", ev[i].text);
 		a = policy_action(&w->policy, w->kb, ev[i].xid);
 		x->escalated = seen_before_this_boot(w, ev[i].bus_id, ev[i].xid);
