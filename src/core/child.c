@@ -154,22 +154,30 @@ static void child_conclude(struct child *c, struct child_result *r, int timed_ou
 	c->pid = -1;
 }
 
-void child_finish(struct child *c, struct child_result *r)
+/* The answer is complete: stdout ends with the "end" line (core/kv.h). */
+static int child_answered(const struct buf *out)
 {
-	int status = 0, out_open = 1, err_open = 1, timed_out = 0;
+	return (out->len == 4 && !memcmp(out->s, "end\n", 4)) ||
+	       (out->len > 4 && !memcmp(out->s + out->len - 5, "\nend\n", 5));
+}
 
-	while (out_open || err_open) {
+/*
+ * Reads the child's stdout and stderr until both close, or, with
+ * until_answered, until stdout holds the "end" line.  Returns 1 when the
+ * deadline passed first, else 0.
+ */
+static int child_pump(struct child *c, int *out_open, int *err_open, int until_answered)
+{
+	while (until_answered ? *out_open && !child_answered(&c->out) : *out_open || *err_open) {
 		struct pollfd pfd[2];
 		double left = c->deadline - child_now();
 		int nfd = 0, rc;
 
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (out_open)
+		if (left <= 0)
+			return 1;
+		if (*out_open)
 			pfd[nfd++] = (struct pollfd){ .fd = c->outfd, .events = POLLIN };
-		if (err_open)
+		if (*err_open)
 			pfd[nfd++] = (struct pollfd){ .fd = c->errfd, .events = POLLIN };
 		rc = poll(pfd, (nfds_t)nfd, (int)(left * 1000) + 1);
 		if (rc < 0 && errno != EINTR)
@@ -178,11 +186,19 @@ void child_finish(struct child *c, struct child_result *r)
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			if (pfd[i].fd == c->outfd)
-				out_open = child_drain(c->outfd, &c->out);
+				*out_open = child_drain(c->outfd, &c->out);
 			else
-				err_open = child_drain(c->errfd, &c->err);
+				*err_open = child_drain(c->errfd, &c->err);
 		}
 	}
+	return 0;
+}
+
+void child_finish(struct child *c, struct child_result *r)
+{
+	int status = 0, out_open = 1, err_open = 1;
+	int timed_out = child_pump(c, &out_open, &err_open, 0);
+
 	/* Pipes closed: the child is exiting; still bound the wait. */
 	while (!timed_out) {
 		pid_t w = waitpid(c->pid, &status, WNOHANG);
@@ -235,40 +251,12 @@ static int child_detach(pid_t pid)
 	return ok;
 }
 
-/* The answer is complete: stdout ends with the "end" line (core/kv.h). */
-static int child_answered(const struct buf *out)
-{
-	return (out->len == 4 && !memcmp(out->s, "end\n", 4)) ||
-	       (out->len > 4 && !memcmp(out->s + out->len - 5, "\nend\n", 5));
-}
-
 void child_finish_at_end(struct child *c, struct child_result *r)
 {
 	int status = 0, out_open = 1, err_open = 1;
 	pid_t w;
 
-	while (out_open && !child_answered(&c->out)) {
-		struct pollfd pfd[2];
-		double left = c->deadline - child_now();
-		int nfd = 0, rc;
-
-		if (left <= 0)
-			break;
-		pfd[nfd++] = (struct pollfd){ .fd = c->outfd, .events = POLLIN };
-		if (err_open)
-			pfd[nfd++] = (struct pollfd){ .fd = c->errfd, .events = POLLIN };
-		rc = poll(pfd, (nfds_t)nfd, (int)(left * 1000) + 1);
-		if (rc < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < nfd && rc > 0; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (pfd[i].fd == c->outfd)
-				out_open = child_drain(c->outfd, &c->out);
-			else
-				err_open = child_drain(c->errfd, &c->err);
-		}
-	}
+	child_pump(c, &out_open, &err_open, 1);
 	if (!child_answered(&c->out)) {
 		/* No answer: the usual way, with its deadline and its verdicts. */
 		child_finish(c, r);
