@@ -74,7 +74,7 @@ install: $(B)/gpudoctor
 	install -m 0755 $(B)/gpudoctor $(DESTDIR)$(PREFIX)/bin/gpudoctor
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-compat
 
 .PHONY: all unit check install clean
 -include $(OBJS:.o=.d)

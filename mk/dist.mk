@@ -7,7 +7,8 @@
 #                        example Prometheus rules, NHC check, Slurm wrapper,
 #                        Kubernetes examples (PREFIX, DESTDIR as usual)
 #   make deb             build/deb/gpudoctor_<version>_<arch>.deb (dpkg-buildpackage)
-#   make wheel           build/wheel/gpudoctor-<version>-py3-none-manylinux_*.whl
+#   make wheel           build/wheel/gpudoctor-<version>-py3-none-manylinux_*.whl,
+#                        from the glibc 2.28 binary of `make compat`
 #
 # Files under dist/ are installed by pattern, so a unit or a rules file that
 # another change adds there is picked up without an edit here.
@@ -31,6 +32,8 @@ DOCS_STAMP    := $(B)/docs/.stamp
 DIST_UNITS     = $(wildcard dist/systemd/*.service dist/systemd/*.timer dist/systemd/*.socket)
 DIST_PROM      = $(wildcard dist/prometheus/*.yml dist/prometheus/*.yaml dist/prometheus/*.rules \
                             dist/prometheus/*.json)
+# docs/*.md: --help, the man pages and the unit point at these files.
+DIST_DOCS      = $(wildcard docs/*.md)
 DIST_GRAFANA   = $(wildcard dist/grafana/*.json)
 DIST_K8S       = $(wildcard dist/kubernetes/*.yaml dist/kubernetes/*.json dist/kubernetes/*.md \
                             dist/kubernetes/Containerfile)
@@ -62,6 +65,8 @@ install-dist: $(DOCS_STAMP)
 	    $$f > $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$f); \
 	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$f); \
 	  echo "  UNIT    $(SYSTEMDUNITDIR)/$$(basename $$f)"; done
+	$(INSTALL) -d $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -m 0644 $(DIST_DOCS) $(DESTDIR)$(DOCDIR)/
 	@set -e; for f in $(DIST_PROM); do \
 	  $(INSTALL) -d $(DESTDIR)$(DOCDIR)/examples/prometheus; \
 	  $(INSTALL) -m 0644 $$f $(DESTDIR)$(DOCDIR)/examples/prometheus/; done
@@ -76,7 +81,12 @@ install-dist: $(DOCS_STAMP)
 # (build/deb/src) so that dpkg-buildpackage's outputs, which go to the
 # parent directory, land in build/deb/ and the checkout stays clean.
 deb:
-	@command -v dpkg-buildpackage >/dev/null || { echo "make deb: apt-get install dpkg-dev debhelper python3"; exit 2; }
+	@command -v dpkg-buildpackage >/dev/null || { echo "make deb: dpkg-buildpackage is missing: apt-get install dpkg-dev debhelper python3"; exit 2; }
+	@missing=$$(dpkg-checkbuilddeps debian/control 2>&1 | sed -n 's/.*Unmet build dependencies: //p'); \
+	  if [ -n "$$missing" ]; then \
+	    echo "make deb: missing build dependencies: $$missing"; \
+	    echo "  install them with: apt-get install $$(echo "$$missing" | sed 's/([^)]*)//g; s/debhelper-compat/debhelper/g')"; \
+	    exit 2; fi
 	rm -rf build/deb && mkdir -p build/deb/src
 	tar --exclude=./build --exclude='./build-*' --exclude=./.git --exclude=./.dev -cf - . \
 	  | tar -C build/deb/src -xf -
@@ -84,7 +94,7 @@ deb:
 	@ls build/deb/*.deb
 
 # The Python wheel: the binary inside a PEP 517 build (setuptools).
-wheel: $(B)/gpudoctor
-	$(PYTHON) packaging/python/build_wheel.py $(B)/gpudoctor build/wheel
+wheel: compat
+	$(PYTHON) packaging/python/build_wheel.py build-compat/gpudoctor build/wheel
 
 .PHONY: docs install-dist deb wheel

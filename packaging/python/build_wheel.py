@@ -91,6 +91,9 @@ def main():
     else:
         shutil.copy2(binary, exe)
     os.chmod(exe, 0o755)
+    # The project's licence travels in the wheel (setuptools takes LICENSE*
+    # from the project directory into .dist-info/).
+    shutil.copy2(os.path.join(HERE, "..", "..", "LICENSE"), os.path.join(src, "LICENSE"))
     with open(os.path.join(src, "src", "gpudoctor", "VERSION"), "w") as f:
         f.write(ver + "\n")
     py, bin_ = tools(outdir)

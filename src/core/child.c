@@ -1,6 +1,7 @@
 /* child.c - spawning, timing out and reaping isolated probes; see child.h. */
 #include "core/child.h"
 #include "core/ctx.h"
+#include "core/signame.h"
 #include "core/xalloc.h"
 
 #include <errno.h>
@@ -350,8 +351,8 @@ const char *child_outcome_describe(const struct child_result *r, struct buf *out
 		buf_printf(out, "exited with status %d", r->exit_code);
 		break;
 	case CHILD_SIGNALED:
-		buf_printf(out, "crashed with SIG%s (signal %d)", sigabbrev_np(r->signal)
-			   ? sigabbrev_np(r->signal) : "?", r->signal);
+		buf_printf(out, "crashed with SIG%s (signal %d)", signame(r->signal)
+			   ? signame(r->signal) : "?", r->signal);
 		break;
 	case CHILD_TIMEOUT:
 		buf_printf(out, "did not finish within %.1f s and was killed", r->seconds);

@@ -414,6 +414,9 @@ int pyenv_discover(const struct gd_ctx *ctx, struct pyenv_list *out, struct err 
 	const char *conda = getenv("CONDA_PREFIX");
 	const char *path = getenv("PATH");
 	const char *home = getenv("HOME");
+	/* The wheel's entry point names the interpreter that ran it, so
+	 * ~/venv/bin/gpudoctor inspects ~/venv without activating it. */
+	const char *wheel_python = getenv("GPUDOCTOR_PYTHON");
 
 	(void)e;
 	out->envs = NULL;
@@ -427,6 +430,8 @@ int pyenv_discover(const struct gd_ctx *ctx, struct pyenv_list *out, struct err 
 	/* 2. what the user named */
 	for (size_t i = 0; i < ctx->npython_paths; i++)
 		pyenv_add_python(root, out, &seen, ctx->python_paths[i], "given");
+	if (wheel_python && wheel_python[0] == '/')
+		pyenv_add_python(root, out, &seen, wheel_python, "given");
 	/* 3. interpreters on PATH */
 	if (path) {
 		char *copy = xstrdup(path), *save = NULL;

@@ -80,7 +80,7 @@ class WatchWithPrometheus(unittest.TestCase):
             with open(os.path.join(d, "prometheus.yml"), "w") as f:
                 f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                         "rule_files: [rules.yml]\n"
-                        "scrape_configs:\n  - job_name: gpudoctor\n    scrape_timeout: 900ms\n"
+                        "scrape_configs:\n  - job_name: gpudoctor-watch\n    scrape_timeout: 900ms\n"
                         "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % w.port)
             prom = Server([PROMETHEUS, "--config.file=" + os.path.join(d, "prometheus.yml"),
                            "--storage.tsdb.path=" + os.path.join(d, "data"),
@@ -90,7 +90,7 @@ class WatchWithPrometheus(unittest.TestCase):
                 # healthy
                 self.wait_query('gpudoctor_gpu_temperature_celsius{gpu="0",model="NVIDIA H200"}',
                                 lambda v: v == [31.0])
-                self.wait_query('up{job="gpudoctor"}', lambda v: v == [1.0])
+                self.wait_query('up{job="gpudoctor-watch"}', lambda v: v == [1.0])
                 rules = http_json("http://127.0.0.1:%d/api/v1/rules" % self.pport)
                 names = [x["name"] for g in rules["data"]["groups"] for x in g["rules"]]
                 self.assertIn("GpuXidFatal", names)
@@ -102,7 +102,7 @@ class WatchWithPrometheus(unittest.TestCase):
                 empty = []
                 for panel in dash["panels"]:
                     for t in panel["targets"]:
-                        if not self.query(t["expr"].replace("$instance", ".*")):	# fails on bad PromQL
+                        if not self.query(t["expr"].replace("$node", ".*")):	# fails on bad PromQL
                             empty.append(panel["title"])
                 # no findings, no XIDs and no hardware throttle on this healthy machine
                 self.assertLessEqual(set(empty), {"Active findings", "Clock event reasons (hardware)",
@@ -126,8 +126,8 @@ class WatchWithPrometheus(unittest.TestCase):
                 w.set_state(FAKE_NVML_ECC_VOLATILE_UNC=5, FAKE_NVML_HANG_CALL="ecc")
                 self.wait_query("gpudoctor_nvml_hang", lambda v: v == [1.0])
                 self.wait_query('gpudoctor_sample_age_seconds{source="nvml"}', lambda v: v[0] > 2)
-                self.wait_query('up{job="gpudoctor"}', lambda v: v == [1.0])
-                self.wait_query('max_over_time(scrape_duration_seconds{job="gpudoctor"}[10s])',
+                self.wait_query('up{job="gpudoctor-watch"}', lambda v: v == [1.0])
+                self.wait_query('max_over_time(scrape_duration_seconds{job="gpudoctor-watch"}[10s])',
                                 lambda v: v[0] < 0.5)
                 for c in idle:
                     c.close()
@@ -137,7 +137,7 @@ class WatchWithPrometheus(unittest.TestCase):
                 self.wait_query('gpudoctor_finding{cause="gpu-count-mismatch"}', lambda v: v == [1.0])
                 self.wait_query('gpudoctor_nvml_hang', lambda v: v == [0.0])
                 # every scrape in the run succeeded
-                self.wait_query('min_over_time(up{job="gpudoctor"}[1m])', lambda v: v == [1.0])
+                self.wait_query('min_over_time(up{job="gpudoctor-watch"}[1m])', lambda v: v == [1.0])
             finally:
                 prom.stop()
 

@@ -92,6 +92,13 @@ class TestDeb(unittest.TestCase):
         # What dist/ holds is in the package.
         for unit in glob.glob(os.path.join(REPO, "dist", "systemd", "*.service")):
             self.assertIn("./lib/systemd/system/" + os.path.basename(unit), listing)
+        # docs/*.md, which --help, the man pages and the unit point at
+        # (dh_compress gzips the larger ones).
+        for doc in glob.glob(os.path.join(REPO, "docs", "*.md")):
+            name = "./usr/share/doc/gpudoctor/" + os.path.basename(doc)
+            self.assertTrue(name in listing.split() or name + ".gz" in listing.split() or
+                            re.search(re.escape(name) + r"(\.gz)?$", listing, re.M), name)
+        self.assertRegex(listing, r"\./usr/share/doc/gpudoctor/copyright")
         for rules in glob.glob(os.path.join(REPO, "dist", "prometheus", "*.yml")):
             self.assertIn("./usr/share/doc/gpudoctor/examples/prometheus/" + os.path.basename(rules),
                           listing)
@@ -182,10 +189,40 @@ class TestDeb(unittest.TestCase):
 
     def test_7_removes_cleanly(self):
         self.chroot_root()
+        # What watch leaves: its state directory with a state file.
+        state = os.path.join(self.root, "var/lib/gpudoctor")
+        os.makedirs(state, mode=0o700, exist_ok=True)
+        with open(os.path.join(state, "state"), "w") as f:
+            f.write("schema=gpudoctor.state/1\n")
         self.in_root("dpkg", "-r", "gpudoctor")
         self.assertFalse(os.path.exists(os.path.join(self.root, "usr/bin/gpudoctor")))
         left = self.in_root("sh", "-c", "ls /usr/share/man/man1/gpudoctor* 2>/dev/null || true").stdout
         self.assertEqual(left.strip(), "")
+        # remove keeps the data a reinstall wants back; purge removes it.
+        self.assertTrue(os.path.exists(os.path.join(state, "state")))
+        self.in_root("dpkg", "--purge", "gpudoctor")
+        self.assertFalse(os.path.exists(state))
+
+    def test_8_make_deb_names_missing_build_deps(self):
+        # A control file whose Build-Depends cannot be met here: make deb must
+        # name it and the apt-get line, not fail inside dpkg-buildpackage.
+        tmp = tempfile.mkdtemp(prefix="gd-debdeps-")
+        try:
+            for name in ("Makefile", "mk", "debian"):
+                src = os.path.join(REPO, name)
+                (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, os.path.join(tmp, name))
+            ctl = os.path.join(tmp, "debian", "control")
+            with open(ctl) as f:
+                text = f.read()
+            with open(ctl, "w") as f:
+                f.write(text.replace("Build-Depends: ", "Build-Depends: gd-no-such-package-xyz, ", 1))
+            p = sh("make", "-C", tmp, "deb", check=False, timeout=120)
+            out = p.stdout + p.stderr
+            self.assertEqual(p.returncode, 2, out)
+            self.assertIn("missing build dependencies: gd-no-such-package-xyz", out)
+            self.assertIn("apt-get install gd-no-such-package-xyz", out)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

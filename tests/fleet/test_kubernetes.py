@@ -74,7 +74,7 @@ class TestManifests(unittest.TestCase):
                             "-k", "1.30.0"] + files, capture_output=True, text=True, timeout=300)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         passed = [x for x in p.stdout.splitlines() + p.stderr.splitlines() if " passed for resource " in x]
-        self.assertEqual(len(passed), 9, p.stdout + p.stderr)
+        self.assertEqual(len(passed), 10, p.stdout + p.stderr)
 
     def test_servicemonitor_against_crd_schema(self):
         py = venv_python()
@@ -123,6 +123,17 @@ class TestManifests(unittest.TestCase):
         listen = c["args"][c["args"].index("--listen") + 1]
         self.assertTrue(listen.endswith(":9835"))
         self.assertEqual(c["livenessProbe"]["httpGet"]["port"], "metrics")
+        # It listens on every pod address: a NetworkPolicy lets only the
+        # monitoring namespace in, on the metrics port, and nothing out.
+        pols = [d for d in docs if d["kind"] == "NetworkPolicy"]
+        self.assertEqual(len(pols), 1)
+        pol = pols[0]["spec"]
+        for k, v in pol["podSelector"]["matchLabels"].items():
+            self.assertEqual(ds["spec"]["template"]["metadata"]["labels"][k], v)
+        self.assertEqual(sorted(pol["policyTypes"]), ["Egress", "Ingress"])
+        self.assertEqual(pol["egress"], [])
+        self.assertEqual([p["port"] for r in pol["ingress"] for p in r["ports"]], [9835])
+        self.assertTrue(all(r.get("from") for r in pol["ingress"]), "an ingress rule open to all")
         sc = c["securityContext"]
         self.assertEqual(sc["capabilities"]["drop"], ["ALL"])
         self.assertLessEqual(set(sc["capabilities"]["add"]), {"SYSLOG", "DAC_READ_SEARCH"})

@@ -12,6 +12,11 @@ def main():
         except OSError as e:
             sys.stderr.write(f"gpudoctor: cannot run {exe}: {e}\n")
             return 2
+    # The interpreter running this entry point is the environment the user
+    # installed gpudoctor into (~/venv/bin/gpudoctor without activating
+    # ~/venv): name it, so that its packages are inspected too.
+    if sys.executable and os.path.isabs(sys.executable):
+        os.environ.setdefault("GPUDOCTOR_PYTHON", sys.executable)
     try:
         os.execv(exe, [exe] + sys.argv[1:])
     except OSError as e:
