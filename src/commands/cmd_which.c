@@ -155,6 +155,7 @@ static int which_all(struct ldso *l, const char *from, const struct gd_ctx *ctx)
 
 		json_init(&j, 1);
 		json_obj_begin(&j, NULL);
+		json_str(&j, "schema", "gpudoctor.which/1");
 		json_str(&j, "from", from);
 		json_int(&j, "missing", missing);
 		json_num(&j, "seconds", t.seconds);
@@ -245,6 +246,7 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 
 			json_init(&j, 1);
 			json_obj_begin(&j, NULL);
+			json_str(&j, "schema", "gpudoctor.which/1");
 			json_str(&j, "name", soname);
 			json_str(&j, "requested_by", from);
 			json_result(&j, &r);
