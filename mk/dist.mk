@@ -40,7 +40,7 @@ DIST_K8S       = $(wildcard dist/kubernetes/*.yaml dist/kubernetes/*.json dist/k
 
 docs: $(DOCS_STAMP)
 
-$(DOCS_STAMP): $(B)/gpudoctor dist/gendocs.py
+$(DOCS_STAMP): $(B)/gpudoctor dist/gendocs.py dist/man-sections.txt
 	@mkdir -p $(B)/docs
 	GENDOCS_EXEC="$(DOCS_EXEC)" $(PYTHON) dist/gendocs.py $(B)/gpudoctor $(B)/docs
 	@touch $@
@@ -48,10 +48,11 @@ $(DOCS_STAMP): $(B)/gpudoctor dist/gendocs.py
 install: install-dist
 
 install-dist: $(DOCS_STAMP)
-	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASHCOMPDIR) \
 	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DATADIR)/gpudoctor/nhc \
 	  $(DESTDIR)$(LIBEXECDIR)/gpudoctor
 	$(INSTALL) -m 0644 $(B)/docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 0644 $(B)/docs/man/*.7 $(DESTDIR)$(MANDIR)/man7/
 	$(INSTALL) -m 0644 $(B)/docs/completions/gpudoctor.bash $(DESTDIR)$(BASHCOMPDIR)/gpudoctor
 	$(INSTALL) -m 0644 $(B)/docs/completions/_gpudoctor $(DESTDIR)$(ZSHCOMPDIR)/_gpudoctor
 	$(INSTALL) -m 0644 $(B)/docs/completions/gpudoctor.fish $(DESTDIR)$(FISHCOMPDIR)/gpudoctor.fish
@@ -67,6 +68,8 @@ install-dist: $(DOCS_STAMP)
 	  echo "  UNIT    $(SYSTEMDUNITDIR)/$$(basename $$f)"; done
 	$(INSTALL) -d $(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 0644 $(DIST_DOCS) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/schema
+	$(INSTALL) -m 0644 docs/schema/*.schema.json $(DESTDIR)$(DOCDIR)/schema/
 	@set -e; for f in $(DIST_PROM); do \
 	  $(INSTALL) -d $(DESTDIR)$(DOCDIR)/examples/prometheus; \
 	  $(INSTALL) -m 0644 $$f $(DESTDIR)$(DOCDIR)/examples/prometheus/; done

@@ -82,7 +82,8 @@ static void check_usage(FILE *f)
 	      "                         that just set LAYER up: gpudoctor plan prints these)\n"
 	      "  --layer LAYER          report one layer (the layers below it are checked, as it\n"
 	      "                         stands on them; exit status 1 when it fails or is blocked)\n"
-	      "LAYER: hardware, kernel, containers, devices, driver, cuda, libraries, frameworks.\n", f);
+	      "LAYER: hardware, kernel, containers, devices, driver, cuda, libraries, frameworks.\n"
+	      "FORMAT: text, json, markdown.\n", f);
 }
 
 

@@ -58,6 +58,7 @@ static void usage(FILE *f)
 	      "  -v, --verbose     show evidence for passing checks too\n"
 	      "  -h, --help        this help (after a command: that command's help)\n"
 	      "  --version         print the version\n"
+	      "WHEN: auto, always, never.\n"
 	      "\nRun 'gpudoctor check' first.  Exit status: 0 nothing failed, 1 a check failed,\n"
 	      "2 usage or internal error.\n", f);
 }

@@ -81,6 +81,8 @@ class TestDeb(unittest.TestCase):
                      "./usr/share/zsh/vendor-completions/_gpudoctor",
                      "./usr/share/fish/vendor_completions.d/gpudoctor.fish",
                      "./usr/share/gpudoctor/nhc/gpudoctor.nhc",
+                     "./usr/share/man/man7/gpudoctor-causes.7.gz",
+                     "./usr/share/doc/gpudoctor/schema/check.schema.json",
                      "./usr/libexec/gpudoctor/slurm-health-check"):
             self.assertIn(path, listing)
         # Every command of the command table has its page.
@@ -153,6 +155,13 @@ class TestDeb(unittest.TestCase):
         page = self.in_root("man", "gpudoctor").stdout
         self.assertIn("gpudoctor - diagnose the NVIDIA GPU stack", page)
         self.assertIn("gpudoctor-health(1)", page)
+        for section in ("EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"):
+            self.assertIn(section, page)
+        causes = self.in_root("man", "7", "gpudoctor-causes").stdout
+        self.assertIn("no-nvidia-gpu", causes)
+        self.assertIn("driver-library-mismatch", causes)
+        w = self.in_root("sh", "-c", "man --warnings 7 gpudoctor-causes >/dev/null").stderr
+        self.assertEqual(w.strip(), "")
         page = self.in_root("man", "gpudoctor-health").stdout
         self.assertIn("--slurm", page)
         self.assertIn("--deadline", page)
@@ -175,6 +184,17 @@ class TestDeb(unittest.TestCase):
                             shell="fish").stdout
         self.assertIn("health\t", fish)
         self.assertIn("--slurm\t", fish)
+        # Closed sets complete to their values: layers, colours, cause ids.
+        layers = self.in_root(". /usr/share/bash-completion/bash_completion; _completion_loader gpudoctor; "
+                              "COMP_WORDS=(gpudoctor check --layer d); COMP_CWORD=3; _gpudoctor; "
+                              "echo \"${COMPREPLY[*]}\"", shell="bash").stdout.split()
+        self.assertEqual(sorted(layers), ["devices", "driver"])
+        ids = self.in_root(". /usr/share/bash-completion/bash_completion; _completion_loader gpudoctor; "
+                           "COMP_WORDS=(gpudoctor explain cudnn-m); COMP_CWORD=2; _gpudoctor; "
+                           "echo \"${COMPREPLY[*]}\"", shell="bash").stdout.split()
+        self.assertIn("cudnn-missing", ids)
+        fcol = self.in_root("complete -C 'gpudoctor --color='", shell="fish").stdout
+        self.assertIn("always", fcol)
 
     def test_6_systemd_units_verify(self):
         units = self.in_root("sh", "-c", "ls /lib/systemd/system/gpudoctor* 2>/dev/null || true").stdout.split()

@@ -67,6 +67,31 @@ class TestMakeInstall(unittest.TestCase):
         for opt in re.findall(r"^  (--[a-z-]+)", health_help, re.M):
             self.assertIn(opt.replace("-", "\\-"), page)
             self.assertIn(opt, bash)
+        # gpudoctor(1)'s own sections, the cause catalogue as a page of
+        # section 7, docs and JSON Schemas beside the examples.
+        with open(os.path.join(d, "share/man/man1/gpudoctor.1")) as f:
+            top_page = f.read()
+        for section in ("EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"):
+            self.assertIn(f".SH {section}", top_page)
+        ids = [x.split()[0] for x in subprocess.run([GD, "explain", "--list-causes"], capture_output=True,
+                                                    text=True).stdout.splitlines() if x.strip()]
+        self.assertGreater(len(ids), 50)
+        with open(os.path.join(d, "share/man/man7/gpudoctor-causes.7")) as f:
+            causes = f.read()
+        for cid in ids:
+            self.assertIn(f"\\fB{cid.replace('-', chr(92) + '-')}\\fR", causes)
+        for rel in ("share/doc/gpudoctor/fleet.md", "share/doc/gpudoctor/runbook.md",
+                    "share/doc/gpudoctor/schema/check.schema.json"):
+            self.assertTrue(os.path.isfile(os.path.join(d, rel)), rel)
+        # Closed sets complete to their values in all three shells.
+        for rel in ("share/bash-completion/completions/gpudoctor", "share/zsh/site-functions/_gpudoctor",
+                    "share/fish/vendor_completions.d/gpudoctor.fish"):
+            with open(os.path.join(d, rel)) as f:
+                text = f.read()
+            for values in ("hardware kernel containers devices driver cuda libraries frameworks",
+                           "auto always never", "text json markdown"):
+                self.assertIn(values, text, rel)
+            self.assertIn("cudnn-missing", text, rel)
 
     def test_usr(self):
         d = self.install("/usr")
