@@ -164,7 +164,13 @@ int cmd_burn(int argc, char **argv, const struct gd_ctx *ctx)
 	else
 		burn_render_text(&run, &rep, ctx->use_color, &out);
 	fputs(out.s, stdout);
+	/* A GPU that was not burned has not passed acceptance, whatever the
+	 * severity of the reason (memory held by another process is a warning
+	 * in check, where nothing is running yet). */
 	ret = rep.status == STATUS_FAIL ? 1 : 0;
+	for (size_t i = 0; i < run.ngpus; i++)
+		if (run.gpus[i].refuse[0] || !run.gpus[i].gemms)
+			ret = 1;
 out:
 	if (o.progress_fd >= 0)
 		close(o.progress_fd);
