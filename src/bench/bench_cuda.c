@@ -83,6 +83,12 @@ int bench_cuda_load(const char *libname, struct cu_api *cu, struct err *e)
 	 * have only the plain name, with the same signature. */
 	if (bench_sym(cu->handle, "cuEventElapsedTime_v2", &cu->cuEventElapsedTime) < 0)
 		SYM(cu, cuEventElapsedTime, "cuEventElapsedTime");
+	/* burn's kernels; bench runs without them */
+	if (bench_sym(cu->handle, "cuModuleLoadData", &cu->cuModuleLoadData) < 0 ||
+	    bench_sym(cu->handle, "cuModuleGetFunction", &cu->cuModuleGetFunction) < 0 ||
+	    bench_sym(cu->handle, "cuModuleUnload", &cu->cuModuleUnload) < 0 ||
+	    bench_sym(cu->handle, "cuLaunchKernel", &cu->cuLaunchKernel) < 0)
+		cu->cuModuleLoadData = NULL;
 	return 0;
 fail:
 	bench_cuda_unload(cu);
@@ -125,6 +131,8 @@ static int bench_cublas_try(const char *libname, struct cublas_api *cb, struct e
 	SYM(cb, cublasGemmEx, "cublasGemmEx");
 	if (bench_sym(cb->handle, "cublasSetWorkspace_v2", &cb->cublasSetWorkspace) < 0)
 		cb->cublasSetWorkspace = NULL;
+	if (bench_sym(cb->handle, "cublasSgemv_v2", &cb->cublasSgemv) < 0)
+		cb->cublasSgemv = NULL;
 	return 0;
 fail:
 	bench_cublas_unload(cb);

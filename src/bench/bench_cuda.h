@@ -26,6 +26,8 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
 typedef struct cublasContext *cublasHandle_t;
 typedef int cublasStatus_t;
 
@@ -90,6 +92,13 @@ struct cu_api {
 	CUresult (*cuEventSynchronize)(CUevent ev);
 	CUresult (*cuEventElapsedTime)(float *ms, CUevent a, CUevent b);	/* _v2 from 12.8 */
 	CUresult (*cuEventDestroy)(CUevent ev);				/* _v2 */
+	/* optional (NULL when absent): burn's own kernels */
+	CUresult (*cuModuleLoadData)(CUmodule *m, const void *image);
+	CUresult (*cuModuleGetFunction)(CUfunction *f, CUmodule m, const char *name);
+	CUresult (*cuModuleUnload)(CUmodule m);
+	CUresult (*cuLaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+				   unsigned bx, unsigned by, unsigned bz, unsigned shared,
+				   CUstream s, void **params, void **extra);
 };
 
 struct cublas_api {
@@ -107,6 +116,11 @@ struct cublas_api {
 				       const void *b, int btype, int ldb,
 				       const void *beta, void *c, int ctype, int ldc,
 				       int compute, int algo);
+	/* optional (NULL when absent): burn's checksum of each product */
+	cublasStatus_t (*cublasSgemv)(cublasHandle_t h, int trans, int m, int n,
+				      const float *alpha, const float *a, int lda,
+				      const float *x, int incx, const float *beta,
+				      float *y, int incy);			/* _v2 */
 };
 
 /* dlopen name (a soname or a path) and resolve every entry point. */

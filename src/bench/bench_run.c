@@ -157,6 +157,28 @@ static void bench_candidates(const struct gd_ctx *ctx, const struct bench_opts *
 	buf_release(&dir);
 }
 
+char **bench_cublas_argv(const struct gd_ctx *ctx, const char **given, size_t ngiven)
+{
+	struct bench_opts o = { .cublas = given, .ncublas = ngiven };
+	struct bench_args gpu = { 0 }, cpu = { 0 };
+	char **out;
+
+	bench_candidates(ctx, &o, &gpu, &cpu);
+	out = xcalloc(gpu.n + 1, sizeof(*out));
+	for (size_t i = 0; i < gpu.n; i++)
+		out[i] = xstrdup(gpu.v[i]);
+	bench_args_release(&gpu);
+	bench_args_release(&cpu);
+	return out;
+}
+
+void bench_argv_free(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
 static const char *const bench_whole_run_refusals[] = {
 	"libcuda-missing", "libcuda-stub-on-path", "no-nvidia-gpu", "cuda-init-failed", NULL
 };

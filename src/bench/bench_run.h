@@ -36,6 +36,12 @@ struct bench_opts {
 
 void bench_run_all(const struct gd_ctx *ctx, const struct bench_opts *o, struct bench_run *run);
 
+/* "--cublas PATH" pairs for a GPU child (bench's, burn's): the paths given,
+ * then the toolkit's and the Python wheels' cuBLAS on the live machine.
+ * NULL-terminated; free with bench_argv_free. */
+char **bench_cublas_argv(const struct gd_ctx *ctx, const char **given, size_t ngiven);
+void bench_argv_free(char **argv);
+
 /* Child deadline: --timeout, but never less than a full run needs. */
 double bench_child_timeout(const struct gd_ctx *ctx, int quick);
 

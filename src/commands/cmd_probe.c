@@ -22,6 +22,7 @@ static const struct probe_entry probes[] = {
 	{ "bench", probe_main_bench },
 	{ "devopen", probe_main_devopen },
 	{ "nvml-sampler", probe_main_nvml_sampler },
+	{ "burn", probe_main_burn },
 };
 
 int cmd_probe(int argc, char **argv, const struct gd_ctx *ctx)

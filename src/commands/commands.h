@@ -22,6 +22,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_which(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx);
+int cmd_burn(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_health(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx);
 int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx);

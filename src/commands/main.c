@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "which", cmd_which, "which file the loader would load for a soname, and why", 0 },
 	{ "explain", cmd_explain, "explain an error log: its causes, confirmed on this machine, and the fix", 0 },
 	{ "bench", cmd_bench, "measure copy bandwidth and GEMM throughput against the hardware's limits", 0 },
+	{ "burn", cmd_burn, "node acceptance: every GPU under sustained, verified load, judged", 0 },
 	{ "health", cmd_health, "one-line verdict for Slurm and node-problem-detector (exit 0/1/2)", 0 },
 	{ "watch", cmd_watch, "monitor the GPU stack: XIDs, NVML health, Prometheus metrics", 0 },
 	{ "__probe", cmd_probe, "internal: isolated child probes", 1 },

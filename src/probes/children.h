@@ -20,5 +20,6 @@ int probe_main_libversion(int argc, char **argv);	/* probes/libraries/libversion
 int probe_main_devopen(int argc, char **argv);		/* probes/containers/devopen_child.c */
 int probe_main_bench(int argc, char **argv);		/* bench/bench_child.c */
 int probe_main_nvml_sampler(int argc, char **argv);	/* watch/sampler_child.c */
+int probe_main_burn(int argc, char **argv);		/* burn/burn_child.c */
 
 #endif

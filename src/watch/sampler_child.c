@@ -77,6 +77,8 @@ static struct {
 	nvmlReturn_t (*nvlink_errors)(nvmlDevice_t, unsigned int, int, unsigned long long *);
 	nvmlReturn_t (*fabric)(nvmlDevice_t, void *);
 	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
+	nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int *);
+	dev_uint_fn power_limit;
 } nv;
 
 #define SYM(slot, name, fb, need) { (void **)&nv.slot, name, fb, need }
@@ -110,6 +112,8 @@ static const struct cuda_sym syms[] = {
 	SYM(nvlink_state, "nvmlDeviceGetNvLinkState", NULL, CUDA_SYM_OPTIONAL),
 	SYM(nvlink_errors, "nvmlDeviceGetNvLinkErrorCounter", NULL, CUDA_SYM_OPTIONAL),
 	SYM(fabric, "nvmlDeviceGetGpuFabricInfo", NULL, CUDA_SYM_OPTIONAL),
+	SYM(clock, "nvmlDeviceGetClockInfo", NULL, CUDA_SYM_OPTIONAL),
+	SYM(power_limit, "nvmlDeviceGetEnforcedPowerLimit", NULL, CUDA_SYM_OPTIONAL),
 	SYM(procs, "nvmlDeviceGetComputeRunningProcesses_v3",
 	    "nvmlDeviceGetComputeRunningProcesses_v2", CUDA_SYM_OPTIONAL),
 };
@@ -315,6 +319,16 @@ static void sample_gpu(unsigned idx)
 	if (nv.temperature && ok("temperature", nv.temperature(d, 0, &t)))
 		put("temperature_c", t);
 	u32("power_mw", nv.power, d);
+	u32("power_limit_mw", nv.power_limit, d);
+	if (nv.clock) {
+		unsigned int mhz;
+
+		/* nvml.h: NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 */
+		if (ok("sm_clock", nv.clock(d, 1, &mhz)))
+			put("sm_clock_mhz", mhz);
+		if (ok("mem_clock", nv.clock(d, 2, &mhz)))
+			put("mem_clock_mhz", mhz);
+	}
 	if (nv.persistence) {
 		int p;
 

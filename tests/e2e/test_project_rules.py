@@ -98,7 +98,7 @@ STDIO_ALLOWED = {
 # and the folders before it, never one after it.
 LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
           ("inventory",), ("probes",), ("report",), ("rules",), ("render",),
-          ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("commands",)]
+          ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("burn",), ("commands",)]
 
 
 class ProjectRules(unittest.TestCase):

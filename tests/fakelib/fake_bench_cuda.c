@@ -15,11 +15,16 @@
  *   FAKE_CUDA_H2D_GBS, FAKE_CUDA_D2H_GBS, FAKE_CUDA_PAGEABLE_GBS, FAKE_CUDA_D2D_GBS
  *                          (50, 50, 10, 4000; D2D counts read + write)
  *   FAKE_CUDA_REPORT       file written at exit: "allocs=A frees=F host_allocs=.. ..."
+ * burn's kernels (cuModuleLoadData of its PTX, cuLaunchKernel) run here on
+ * the host, with the same arithmetic as burn_kernels.cu:
+ *   FAKE_CUDA_MEM_STUCK    a word index whose bit 3 reads as 1 (a stuck bit)
+ *   FAKE_CUDA_HANG_LAUNCH  the Nth kernel launch never returns (a hung GPU)
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -223,5 +228,74 @@ CUresult cuEventElapsedTime_v2(float *ms, struct fake_event *a, struct fake_even
 	if (!a->recorded || !b->recorded)
 		return 400;
 	*ms = (float)((b->t - a->t) * 1e3);
+	return 0;
+}
+
+/* ---- burn's kernels, emulated (same arithmetic as burn_kernels.cu) ---- */
+static unsigned fake_mix(unsigned long long i, unsigned seed)
+{
+	unsigned x = (unsigned)i ^ (unsigned)(i >> 32) * 0x9e3779b9u ^ seed;
+
+	x ^= x >> 16; x *= 0x7feb352du;
+	x ^= x >> 15; x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+static unsigned fake_expect(unsigned long long i, unsigned seed, unsigned mode, unsigned inv)
+{
+	return (mode ? seed : fake_mix(i, seed)) ^ inv;
+}
+
+static long launches;
+
+CUresult cuModuleLoadData(void **m, const void *image) { (void)image; *m = malloc(1); return 0; }
+CUresult cuModuleUnload(void *m) { free(m); return 0; }
+CUresult cuModuleGetFunction(void **f, void *m, const char *name)
+{
+	(void)m;
+	if (!strcmp(name, "gd_mem_fill"))
+		*f = (void *)1;
+	else if (!strcmp(name, "gd_mem_check"))
+		*f = (void *)2;
+	else
+		return 500;	/* CUDA_ERROR_NOT_FOUND */
+	return 0;
+}
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+			unsigned bz, unsigned shared, void *st, void **params, void **extra)
+{
+	unsigned *p = *(unsigned **)params[0];
+	unsigned long long n = *(unsigned long long *)params[1];
+	unsigned seed = *(unsigned *)params[2], mode = *(unsigned *)params[3], inv = *(unsigned *)params[4];
+	long stuck = getenv("FAKE_CUDA_MEM_STUCK") ? (long)env_d("FAKE_CUDA_MEM_STUCK", -1) : -1;
+
+	(void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)st; (void)extra;
+	if (++launches == (long)env_d("FAKE_CUDA_HANG_LAUNCH", -1))
+		for (;;)
+			pause();
+	if (f == (void *)1) {
+		for (unsigned long long i = 0; i < n; i++)
+			p[i] = fake_expect(i, seed, mode, inv);
+	} else {
+		unsigned newinv = *(unsigned *)params[5];
+		unsigned long long *bad = *(unsigned long long **)params[6];
+
+		for (unsigned long long i = 0; i < n; i++) {
+			unsigned e = fake_expect(i, seed, mode, inv), v = p[i];
+
+			if ((long)i == stuck)
+				v |= 8u;
+			if (v != e) {
+				bad[0]++;
+				if (i < bad[1])
+					bad[1] = i;
+				if (i > bad[2])
+					bad[2] = i;
+				bad[3] |= (unsigned long long)(v ^ e);
+			}
+			p[i] = e ^ inv ^ newinv;
+		}
+	}
 	return 0;
 }

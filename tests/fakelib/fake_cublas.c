@@ -9,6 +9,10 @@
  * Environment: FAKE_CUBLAS_TFLOPS_FP32 / _TF32 / _FP16 / _BF16 (50, 400,
  * 800, 800); FAKE_CUBLAS_WRONG=1 makes every computed entry wrong;
  * FAKE_CUBLAS_CREATE_RC makes cublasCreate_v2 fail.
+ * For burn: FAKE_CUBLAS_COMPUTE=1 computes every product (not only poisoned
+ * ones); FAKE_CUBLAS_CORRUPT_AT=N adds 0.5 to one element of the Nth
+ * product's C, silently (a GPU computing a wrong value without an error);
+ * cublasSgemv_v2 computes y = alpha A x + beta y (no transpose).
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -96,7 +100,10 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
 	(void)h; (void)alpha; (void)beta; (void)algo; (void)btype;
 	if (ta || tb)
 		return 7;
-	if (((const unsigned char *)c)[0] == 0xff) {
+	static long calls;
+
+	calls++;
+	if (((const unsigned char *)c)[0] == 0xff || getenv("FAKE_CUBLAS_COMPUTE")) {
 		float wrong = getenv("FAKE_CUBLAS_WRONG") ? 1000.0f : 0.0f;
 
 		for (int j = 0; j < n; j++)
@@ -108,6 +115,8 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
 					     get(b, atype, (size_t)p + (size_t)j * ldb);
 				put(c, ctype, (size_t)i + (size_t)j * ldc, s + wrong);
 			}
+		if (calls == (long)env_d("FAKE_CUBLAS_CORRUPT_AT", -1))
+			put(c, ctype, 3 + (size_t)2 * ldc, get(c, ctype, 3 + (size_t)2 * ldc) + 0.5f);
 	}
 	if (compute == 77) { rate = "FAKE_CUBLAS_TFLOPS_TF32"; def = 400; }
 	else if (atype == 2) { rate = "FAKE_CUBLAS_TFLOPS_FP16"; def = 800; }
@@ -118,5 +127,21 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
 	}
 	if (cuda)
 		dlclose(cuda);
+	return 0;
+}
+
+int cublasSgemv_v2(void *h, int trans, int m, int n, const float *alpha, const float *a, int lda,
+		   const float *x, int incx, const float *beta, float *y, int incy)
+{
+	(void)h;
+	if (trans)
+		return 7;
+	for (int i = 0; i < m; i++) {
+		float s = 0;
+
+		for (int j = 0; j < n; j++)
+			s += a[(size_t)i + (size_t)j * lda] * x[(size_t)j * incx];
+		y[(size_t)i * incy] = *alpha * s + (*beta != 0 ? *beta * y[(size_t)i * incy] : 0);
+	}
 	return 0;
 }

@@ -32,6 +32,7 @@
  *   FAKE_NVML_ECC_VOLATILE_COR, FAKE_NVML_ECC_AGGREGATE_COR  corrected counts (default 0)
  *   FAKE_NVML_CLOCK_REASONS   clock event reasons bit mask (default 0x1, idle)
  *   FAKE_NVML_PCIE_WIDTH, FAKE_NVML_PCIE_WIDTH_MAX  (default 16/16); generation 5/5
+ *   FAKE_NVML_SM_CLOCK, FAKE_NVML_MEM_CLOCK  MHz (default 1980, 3201)
  * Compile-time: -DFAKE_OLD_API leaves out the _v2/_v3 names (old drivers),
  * nvmlDeviceGetMemoryInfo_v2 included,
  * -DFAKE_OMIT_COUNT leaves out nvmlDeviceGetCount entirely (a required symbol).
@@ -335,6 +336,16 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *p)
 	return 0;
 }
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 700000; return 0; }
+/* FAKE_NVML_SM_CLOCK, FAKE_NVML_MEM_CLOCK: MHz (1980, 3201: an H200 at load) */
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int *mhz);
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned int *mhz)
+{
+	(void)d;
+	if (lost())
+		return 15;
+	*mhz = (unsigned)(type == 1 ? envl("FAKE_NVML_SM_CLOCK", 1980) : envl("FAKE_NVML_MEM_CLOCK", 3201));
+	return 0;
+}
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int *p) { (void)d; *p = 700000; return 0; }
 
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *m)

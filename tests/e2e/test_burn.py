@@ -1,0 +1,144 @@
+"""gpudoctor burn without a GPU: fake libcuda (tests/fakelib/fake_bench_cuda.c,
+which runs burn's two kernels on the host with the same arithmetic as
+src/burn/burn_kernels.cu), fake cuBLAS (fake_cublas.c) and fake NVML
+(fake_nvml.c, read by watch's sampler child), built by this test.
+
+Each failure the issue names is injected and must be named by its cause:
+a GEMM that returns one wrong element (silent data corruption), a memory
+word with a stuck bit, a clock held down by a thermal reason, a kernel that
+never returns (a hang), another process on the GPU; the healthy run passes.
+"""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+from gdtest import GPUDOCTOR, clean_env, run
+from test_bench import CC, FAKELIB, fake_libdir
+
+_nvml = None
+
+
+def libdir():
+    """The bench fakes plus a fake NVML in the same directory."""
+    global _nvml
+    d = fake_libdir()
+    if not _nvml:
+        subprocess.run([CC, "-shared", "-fPIC", "-O1", "-o", os.path.join(d, "libnvidia-ml.so.1"),
+                        os.path.join(FAKELIB, "fake_nvml.c"), "-Wl,-soname,libnvidia-ml.so.1"],
+                       check=True, capture_output=True)
+        _nvml = True
+    return d
+
+
+def burn(*args, json_out=True, **env):
+    d = libdir()
+    e = clean_env(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="600", FAKE_CUDA_PCI="0000:18:00.0",
+                  FAKE_CUBLAS_COMPUTE="1", **env)
+    argv = (["--json"] if json_out else []) + ["burn", "--minutes", "0.05", "--gemm-n", "32",
+                                              "--mem-mib", "4", "--tick", "0.4", "--stall", "3",
+                                              "--cublas", os.path.join(d, "libcublas.so.13")] + list(args)
+    rc, out, err = run(argv, env=e, timeout=120)
+    return rc, (json.loads(out) if json_out else out), err
+
+
+def causes(doc):
+    return {f["cause"] for f in doc["findings"] if f["cause"]}
+
+
+class TestBurn(unittest.TestCase):
+    def test_help_and_usage(self):
+        rc, out, _ = run(["burn", "--help"])
+        self.assertEqual(rc, 0)
+        self.assertIn("--minutes", out)
+        rc, _, err = run(["burn", "--minutes", "-1"])
+        self.assertEqual(rc, 2)
+        self.assertIn("error:", err)
+        rc, _, err = run(["--no-load", "burn"])
+        self.assertEqual(rc, 2)
+
+    def test_healthy_run_passes_with_the_nvml_series(self):
+        rc, doc, err = burn()
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(doc["schema"], "gpudoctor.burn/1")
+        g = doc["gpus"][0]
+        self.assertGreater(g["products"], 10)
+        self.assertEqual(g["products_wrong"], 0)
+        self.assertGreater(g["memtest_passes"], 0)
+        self.assertEqual(g["memtest_bad_words"], 0)
+        self.assertEqual(causes(doc), set())
+        # NVML was sampled through watch's sampler and matched by PCI address
+        self.assertTrue(any(t["sm_mhz"] == 1980 for t in g["series"]), g["series"])
+
+    def test_one_wrong_element_is_silent_data_corruption(self):
+        rc, doc, _ = burn(FAKE_CUBLAS_CORRUPT_AT="40")
+        self.assertEqual(rc, 1)
+        self.assertIn("gpu-silent-data-corruption", causes(doc))
+        f = [f for f in doc["findings"] if f["cause"] == "gpu-silent-data-corruption"][0]
+        self.assertEqual(f["status"], "fail")
+        self.assertIn("product=40 row=3", " ".join(f["evidence"]))
+
+    def test_stuck_memory_bit_is_named_with_its_address(self):
+        rc, doc, _ = burn(FAKE_CUDA_MEM_STUCK="1000")
+        self.assertEqual(rc, 1)
+        f = [f for f in doc["findings"] if f["cause"] == "gpu-memory-test-failed"]
+        self.assertTrue(f, doc["findings"])
+        ev = " ".join(f[0]["evidence"])
+        self.assertIn("first=0xfa0", ev)	# word 1000 = byte 0xfa0
+        self.assertIn("bits=0x8", ev)
+
+    def test_thermal_clock_drop_is_throttling(self):
+        rc, doc, _ = burn(FAKE_NVML_CLOCK_REASONS="0x40", FAKE_NVML_SM_CLOCK="1100")
+        self.assertEqual(rc, 0)	# a warning: the results were right
+        self.assertIn("gpu-throttled", causes(doc))
+        # a software power cap is how a GPU at full load runs: not judged
+        rc, doc, _ = burn(FAKE_NVML_CLOCK_REASONS="0x4")
+        self.assertNotIn("gpu-throttled", causes(doc))
+
+    def test_hung_kernel_is_named_not_waited_for(self):
+        t = time.time()
+        rc, doc, _ = burn(FAKE_CUDA_HANG_LAUNCH="3")
+        self.assertLess(time.time() - t, 30)
+        self.assertEqual(rc, 1)
+        self.assertIn("gpu-hang-under-load", causes(doc))
+
+    def test_another_process_on_the_gpu(self):
+        rc, doc, _ = burn(FAKE_NVML_PROCS="4242:2000")
+        self.assertIn("gpu-contended-during-burn", causes(doc))
+        rc, doc, _ = burn()
+        self.assertNotIn("gpu-contended-during-burn", causes(doc))
+
+    def test_memory_held_refuses(self):
+        rc, doc, _ = burn(FAKE_CUDA_FREE_MIB="100")
+        self.assertEqual(rc, 1)
+        self.assertEqual(causes(doc), {"gpu-memory-held"})
+
+    def test_ctrl_c_prints_a_partial_verdict(self):
+        d = libdir()
+        e = clean_env(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="600", FAKE_CUDA_PCI="0000:18:00.0",
+                      FAKE_CUBLAS_COMPUTE="1")
+        p = subprocess.Popen([GPUDOCTOR, "--json", "burn", "--minutes", "5", "--gemm-n", "32", "--mem-mib", "4",
+                              "--tick", "0.4", "--cublas", os.path.join(d, "libcublas.so.13")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
+        time.sleep(3)
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        doc = json.loads(out)
+        self.assertTrue(doc["interrupted"])
+        self.assertLess(doc["seconds_ran"], 20)
+        self.assertGreater(doc["gpus"][0]["products"], 0)
+        # no burn child is left running
+        left = subprocess.run(["pgrep", "-f", "__probe burn"], capture_output=True, text=True).stdout
+        self.assertEqual(left.strip(), "")
+
+    def test_text_report(self):
+        rc, out, _ = burn(FAKE_CUBLAS_CORRUPT_AT="40", json_out=False)
+        self.assertIn("gpu-silent-data-corruption", out)
+        self.assertIn("products checked", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
