@@ -162,8 +162,13 @@ void rules_pcie_platform(const struct rules_in *in, struct report *rep)
 			   hw->iommu_cmdline ? hw->iommu_cmdline : "");
 	}
 	if (ev.len) {
-		f = report_ok(rep, LAYER_HARDWARE, "hardware.pcie-platform", "PCIe platform: %s",
-			      bar1_known ? "BAR1 mapped" : "no problem seen");
+		/* The facts themselves in the title when they are short: text shows no ok evidence. */
+		if (ev.len <= 160)
+			f = report_ok(rep, LAYER_HARDWARE, "hardware.pcie-platform", "PCIe platform: %s",
+				      ev.s);
+		else
+			f = report_ok(rep, LAYER_HARDWARE, "hardware.pcie-platform", "PCIe platform: %s",
+				      bar1_known ? "BAR1 mapped" : "no problem seen");
 		finding_evidence(f, "%s", ev.s);
 	}
 	buf_release(&ev);
