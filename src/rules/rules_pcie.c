@@ -119,6 +119,10 @@ static void pcie_acs(const struct hw_inventory *hw, struct report *rep, struct b
 		finding_evidence(f, "NCCL's troubleshooting guide: ACS forces P2P through the root "
 				 "complex (slow, or hangs); disable it in the firmware or with setpci "
 				 "(until the next boot; keep it where VMs need isolation)");
+		if (hw->nnvswitches)
+			finding_evidence(f, "GPU-to-GPU traffic takes NVLink through the NVSwitches "
+					 "here; ACS still redirects what crosses these PCIe switches "
+					 "(GPUDirect RDMA between GPUs and NICs)");
 	} else if (unknown) {
 		report_skip(rep, LAYER_HARDWARE, "hardware.pcie-acs",
 			    "ACS on the switch ports between GPUs not checked: their PCI config "

@@ -97,6 +97,15 @@ class TestFabric(GDTestCase):
         f = assert_cause(self, doc, "fabric-manager-not-running", "fail")
         self.assertTrue(any("status 9" in e for e in f["evidence"]), f)
 
+    def test_processes_not_visible_is_not_a_verdict(self):
+        # Without /proc (a tree copied from another machine) whether it runs is unknown.
+        r = nvswitch_root(running=False)
+        r.remove("proc")
+        doc = check(r, env=clean_env(FAKE_NVML_FABRIC="3:0"), expect_rc=0)
+        assert_no_cause(self, doc, "fabric-manager-not-running")
+        self.assertEqual(finding(doc, fid="driver.fabricmanager")["status"], "skipped")
+        self.assertIsNone(self.fm(doc)["pid"])
+
     def test_dev_package_alone_is_not_fabric_manager(self):
         r = nvswitch_root(fm=False)
         r.write("var/lib/dpkg/status", dpkg_entry("nvidia-fabricmanager-dev-580", DRV + "-1"))

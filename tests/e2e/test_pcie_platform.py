@@ -15,7 +15,7 @@ import fixtures_lower
 
 ROOT_PORT, USP = "0000:00:01.0", "0000:01:00.0"
 DSP = ("0000:02:08.0", "0000:02:10.0")
-GPUS = ("0000:04:00.0", "0000:05:00.0")
+GPUS = ("0000:41:00.0", "0000:42:00.0")
 BAR1_128G = 128 << 30
 MEM64_PREF = 0x14220c
 IORESOURCE_UNSET = 0x20000000
@@ -90,6 +90,13 @@ class TestAcs(GDTestCase):
         self.assertEqual(br[DSP[0]]["acs_ctl"], "0x001d")
         self.assertIs(br[DSP[0]]["acs_p2p_request_redirect"], True)
         self.assertIs(br[USP]["acs"], False)
+
+    def test_acs_on_an_nvswitch_system_names_what_it_still_slows(self):
+        r = switch_root(acs_ctl=0x001d)
+        fixtures_lower.add_nvswitches(r, count=2)
+        doc = check(r, env=env2())
+        f = assert_cause(self, doc, "pcie-acs-blocks-p2p", "warn")
+        self.assertTrue(any("GPUDirect RDMA" in e for e in f["evidence"]), f)
 
     def test_source_validation_alone(self):
         doc = check(switch_root(acs_ctl=0x0001), env=env2())
