@@ -106,6 +106,28 @@ class TestFabric(GDTestCase):
         self.assertEqual(finding(doc, fid="driver.fabricmanager")["status"], "skipped")
         self.assertIsNone(self.fm(doc)["pid"])
 
+    def test_gpu_operator_driver_container(self):
+        # Fabric Manager inside the GPU Operator's driver container: its root is
+        # /run/nvidia/driver on the host, its process is in the host's /proc.
+        r = nvswitch_root(fm=False)
+        r.write("run/nvidia/driver/usr/bin/nv-fabricmanager", "#!/bin/sh\n", mode=0o755)
+        r.write("run/nvidia/driver/var/lib/dpkg/status", dpkg_entry("nvidia-fabricmanager-580", DRV + "-1"))
+        r.write("proc/3100/comm", "nv-fabricmanage\n")
+        doc = check(r, env=clean_env(FAKE_NVML_FABRIC="3:0"), expect_rc=0)
+        for c in FM_CAUSES:
+            assert_no_cause(self, doc, c)
+        fm = self.fm(doc)
+        self.assertEqual(fm["binary"], "/run/nvidia/driver/usr/bin/nv-fabricmanager")
+        self.assertEqual((fm["version"], fm["pid"]), (DRV, 3100))
+
+    def test_hostile_package_name_is_quoted(self):
+        r = nvswitch_root(fm_version="580.82.07")
+        r.write("var/lib/dpkg/status",
+                dpkg_entry("nvidia-fabricmanager-580$(touch /tmp/gd-pwned)", "580.82.07-1"))
+        doc = check(r, expect_rc=1)
+        f = assert_cause(self, doc, "fabric-manager-version-mismatch", "fail")
+        self.assertIn("'nvidia-fabricmanager-580$(touch /tmp/gd-pwned)'", f["fix"])
+
     def test_dev_package_alone_is_not_fabric_manager(self):
         r = nvswitch_root(fm=False)
         r.write("var/lib/dpkg/status", dpkg_entry("nvidia-fabricmanager-dev-580", DRV + "-1"))

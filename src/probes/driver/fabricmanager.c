@@ -13,6 +13,9 @@
  * https://packages.ubuntu.com/noble/nvidia-fabricmanager-535) or
  * nvidia-fabricmanager (CUDA repository).  A process is recognised by
  * /proc/PID/comm, which the kernel cuts to 15 bytes ("nv-fabricmanage").
+ * Under the NVIDIA GPU Operator Fabric Manager runs inside the driver
+ * container, whose root the host sees at /run/nvidia/driver
+ * (NVIDIA/NVSentinel#883 shows both deployments): its files count too.
  */
 #include "probes/driver/driver.h"
 #include "core/buf.h"
@@ -22,6 +25,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The host's files first, then the GPU Operator driver container's. */
+static const char *const fm_roots[] = { "", "/run/nvidia/driver" };
 
 static const char *const fm_units[] = {
 	"/etc/systemd/system/nvidia-fabricmanager.service",
@@ -137,10 +143,19 @@ void fabricmanager_probe(const char *root, size_t nvswitches, struct fabricmanag
 {
 	struct buf b = BUF_INIT;
 
-	if (fs_exists(root, "/usr/bin/nv-fabricmanager"))
-		fm->binary = xstrdup("/usr/bin/nv-fabricmanager");
-	if (fs_exists(root, "/usr/bin/nvidia-imex"))
-		fm->imex_binary = xstrdup("/usr/bin/nvidia-imex");
+	for (size_t r = 0; r < sizeof(fm_roots) / sizeof(fm_roots[0]); r++) {
+		char *p = xasprintf("%s/usr/bin/nv-fabricmanager", fm_roots[r]);
+
+		if (!fm->binary && fs_exists(root, p))
+			fm->binary = p;
+		else
+			free(p);
+		p = xasprintf("%s/usr/bin/nvidia-imex", fm_roots[r]);
+		if (!fm->imex_binary && fs_exists(root, p))
+			fm->imex_binary = p;
+		else
+			free(p);
+	}
 	for (size_t i = 0; i < sizeof(fm_units) / sizeof(fm_units[0]) && !fm->unit; i++)
 		if (fs_exists(root, fm_units[i]))
 			fm->unit = xstrdup(fm_units[i]);
@@ -152,13 +167,16 @@ void fabricmanager_probe(const char *root, size_t nvswitches, struct fabricmanag
 	if (!nvswitches && !fm->binary && !fm->unit && !fm->imex_binary && fm->nvswitch_nodes <= 0)
 		goto out;
 	fm_processes(root, fm);
-	if (fs_read_file(root, "/var/lib/dpkg/status", 64u << 20, &b, NULL) == 0) {
+	for (size_t r = 0; r < sizeof(fm_roots) / sizeof(fm_roots[0]) && !fm->version; r++) {
+		char *p = xasprintf("%s/var/lib/dpkg/status", fm_roots[r]);
 		char *pkg = NULL;
 
-		fm->version = fabricmanager_dpkg_version(b.s, &pkg);
-		if (pkg)
-			fm->version_source = xasprintf("/var/lib/dpkg/status (package %s)", pkg);
-		fm->package = pkg;
+		if (fs_read_file(root, p, 64u << 20, &b, NULL) == 0 &&
+		    (fm->version = fabricmanager_dpkg_version(b.s, &pkg))) {
+			fm->version_source = xasprintf("%s (package %s)", p, pkg);
+			fm->package = pkg;
+		}
+		free(p);
 	}
 out:
 	buf_release(&b);
