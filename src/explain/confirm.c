@@ -44,6 +44,9 @@ static const enum cause_id checkable[] = {
 	CAUSE_DEV_CHAR_LINKS_MISSING,
 	CAUSE_PTX_TOO_NEW_FOR_DRIVER, CAUSE_DRIVER_TOO_OLD_FOR_GPU, CAUSE_DRIVER_TOO_NEW_FOR_GPU,
 	CAUSE_CUDNN_NO_KERNEL_FOR_ARCH,
+	/* MIG, NVSwitch systems, the PCIe platform (rules_mig.c, rules_fabric.c, rules_pcie.c) */
+	CAUSE_MIG_ENABLED_NO_INSTANCES, CAUSE_MIG_MODE_PENDING_RESET, CAUSE_MIG_VISIBLE_DEVICES_PARENT,
+	CAUSE_FABRIC_MANAGER_VERSION_MISMATCH, CAUSE_PCIE_ACS_BLOCKS_P2P, CAUSE_PCIE_BAR1_UNMAPPED,
 };
 
 /* Causes a "cannot open shared object file" for a captured soname confirms. */

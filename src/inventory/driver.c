@@ -14,6 +14,20 @@ void driver_inventory_init(struct driver_inventory *p)
 	p->nvml_live.cuda_version_raw = -1;
 	p->nvml_live.count = -1;
 	p->nvml_live.seconds = -1;
+	p->fm.enabled = -1;
+	p->fm.pid = -1;
+	p->fm.nvswitch_nodes = -1;
+	p->fm.imex_pid = -1;
+}
+
+void fabricmanager_info_release(struct fabricmanager_info *f)
+{
+	free(f->binary);
+	free(f->unit);
+	free(f->version);
+	free(f->version_source);
+	free(f->package);
+	free(f->imex_binary);
 }
 
 static void driver_lib_release(struct driver_lib *l)
@@ -42,6 +56,7 @@ void driver_inventory_release(struct driver_inventory *p)
 		free(p->env[i].value);
 	free(p->env);
 	nvml_info_release(&p->nvml_live);
+	fabricmanager_info_release(&p->fm);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -92,6 +107,9 @@ void nvml_info_release(struct nvml_info *n)
 		for (size_t j = 0; j < g->nerrors; j++)
 			free(g->errors[j]);
 		free(g->errors);
+		for (size_t j = 0; j < g->nmig_uuids; j++)
+			free(g->mig_uuids[j]);
+		free(g->mig_uuids);
 	}
 	free(n->gpus);
 	memset(n, 0, sizeof(*n));

@@ -56,6 +56,16 @@ struct nvml_gpu {
 	int display_mode;		/* 1 a display can be attached, 0 headless, -1 unknown */
 	int compute_mode;		/* NVML_COMPUTEMODE_*: 0 default, 2 prohibited, 3 exclusive process */
 	int mig_mode;			/* current: 1 on, 0 off, -1 unknown */
+	int mig_pending;		/* the mode after the next GPU reset: 1 on, 0 off, -1 unknown */
+	int mig_devices;		/* MIG devices (compute instances) when MIG is on, -1 unknown */
+	char **mig_uuids;		/* their "MIG-..." UUIDs */
+	size_t nmig_uuids, mig_uuids_cap;
+	/*
+	 * nvmlDeviceGetGpuFabricInfo: state 0 not supported, 1 not started,
+	 * 2 in progress, 3 completed; status an nvmlReturn_t (0 success).
+	 * -1 unknown, and on GPUs outside an NVSwitch fabric (not supported).
+	 */
+	int fabric_state, fabric_status;
 	int ecc_mode;			/* current: 1 on, 0 off, -1 unknown */
 	long long ecc_volatile_unc, ecc_aggregate_unc;	/* -1 unknown */
 	int retired_pending;		/* -1 unknown */
@@ -102,6 +112,28 @@ struct driver_envvar {
 	const char *effect;	/* static, one line; NULL when not flagged */
 };
 
+/*
+ * NVSwitch systems' user-space services, from files only (fabricmanager.c):
+ * the NVIDIA Fabric Manager (nv-fabricmanager, unit nvidia-fabricmanager)
+ * and, on GB200 NVL72-class systems, IMEX (nvidia-imex).  Fabric Manager
+ * user guide: https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/
+ */
+struct fabricmanager_info {
+	char *binary;			/* /usr/bin/nv-fabricmanager when present, NULL */
+	char *unit;			/* the systemd unit file found, NULL */
+	int enabled;			/* a multi-user.target.wants link: 1, 0, -1 unknown */
+	long long pid;			/* a running nv-fabricmanager, -1 none seen */
+	int procs_listed;		/* /proc could be listed: pid -1 means "not running" */
+	/* The installed version: dpkg's nvidia-fabricmanager* package ("580.95.05"), NULL unknown */
+	char *version;
+	char *version_source;
+	char *package;			/* the package that gave the version, NULL */
+	int nvswitch_nodes;		/* /dev/nvidia-nvswitchN nodes (-1 /dev unreadable) */
+	char *imex_binary;		/* /usr/bin/nvidia-imex, NULL */
+	long long imex_pid;		/* a running nvidia-imex, -1 none seen */
+	int imex_channels;		/* /dev/nvidia-caps-imex-channels exists: 1, 0 */
+};
+
 struct driver_inventory {
 	int probed;			/* the static probe ran */
 	struct driver_lib cuda, nvml;
@@ -122,12 +154,14 @@ struct driver_inventory {
 	struct driver_envvar *env;	/* CUDA_* and NVIDIA_VISIBLE_DEVICES that are set */
 	size_t nenv, env_cap;
 	struct nvml_info nvml_live;
+	struct fabricmanager_info fm;
 };
 
 void driver_inventory_init(struct driver_inventory *p);
 void driver_inventory_release(struct driver_inventory *p);
 
 void nvml_info_release(struct nvml_info *n);
+void fabricmanager_info_release(struct fabricmanager_info *f);
 /* NVML's text for an nvmlReturn_t ("GPU is lost"), "?" when unknown. */
 const char *nvml_return_name(int rc);
 

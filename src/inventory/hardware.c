@@ -12,11 +12,25 @@ static void hw_fn_release(struct hw_pci_fn *f)
 	free(f->driver);
 	free(f->link_speed);
 	free(f->link_max_speed);
+	free(f->iommu_type);
+	for (size_t i = 0; i < f->nupstream; i++)
+		free(f->upstream[i]);
+	free(f->upstream);
 }
 
 void hw_inventory_init(struct hw_inventory *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->iommu_units = -1;
+	p->iommu_groups = -1;
+}
+
+const struct hw_bridge *hw_bridge_by_bdf(const struct hw_inventory *hw, const char *bdf)
+{
+	for (size_t i = 0; bdf && i < hw->nbridges; i++)
+		if (!strcasecmp(hw->bridges[i].bdf, bdf))
+			return &hw->bridges[i];
+	return NULL;
 }
 
 void hw_inventory_release(struct hw_inventory *p)
@@ -27,6 +41,10 @@ void hw_inventory_release(struct hw_inventory *p)
 		hw_fn_release(&p->nvswitches[i]);
 	free(p->gpus);
 	free(p->nvswitches);
+	for (size_t i = 0; i < p->nbridges; i++)
+		free(p->bridges[i].bdf);
+	free(p->bridges);
+	free(p->iommu_cmdline);
 	free(p->error);
 	memset(p, 0, sizeof(*p));
 }

@@ -33,7 +33,33 @@ struct hw_pci_fn {
 	/* the upstream port (the slot): the parent of the function's real sysfs path */
 	double port_max_speed_gts;	/* NAN unknown (a GPU on the root bus has none) */
 	int port_max_width;		/* -1 unknown */
+	/*
+	 * The PCIe platform (GPUs only; probes/hardware/pcie_platform.c).
+	 * BAR1, the GPU's large 64-bit aperture, from line 1 of sysfs `resource`.
+	 */
+	long long bar1_size;		/* bytes, -1 unknown */
+	int bar1_assigned;		/* 1 an address is assigned, 0 not, -1 unknown */
+	int iommu_group;		/* -1 none or unknown */
+	char *iommu_type;		/* the group's `type`: "identity" (passthrough), "DMA", "DMA-FQ"; NULL */
+	char **upstream;		/* the bridges above it (BDFs), nearest first; index into bridges */
+	size_t nupstream;
 };
+
+/*
+ * A PCI bridge above a GPU, with its ACS control register (PCIe extended
+ * capability 0x000D, read from sysfs `config`; the extended space is
+ * readable only by root).
+ */
+struct hw_bridge {
+	char *bdf;
+	int acs_ctl;		/* ACS Control register; -1 unknown (config not readable), -2 no ACS */
+};
+
+/* ACS Control bits (PCIe Base Specification, ACS Extended Capability). */
+#define HW_ACS_SV 0x01		/* Source Validation */
+#define HW_ACS_RR 0x04		/* P2P Request Redirect */
+#define HW_ACS_CR 0x08		/* P2P Completion Redirect */
+#define HW_ACS_P2P_BLOCKING (HW_ACS_SV | HW_ACS_RR | HW_ACS_CR)
 
 struct hw_inventory {
 	int probed;		/* the static probe ran */
@@ -43,11 +69,18 @@ struct hw_inventory {
 	size_t ngpus, gpus_cap;
 	struct hw_pci_fn *nvswitches;
 	size_t nnvswitches, nvswitches_cap;
+	struct hw_bridge *bridges;	/* every bridge above a GPU, once */
+	size_t nbridges, bridges_cap;
+	/* The IOMMU: units in /sys/class/iommu (-1 unknown), groups in /sys/kernel/iommu_groups. */
+	int iommu_units, iommu_groups;
+	char *iommu_cmdline;		/* the iommu options of /proc/cmdline ("intel_iommu=on iommu=pt"), NULL */
 };
 
 void hw_inventory_init(struct hw_inventory *p);
 void hw_inventory_release(struct hw_inventory *p);
 
+/* The bridge with this bus id in hw->bridges, or NULL. */
+const struct hw_bridge *hw_bridge_by_bdf(const struct hw_inventory *hw, const char *bdf);
 /* The GPU with this bus id ("0000:18:00.0") in hw, or NULL. */
 const struct hw_pci_fn *hw_gpu_by_bdf(const struct hw_inventory *hw, const char *bdf);
 /* Is this driver name the in-kernel nouveau or nova-core driver? */

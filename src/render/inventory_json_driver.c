@@ -57,6 +57,11 @@ static void json_gpu(struct json *j, const struct nvml_gpu *g)
 	json_tribool(j, "persistence_mode", g->persistence);
 	json_int_nonneg(j, "compute_mode", g->compute_mode);
 	json_tribool(j, "mig_mode", g->mig_mode);
+	json_tribool(j, "mig_mode_pending", g->mig_pending);
+	json_int_nonneg(j, "mig_devices", g->mig_devices);
+	json_str_array(j, "mig_device_uuids", g->mig_uuids, g->nmig_uuids);
+	json_int_nonneg(j, "fabric_state", g->fabric_state);
+	json_int_nonneg(j, "fabric_status", g->fabric_status);
 	json_bool(j, "lost", g->lost);
 	json_obj_begin(j, "ecc");
 	json_tribool(j, "enabled", g->ecc_mode);
@@ -113,6 +118,35 @@ static void json_nvml(struct json *j, const struct nvml_info *n)
 	json_obj_end(j);
 }
 
+static void json_pid(struct json *j, const char *key, long long pid, int listed)
+{
+	if (pid > 0)
+		json_int(j, key, pid);
+	else if (listed)
+		json_bool(j, key, 0);
+	else
+		json_null(j, key);
+}
+
+static void json_fm(struct json *j, const struct fabricmanager_info *fm)
+{
+	json_obj_begin(j, "fabric_manager");
+	json_str(j, "binary", fm->binary);
+	json_str(j, "unit", fm->unit);
+	json_tribool(j, "enabled", fm->enabled);
+	json_pid(j, "pid", fm->pid, fm->procs_listed);
+	json_str(j, "version", fm->version);
+	json_str(j, "version_source", fm->version_source);
+	json_str(j, "package", fm->package);
+	json_int_nonneg(j, "nvswitch_nodes", fm->nvswitch_nodes);
+	json_obj_begin(j, "imex");
+	json_str(j, "binary", fm->imex_binary);
+	json_pid(j, "pid", fm->imex_pid, fm->procs_listed);
+	json_bool(j, "channels", fm->imex_channels);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
 void inventory_json_driver(const struct inventory *inv, struct json *j)
 {
 	const struct driver_inventory *d = &inv->driver;
@@ -135,6 +169,7 @@ void inventory_json_driver(const struct inventory *inv, struct json *j)
 	}
 	json_arr_end(j);
 	json_nvml(j, &d->nvml_live);
+	json_fm(j, &d->fm);
 	json_obj_begin(j, "env");
 	for (size_t i = 0; i < d->nenv; i++)
 		json_str(j, d->env[i].name, d->env[i].value);

@@ -1,5 +1,6 @@
 /*
- * inventory_json_hardware.c - "gpus" and "nvswitches" of the inventory JSON.
+ * inventory_json_hardware.c - "gpus", "nvswitches", "pcie_bridges" and "iommu" of
+ * the inventory JSON.
  *
  * "name", "architecture" and "compute_capability" come from the knowledge
  * base by PCI id (null when the id is not in it): they are what --no-load
@@ -61,6 +62,38 @@ static void fn_json(const struct hw_pci_fn *f, const struct kb *kb, struct json 
 	json_int_nonneg(j, "max_width", f->max_width);
 	json_obj_end(j);
 	json_int_nonneg(j, "numa_node", f->numa_node);
+	if (with_name) {
+		json_obj_begin(j, "bar1");
+		json_int_nonneg(j, "size_mib", f->bar1_size >= 0 ? f->bar1_size >> 20 : -1);
+		json_tribool(j, "assigned", f->bar1_assigned);
+		json_obj_end(j);
+		json_int_nonneg(j, "iommu_group", f->iommu_group);
+		json_str(j, "iommu_group_type", f->iommu_type);
+		json_str_array(j, "upstream_bridges", f->upstream, f->nupstream);
+	}
+	json_obj_end(j);
+}
+
+static void bridge_json(const struct hw_bridge *b, struct json *j)
+{
+	json_obj_begin(j, NULL);
+	json_str(j, "bdf", b->bdf);
+	if (b->acs_ctl >= 0) {
+		json_bool(j, "acs", 1);
+		hex_id(j, "acs_ctl", b->acs_ctl, 4);
+		json_bool(j, "acs_source_validation", (b->acs_ctl & HW_ACS_SV) != 0);
+		json_bool(j, "acs_p2p_request_redirect", (b->acs_ctl & HW_ACS_RR) != 0);
+		json_bool(j, "acs_p2p_completion_redirect", (b->acs_ctl & HW_ACS_CR) != 0);
+	} else {
+		if (b->acs_ctl == -2)
+			json_bool(j, "acs", 0);
+		else
+			json_null(j, "acs");
+		json_null(j, "acs_ctl");
+		json_null(j, "acs_source_validation");
+		json_null(j, "acs_p2p_request_redirect");
+		json_null(j, "acs_p2p_completion_redirect");
+	}
 	json_obj_end(j);
 }
 
@@ -76,4 +109,13 @@ void inventory_json_hardware(const struct inventory *inv, const struct kb *kb, s
 	for (size_t i = 0; i < hw->nnvswitches; i++)
 		fn_json(&hw->nvswitches[i], kb, j, 0);
 	json_arr_end(j);
+	json_arr_begin(j, "pcie_bridges");
+	for (size_t i = 0; i < hw->nbridges; i++)
+		bridge_json(&hw->bridges[i], j);
+	json_arr_end(j);
+	json_obj_begin(j, "iommu");
+	json_int_nonneg(j, "units", hw->iommu_units);
+	json_int_nonneg(j, "groups", hw->iommu_groups);
+	json_str(j, "cmdline", hw->iommu_cmdline);
+	json_obj_end(j);
 }

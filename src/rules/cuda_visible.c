@@ -10,8 +10,20 @@
 #include <string.h>
 #include <strings.h>
 
-/* Does entry (trimmed) name a GPU?  Index into uuids, or -1. */
-static int cuda_visible_match(const char *tok, int count, const char *const *uuids)
+/* Does "MIG-<uuid>" (drivers >= R470) name one of the MIG devices?  1 or 0. */
+static int cuda_visible_mig(const char *tok, const char *const *mig, size_t nmig)
+{
+	int hits = 0;
+
+	for (size_t i = 0; i < nmig; i++)
+		if (mig[i] && !strncasecmp(mig[i], tok, strlen(tok)))
+			hits++;
+	return hits == 1;
+}
+
+/* Does entry (trimmed) name a GPU?  Index into uuids (count for a MIG device), or -1. */
+static int cuda_visible_match(const char *tok, int count, const char *const *uuids,
+			      const char *const *mig, size_t nmig)
 {
 	char *end;
 	long idx;
@@ -24,6 +36,8 @@ static int cuda_visible_match(const char *tok, int count, const char *const *uui
 		return -1;
 	}
 	/* "GPU-8932f937" (a unique prefix of a UUID) or "MIG-GPU-.../..." */
+	if (!strncasecmp(tok, "MIG-", 4) && strncasecmp(tok + 4, "GPU-", 4))
+		return tok[4] && cuda_visible_mig(tok, mig, nmig) ? count : -1;
 	if (!strncasecmp(tok, "MIG-", 4))
 		tok += 4;
 	if (strncasecmp(tok, "GPU-", 4) != 0 || !uuids)
@@ -41,6 +55,12 @@ static int cuda_visible_match(const char *tok, int count, const char *const *uui
 }
 
 int cuda_visible_count(const char *value, int count, const char *const *uuids, struct buf *why)
+{
+	return cuda_visible_count_mig(value, count, uuids, NULL, 0, why);
+}
+
+int cuda_visible_count_mig(const char *value, int count, const char *const *uuids,
+			   const char *const *mig, size_t nmig, struct buf *why)
 {
 	char *copy, *save = NULL, *tok;
 	int visible = 0, seen_unknown = 0;
@@ -76,7 +96,7 @@ int cuda_visible_count(const char *value, int count, const char *const *uuids, s
 			seen_unknown = 1;
 			continue;
 		}
-		m = cuda_visible_match(t, count, uuids);
+		m = cuda_visible_match(t, count, uuids, mig, nmig);
 		if (m < 0) {
 			buf_printf(why, "entry '%s' matches no GPU of the %d present, and CUDA "
 				   "ignores it and everything after it", t, count);

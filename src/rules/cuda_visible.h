@@ -18,6 +18,8 @@
 
 #include "core/buf.h"
 
+#include <stddef.h>
+
 /*
  * How many of `count` GPUs (uuids[i], may be NULL entries) a value of
  * CUDA_VISIBLE_DEVICES leaves visible; why is filled with the reason when
@@ -25,5 +27,13 @@
  * 0 when nothing can be visible whatever the GPUs ("", "-1", "none"), else -1.
  */
 int cuda_visible_count(const char *value, int count, const char *const *uuids, struct buf *why);
+/*
+ * The same, where "MIG-<uuid>" entries (drivers >= R470) are checked against
+ * the MIG devices' UUIDs mig[0..nmig): one that matches exactly one counts as
+ * visible.  MIG user guide, CUDA_VISIBLE_DEVICES:
+ * https://docs.nvidia.com/datacenter/tesla/mig-user-guide/
+ */
+int cuda_visible_count_mig(const char *value, int count, const char *const *uuids,
+			   const char *const *mig, size_t nmig, struct buf *why);
 
 #endif

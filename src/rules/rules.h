@@ -34,4 +34,9 @@ void rules_cuda(const struct rules_in *in, struct report *rep);
 void rules_libraries(const struct rules_in *in, struct report *rep);
 void rules_frameworks(const struct rules_in *in, struct report *rep);
 
+/* Parts of a layer's rules in files of their own, called by that layer's rules_<layer>(). */
+void rules_mig(const struct rules_in *in, struct report *rep);		/* driver: rules_mig.c */
+void rules_fabric(const struct rules_in *in, struct report *rep);	/* driver: rules_fabric.c */
+void rules_pcie_platform(const struct rules_in *in, struct report *rep);	/* hardware: rules_pcie.c */
+
 #endif

@@ -402,12 +402,17 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 	int count = n->outcome == NVML_RAN_OK ? n->count : -1;
 
 	if (cvd) {
-		const char *uuids[64];
+		const char *uuids[64], *mig[64 * 8];
+		size_t nmig = 0;
 		int vis;
 
-		for (size_t i = 0; i < n->ngpus && i < 64; i++)
+		for (size_t i = 0; i < n->ngpus && i < 64; i++) {
 			uuids[i] = n->gpus[i].uuid;
-		vis = cuda_visible_count(cvd->value, count > 64 ? 64 : count, uuids, &why);
+			for (size_t k = 0; k < n->gpus[i].nmig_uuids && k < 8; k++)
+				mig[nmig++] = n->gpus[i].mig_uuids[k];
+		}
+		vis = cuda_visible_count_mig(cvd->value, count > 64 ? 64 : count, uuids, mig, nmig,
+					     &why);
 		if (vis == 0) {
 			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", CAUSE_GPU_HIDDEN_BY_ENV,
 				       REACH_WORK, "CUDA_VISIBLE_DEVICES hides every GPU");
@@ -606,5 +611,7 @@ void rules_driver(const struct rules_in *in, struct report *rep)
 	rules_driver_versions(in, rep);
 	rules_driver_env(in, rep);
 	rules_driver_knows_gpus(in, rep);
+	rules_mig(in, rep);
+	rules_fabric(in, rep);
 	rules_driver_summary(in, rep);
 }

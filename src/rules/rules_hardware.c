@@ -228,5 +228,6 @@ void rules_hardware(const struct rules_in *in, struct report *rep)
 	rules_gpus_ok(in, rep);
 	rules_binding(in, rep);
 	rules_pcie(in, rep);
+	rules_pcie_platform(in, rep);
 	rules_summary(in, rep);
 }

@@ -33,6 +33,11 @@
  *   FAKE_NVML_CLOCK_REASONS   clock event reasons bit mask (default 0x1, idle)
  *   FAKE_NVML_PCIE_WIDTH, FAKE_NVML_PCIE_WIDTH_MAX  (default 16/16); generation 5/5
  *   FAKE_NVML_SM_CLOCK, FAKE_NVML_MEM_CLOCK  MHz (default 1980, 3201)
+ *   FAKE_NVML_MIG         MIG state per GPU, comma-separated "current:pending:devices"
+ *                         (GPU i takes entry i, or the last one): "1:1:0" MIG on without
+ *                         instances, "0:1" a pending enable; unset: "0:0:0" (MIG off)
+ *   FAKE_NVML_FABRIC      "state:status" of nvmlDeviceGetGpuFabricInfo on every GPU
+ *                         (3:0 completed); unset: Not Supported, as on a PCIe GPU
  * Compile-time: -DFAKE_OLD_API leaves out the _v2/_v3 names (old drivers),
  * nvmlDeviceGetMemoryInfo_v2 included,
  * -DFAKE_OMIT_COUNT leaves out nvmlDeviceGetCount entirely (a required symbol).
@@ -52,7 +57,7 @@
 
 typedef int nvmlReturn_t;
 typedef struct fake_dev *nvmlDevice_t;
-struct fake_dev { unsigned idx; };
+struct fake_dev { unsigned idx; int mig; };	/* mig: -1 the GPU, else its MIG device */
 
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
 typedef struct {
@@ -74,6 +79,7 @@ typedef struct {
 
 #define LOST 15
 static struct fake_dev devs[64];
+static struct fake_dev mig_devs[64][8];
 
 /* getenv, unless FAKE_NVML_STATE_FILE has a line NAME=VALUE (read at each call). */
 static const char *fenv(const char *name)
@@ -226,6 +232,7 @@ static nvmlReturn_t fake_handle(unsigned int i, nvmlDevice_t *d)
 	if (i >= (unsigned)envl("FAKE_NVML_GPUS", 1) || i >= 64)
 		return 2;
 	devs[i].idx = i;
+	devs[i].mig = -1;
 	*d = &devs[i];
 	return 0;
 }
@@ -245,7 +252,11 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int n)
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int n)
 {
-	snprintf(s, n, "GPU-3f1a2b4c-5d6e-4f70-8192-a3b4c5d6e7%02x", d->idx);
+	if (d->mig >= 0)
+		snprintf(s, n, "MIG-7c2e9d10-4b3a-5f61-8e72-90a1b2c3d4%01x%01x", d->idx & 0xf,
+			 (unsigned)d->mig & 0xf);
+	else
+		snprintf(s, n, "GPU-3f1a2b4c-5d6e-4f70-8192-a3b4c5d6e7%02x", d->idx);
 	return 0;
 }
 
@@ -369,10 +380,58 @@ nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *m)
 	return 0;
 }
 
+/* GPU idx's entry of FAKE_NVML_MIG: current, pending, MIG devices. */
+static void fake_mig(unsigned idx, unsigned *cur, unsigned *pend, unsigned *ndev)
+{
+	const char *spec = fenv("FAKE_NVML_MIG");
+	char buf[256], *save = NULL, *pick = NULL;
+	unsigned i = 0;
+
+	*cur = *pend = *ndev = 0;
+	if (!spec || !*spec)
+		return;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), i++)
+		if (i <= idx || !pick)
+			pick = t;
+	if (pick)
+		sscanf(pick, "%u:%u:%u", cur, pend, ndev);
+	if (*ndev > 7)
+		*ndev = 7;
+}
+
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend)
 {
-	(void)d;
-	*cur = *pend = 0;
+	unsigned n;
+
+	if (d->mig >= 0)
+		return 3;
+	fake_mig(d->idx, cur, pend, &n);
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *n)
+{
+	unsigned cur, pend, ndev;
+
+	fake_mig(d->idx, &cur, &pend, &ndev);
+	*n = cur ? 7 : 0;
+	return 0;
+}
+
+/* The first `devices` slots hold MIG devices; the others are empty (NOT_FOUND, 6). */
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int i, nvmlDevice_t *m)
+{
+	unsigned cur, pend, ndev;
+
+	fake_mig(d->idx, &cur, &pend, &ndev);
+	if (!cur || d->mig >= 0)
+		return 3;
+	if (i >= ndev || d->idx >= 64)
+		return 6;
+	mig_devs[d->idx][i].idx = d->idx;
+	mig_devs[d->idx][i].mig = (int)i;
+	*m = &mig_devs[d->idx][i];
 	return 0;
 }
 
@@ -483,7 +542,22 @@ nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *v)
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t d, unsigned int *v) { (void)d; *v = 0; return 0; }
 /* A PCIe H200 without NVLink bridges or NVSwitch: not supported, as NVML says there. */
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int l, int *on) { (void)d; (void)l; (void)on; return 3; }
-nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, void *info) { (void)d; (void)info; return 3; }
+/* nvmlGpuFabricInfo_t: clusterUuid[16], status at 16, cliqueId at 20, state (a byte) at 24. */
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, void *info)
+{
+	const char *spec = fenv("FAKE_NVML_FABRIC");
+	unsigned state = 0;
+	int status = 0;
+	unsigned char *b = info;
+
+	(void)d;
+	if (!spec || !*spec || sscanf(spec, "%u:%d", &state, &status) < 1)
+		return 3;
+	memset(b, 0, 25);
+	memcpy(b + 16, &status, sizeof(status));
+	b[24] = (unsigned char)state;
+	return 0;
+}
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t d, int cause, unsigned int *n, unsigned long long *a)
 {
 	(void)d; (void)cause; (void)n; (void)a;

@@ -3,6 +3,73 @@
 #include "probes/hardware/hardware.h"
 
 #include <math.h>
+#include <string.h>
+
+/* A config space image with ext caps: AER at 0x100 -> (id at 0x148) */
+static void cfg_cap(unsigned char *c, size_t off, unsigned id, size_t next)
+{
+	unsigned hdr = id | 1u << 16 | (unsigned)next << 20;
+
+	c[off] = hdr & 0xff;
+	c[off + 1] = hdr >> 8 & 0xff;
+	c[off + 2] = hdr >> 16 & 0xff;
+	c[off + 3] = hdr >> 24 & 0xff;
+}
+
+static void test_acs(void)
+{
+	static unsigned char c[4096];
+	int ctl;
+
+	memset(c, 0, sizeof(c));
+	cfg_cap(c, 0x100, 0x0001, 0x148);
+	cfg_cap(c, 0x148, 0x000d, 0);
+	c[0x14e] = 0x1d;
+	CHECK_INT(pcie_acs_ctl(c, sizeof(c), &ctl), 1);
+	CHECK_INT(ctl, 0x1d);
+	/* a non-root reader gets 64 bytes: unknown */
+	CHECK_INT(pcie_acs_ctl(c, 64, &ctl), -1);
+	CHECK_INT(ctl, -1);
+	/* the image ends inside the ACS capability */
+	CHECK_INT(pcie_acs_ctl(c, 0x14a, &ctl), 0);
+	CHECK_INT(pcie_acs_ctl(c, 0x14c, &ctl), -1);
+	/* no ACS in the list */
+	cfg_cap(c, 0x148, 0x0010, 0);
+	CHECK_INT(pcie_acs_ctl(c, sizeof(c), &ctl), 0);
+	CHECK_INT(ctl, -2);
+	/* a list that points at itself ends */
+	cfg_cap(c, 0x100, 0x0001, 0x100);
+	CHECK_INT(pcie_acs_ctl(c, sizeof(c), &ctl), 0);
+	/* all ones: the extended space is not readable */
+	memset(c + 0x100, 0xff, 4);
+	CHECK_INT(pcie_acs_ctl(c, sizeof(c), &ctl), -1);
+	CHECK_INT(pcie_acs_ctl(NULL, 0, &ctl), -1);
+}
+
+static void test_bar1(void)
+{
+	long long size;
+	int a;
+
+	CHECK_INT(pcie_resource_bar1("0x00000000fa000000 0x00000000faffffff 0x0000000000040200\n"
+				     "0x0000038000000000 0x0000039fffffffff 0x000000000014220c\n", &size, &a), 0);
+	CHECK(size == 128ll << 30);
+	CHECK_INT(a, 1);
+	CHECK_INT(pcie_resource_bar1("0x1 0x2 0x3\n0x0000000000000000 0x0000000000000000 "
+				     "0x0000000000000000\n", &size, &a), 0);
+	CHECK_INT(a, 0);
+	CHECK(size == -1);
+	/* IORESOURCE_UNSET: the size stays, the address does not */
+	CHECK_INT(pcie_resource_bar1("x\n0x0000000000000000 0x000000000fffffff 0x000000002014220c\n",
+				     &size, &a), 0);
+	CHECK_INT(a, 0);
+	CHECK(size == 256ll << 20);
+	CHECK_INT(pcie_resource_bar1("only one line\n", &size, &a), -1);
+	CHECK_INT(pcie_resource_bar1("x\n0x10 0x1 0x200\n", &size, &a), -1);	/* end < start */
+	CHECK_INT(pcie_resource_bar1("x\n0x10 0x20 0x200 junk\n", &size, &a), -1);
+	CHECK_INT(pcie_resource_bar1(NULL, &size, &a), -1);
+	CHECK_INT(a, -1);
+}
 
 static void test_hex(void)
 {
@@ -65,5 +132,7 @@ int main(void)
 	RUN(test_link_speed);
 	RUN(test_gen);
 	RUN(test_nouveau_names);
+	RUN(test_acs);
+	RUN(test_bar1);
 	return tap_done();
 }

@@ -184,4 +184,5 @@ void probe_driver(const struct probe_in *in, struct inventory *inv)
 	driver_module_version(&inv->kernel, d);
 	driver_version_pick(d);
 	cuda_env_scan(d);
+	fabricmanager_probe(ctx->root, inv->hw.nnvswitches, &d->fm);
 }

@@ -33,6 +33,16 @@ void probe_driver(const struct probe_in *in, struct inventory *inv);
 /* Runtime facts from isolated children; not called under --no-load or when blocked. */
 void probe_driver_live(const struct gd_ctx *ctx, struct inventory *inv);
 
+/*
+ * NVSwitch services (fabricmanager.c): Fabric Manager and IMEX, installed,
+ * enabled, running, and Fabric Manager's installed version.  /proc and dpkg's
+ * database are read only on a machine with NVSwitches (nvswitches, PCI
+ * functions) or one of the services' files.
+ */
+void fabricmanager_probe(const char *root, size_t nvswitches, struct fabricmanager_info *fm);
+/* The installed nvidia-fabricmanager* version in dpkg's status text, or NULL; *pkg its name. */
+char *fabricmanager_dpkg_version(const char *text, char **pkg);
+
 /* Parse the nvml child's lines into out (nvml_parse.c); exposed for tests. */
 struct kvlist;
 void nvml_parse(const struct gd_ctx *ctx, const struct kvlist *kv, struct nvml_info *out);

@@ -107,6 +107,9 @@ static struct {
 				      unsigned int *, unsigned int *);
 	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 	nvmlReturn_t (*procs_v1)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v1_t *);
+	nvmlReturn_t (*mig_max)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*mig_handle)(nvmlDevice_t, unsigned int, nvmlDevice_t *);
+	nvmlReturn_t (*fabric)(nvmlDevice_t, void *);
 } nv;
 
 #define SYM(slot, name, fb, need) { (void **)&nv.slot, name, fb, need }
@@ -143,6 +146,9 @@ static const struct cuda_sym nvml_syms[] = {
 	SYM(procs, "nvmlDeviceGetComputeRunningProcesses_v3",
 	    "nvmlDeviceGetComputeRunningProcesses_v2", CUDA_SYM_OPTIONAL),
 	SYM(procs_v1, "nvmlDeviceGetComputeRunningProcesses", NULL, CUDA_SYM_OPTIONAL),
+	SYM(mig_max, "nvmlDeviceGetMaxMigDeviceCount", NULL, CUDA_SYM_OPTIONAL),
+	SYM(mig_handle, "nvmlDeviceGetMigDeviceHandleByIndex", NULL, CUDA_SYM_OPTIONAL),
+	SYM(fabric, "nvmlDeviceGetGpuFabricInfo", NULL, CUDA_SYM_OPTIONAL),
 };
 
 /* kv_emit with a printf-style key. */
@@ -292,6 +298,60 @@ static void nvml_memory(unsigned idx, nvmlDevice_t dev)
 	}
 }
 
+/*
+ * The MIG devices (compute instances) of a GPU in MIG mode: what CUDA can
+ * enumerate there.  The slots run up to nvmlDeviceGetMaxMigDeviceCount; an
+ * empty slot answers NVML_ERROR_NOT_FOUND.  MIG user guide, "CUDA Device
+ * Enumeration": https://docs.nvidia.com/datacenter/tesla/mig-user-guide/
+ */
+static void nvml_mig_devices(unsigned idx, nvmlDevice_t dev)
+{
+	unsigned int max = 0, n = 0;
+	char s[128];
+
+	if (!nv.mig_max || !nv.mig_handle || !nvml_ok(idx, "mig_devices", nv.mig_max(dev, &max)))
+		return;
+	for (unsigned j = 0; j < max && j < 64; j++) {
+		nvmlDevice_t m;
+		char k[48];
+
+		if (nv.mig_handle(dev, j, &m) != NVML_SUCCESS)
+			continue;
+		memset(s, 0, sizeof(s));
+		if (nv.uuid && nv.uuid(m, s, sizeof(s) - 1) == NVML_SUCCESS) {
+			snprintf(k, sizeof(k), "mig.%u.uuid", n);
+			nvml_emit(s, "gpu.%u.%s", idx, k);
+		}
+		n++;
+	}
+	nvml_emit_ll(n, "gpu.%u.%s", idx, "mig_devices");
+}
+
+/*
+ * nvmlGpuFabricInfo_t (nvml.h): clusterUuid[16], status (nvmlReturn_t) at
+ * 16, cliqueId at 20, state (unsigned char) at 24.  Read by offset from a
+ * zeroed, larger buffer, so a newer layout cannot write past it.  Not
+ * supported (3) on GPUs outside an NVSwitch fabric: no fact, no error.
+ */
+static void nvml_fabric(unsigned idx, nvmlDevice_t dev)
+{
+	unsigned char b[256];
+	nvmlReturn_t rc;
+	int status;
+
+	if (!nv.fabric)
+		return;
+	memset(b, 0, sizeof(b));
+	rc = nv.fabric(dev, b);
+	if (rc == 3)
+		return;
+	if (!nvml_ok(idx, "fabric", rc))
+		return;
+	memcpy(&status, b + 16, sizeof(status));
+	nvml_emit_ll(b[24], "gpu.%u.%s", idx, "fabric_state");
+	nvml_emit_ll(status, "gpu.%u.%s", idx, "fabric_status");
+}
+
 static void nvml_gpu(unsigned idx)
 {
 	nvmlDevice_t dev;
@@ -344,8 +404,13 @@ static void nvml_gpu(unsigned idx)
 		nvml_emit_ll(i, "gpu.%u.%s", idx, "display_mode");
 	if (nv.compute_mode && nvml_ok(idx, "compute_mode", nv.compute_mode(dev, &i)))
 		nvml_emit_ll(i, "gpu.%u.%s", idx, "compute_mode");
-	if (nv.mig_mode && nvml_ok(idx, "mig_mode", nv.mig_mode(dev, &u, &u2)))
+	if (nv.mig_mode && nvml_ok(idx, "mig_mode", nv.mig_mode(dev, &u, &u2))) {
 		nvml_emit_ll(u, "gpu.%u.%s", idx, "mig_current");
+		nvml_emit_ll(u2, "gpu.%u.%s", idx, "mig_pending");
+		if (u == 1)
+			nvml_mig_devices(idx, dev);
+	}
+	nvml_fabric(idx, dev);
 	nvml_ecc(idx, dev);
 	nvml_processes(idx, dev);
 	if (gpu_lost)

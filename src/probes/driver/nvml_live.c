@@ -34,6 +34,8 @@ static const struct {
 	{ "display_mode", "nvmlDeviceGetDisplayMode" },
 	{ "compute_mode", "nvmlDeviceGetComputeMode" },
 	{ "mig_mode", "nvmlDeviceGetMigMode" },
+	{ "mig_devices", "nvmlDeviceGetMaxMigDeviceCount" },
+	{ "fabric", "nvmlDeviceGetGpuFabricInfo" },
 	{ "ecc_current", "nvmlDeviceGetEccMode" },
 	{ "ecc_volatile_unc", "nvmlDeviceGetTotalEccErrors(volatile)" },
 	{ "ecc_aggregate_unc", "nvmlDeviceGetTotalEccErrors(aggregate)" },
@@ -109,6 +111,21 @@ static void nvml_parse_gpu(const struct gd_ctx *ctx, const struct kvlist *kv, un
 	g->display_mode = (int)nvml_ll(kv, i, "display_mode");
 	g->compute_mode = (int)nvml_ll(kv, i, "compute_mode");
 	g->mig_mode = (int)nvml_ll(kv, i, "mig_current");
+	g->mig_pending = (int)nvml_ll(kv, i, "mig_pending");
+	v = nvml_ll(kv, i, "mig_devices");
+	g->mig_devices = (int)v;
+	for (long long j = 0; j < v && j < 64; j++) {
+		char k[48];
+		const char *u;
+
+		snprintf(k, sizeof(k), "mig.%lld.uuid", j);
+		if (!(u = kv_getf(kv, "gpu.%u.%s", i, k)))
+			continue;
+		XGROW(g->mig_uuids, g->nmig_uuids, g->mig_uuids_cap);
+		g->mig_uuids[g->nmig_uuids++] = xstrdup(u);
+	}
+	g->fabric_state = (int)nvml_ll(kv, i, "fabric_state");
+	g->fabric_status = (int)nvml_ll(kv, i, "fabric_status");
 	g->ecc_mode = (int)nvml_ll(kv, i, "ecc_current");
 	g->ecc_volatile_unc = nvml_ll(kv, i, "ecc_volatile_unc");
 	g->ecc_aggregate_unc = nvml_ll(kv, i, "ecc_aggregate_unc");

@@ -180,6 +180,9 @@ static void hw_fill(const char *root, const char *bdf, long vendor, long class_c
 	f->width = hw_attr_int(root, bdf, "current_link_width", tmp);
 	f->max_width = hw_attr_int(root, bdf, "max_link_width", tmp);
 	f->numa_node = hw_attr_int(root, bdf, "numa_node", tmp);
+	f->bar1_size = -1;
+	f->bar1_assigned = -1;
+	f->iommu_group = -1;
 	hw_port(root, bdf, f, tmp);
 }
 
@@ -228,6 +231,7 @@ void probe_hardware(const struct probe_in *in, struct inventory *inv)
 	}
 	fs_names_free(names, n);
 	buf_release(&tmp);
+	pcie_platform_probe(ctx->root, hw);
 }
 
 void probe_hardware_live(const struct gd_ctx *ctx, struct inventory *inv)

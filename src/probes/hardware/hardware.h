@@ -48,4 +48,18 @@ double hw_parse_link_speed(const char *s);
 /* "16" -> 16; -1 when not a non-negative decimal. */
 int hw_parse_int(const char *s);
 
+/*
+ * pcie_acs.c: the ACS Control register of a config space image (cfg, len
+ * bytes): 1 and *ctl when the ACS capability is there, 0 and *ctl = -2 when
+ * not, -1 and *ctl = -1 when the image has no readable extended space.
+ */
+int pcie_acs_ctl(const unsigned char *cfg, size_t len, int *ctl);
+/*
+ * BAR1 from the text of sysfs `resource` (line 1): 0 with *size (bytes, -1
+ * unknown) and *assigned (1/0), or -1 when the line is missing or garbled.
+ */
+int pcie_resource_bar1(const char *text, long long *size, int *assigned);
+/* pcie_platform.c: BAR1, IOMMU group, the bridges above each GPU and their ACS. */
+void pcie_platform_probe(const char *root, struct hw_inventory *hw);
+
 #endif
