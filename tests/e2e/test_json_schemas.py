@@ -1,7 +1,7 @@
 """Every JSON document gpudoctor writes has a machine-readable JSON Schema
 under docs/schema/ (beside the prose of docs/json-schema.md), and real
 outputs validate against it: check on a healthy and a broken fixture root,
-matrix, plan, explain (a log and a cause id), health, which, kb-info.
+matrix, plan, explain (a log and a cause id), health, which, kb-info, burn.
 
 Validated by tests/e2e/jsonschema_lite.py, and also by the `jsonschema`
 package where it is installed.  Each schema pins its document's "schema"
@@ -47,7 +47,7 @@ class JsonSchemas(GDTestCase):
 
     def test_every_schema_is_valid_json_with_an_id(self):
         files = glob.glob(os.path.join(SCHEMAS, "*.schema.json"))
-        self.assertGreaterEqual(len(files), 9)
+        self.assertGreaterEqual(len(files), 10)
         for f in files:
             with open(f) as fh:
                 s = json.load(fh)
@@ -87,6 +87,15 @@ class JsonSchemas(GDTestCase):
     def test_health(self):
         r = fixtures.healthy_root()
         self.validate("health", self.json_of(["--json", "health"], root=r.path, rcs=(0, 1, 2)))
+
+    def test_burn(self):
+        import test_burn
+        rc, doc, _ = test_burn.burn()
+        self.assertEqual(rc, 0)
+        self.validate("burn", doc)
+        rc, doc, _ = test_burn.burn(FAKE_CUBLAS_CORRUPT_AT="40")
+        self.assertEqual(doc["status"], "fail")
+        self.validate("burn", doc)
 
     def test_which(self):
         self.validate("which", self.json_of(["which", "--json", "libc.so.6"]))
