@@ -1,5 +1,7 @@
 /* report.c - building the list of findings; see report.h. */
 #include "report/report.h"
+#include "core/buf.h"
+#include "core/shquote.h"
 #include "core/xalloc.h"
 
 #include <stdarg.h>
@@ -151,6 +153,40 @@ void finding_fix(struct finding *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	f->fix = xvasprintf(fmt, ap);
 	va_end(ap);
+}
+
+void finding_fix_cmd(struct finding *f, const char *word, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, word);
+	for (const char *w = word; w; w = va_arg(ap, const char *)) {
+		if (b.len)
+			buf_addc(&b, ' ');
+		shquote_buf(&b, w);
+	}
+	va_end(ap);
+	free(f->fix);
+	f->fix = buf_detach(&b);
+}
+
+void finding_fix_note(struct finding *f, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	char *note;
+	va_list ap;
+
+	va_start(ap, fmt);
+	note = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (f->fix && *f->fix)
+		buf_printf(&b, "%s  (%s)", f->fix, note);
+	else
+		buf_puts(&b, note);
+	free(note);
+	free(f->fix);
+	f->fix = buf_detach(&b);
 }
 
 void report_set_summary(struct report *r, enum layer_id layer, const char *fmt, ...)

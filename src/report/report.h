@@ -106,6 +106,19 @@ enum reach finding_xid_reach(enum kb_xid_action a);
 /* Sets (replaces) the fix. */
 void finding_fix(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Sets (replaces) the fix with one command made of argument words, the list
+ * ended by NULL; each word is quoted as one shell word when needed
+ * (core/shquote.h), so a machine value can never become shell code:
+ *	finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PCIE", "-i", bdf, NULL);
+ */
+void finding_fix_cmd(struct finding *f, const char *word, ...) __attribute__((sentinel));
+/*
+ * Appends prose for people after the command, as "CMD  (prose)": the part a
+ * person reads and does not paste.  Machine values do not belong in it.
+ */
+void finding_fix_note(struct finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 void report_set_summary(struct report *r, enum layer_id layer, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
