@@ -125,8 +125,17 @@ int health_state_read(const char *root, const char *state_dir, long long now,
 	/* Only a file this user (or root) could have written is trusted: anyone
 	   else could make a node look healthy, or get it drained. */
 	if (fs_lstat(root, path.s, &sb) == 0 && safefile_check_stat(path.s, &sb, &e2) < 0) {
+		struct finding f;
+
 		st->present = 1;
 		snprintf(st->note, sizeof(st->note), "%.150s", e2.msg);
+		/* Ignored, but not silently: a warning names it. */
+		memset(&f, 0, sizeof(f));
+		f.cause = CAUSE_WATCH_STATE_UNTRUSTED;
+		f.status = finding_status(f.cause, REACH_WORK);
+		f.gpu = -1;
+		f.title = e2.msg;
+		health_add_finding(h, &f, 1);
 		goto out;
 	}
 	if (fs_read_line(root, "/proc/sys/kernel/random/boot_id", &boot, &e2) < 0)

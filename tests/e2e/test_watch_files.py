@@ -136,12 +136,18 @@ class SafeWrites(unittest.TestCase):
                 "active=cause=gpu-lost status=fail gpu=3 title=GPU 3 fell off the bus\n")
         rc, out, err = run(["--json", "--no-load", "health"], root=r.path, env=clean_env())
         self.assertEqual(rc, 1, out)	# our own file counts
+        self.assertNotIn("watch-state-untrusted", out)	# near miss
         os.chown(os.path.join(sdir, "state"), NOBODY, NOBODY)
         rc, out, err = run(["--json", "--no-load", "health"], root=r.path, env=clean_env())
         doc = json.loads(out)
         self.assertEqual(rc, 0, out)
         self.assertIn("owned by uid 65534", doc["watch_state"]["note"])
         self.assertEqual(doc["watch_state"]["taken"], 0)
+        # ignored, not silently: a warning with its own cause
+        self.assertEqual([(p["cause"], p["severity"]) for p in doc["problems"]],
+                         [("watch-state-untrusted", "warn")], doc)
+        rc, out, err = run(["--no-load", "health"], root=r.path, env=clean_env())
+        self.assertTrue(out.startswith("gpudoctor: ok; warn watch-state-untrusted - "), out)
         # and the daemon will not take it over
         rc, out, err = once(r, sdir)
         self.assertEqual(rc, 2, err)
