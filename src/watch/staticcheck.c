@@ -102,6 +102,7 @@ int static_fd(const struct wd *w)
 void static_readable(struct wd *w, double now)
 {
 	struct child_result r = CHILD_RESULT_INIT;
+	struct err e = ERR_INIT;
 
 	/* The check is quick and writes all at the end: wait for it to finish. */
 	child_finish(&w->st_child, &r);
@@ -131,8 +132,15 @@ void static_readable(struct wd *w, double now)
 
 		if (!rec)
 			break;
-		if (finding_record_parse(rec, strlen(rec), &rf, NULL) < 0) {
+		if (finding_record_parse(rec, strlen(rec), &rf, &e) < 0) {
 			w->st_bad_records++;
+			if (w->o->log) {
+				char line[320];
+
+				snprintf(line, sizeof(line), "watch: a finding of the static check "
+					 "was not read: %.200s", e.msg);
+				w->o->log(line);
+			}
 			continue;
 		}
 		if ((rf.status == STATUS_WARN || rf.status == STATUS_FAIL) &&

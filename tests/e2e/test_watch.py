@@ -236,6 +236,32 @@ class WatchXids(unittest.TestCase):
             self.assertEqual(kinds(), left, f"after --ack {gpu}")
         self.assertEqual(left, set())
 
+    def test_ack_by_uuid_and_by_pci_address_forms(self):
+        # A GPU named by its NVML UUID, or by a PCI address as the kernel
+        # prints it, is the same exact identity as its index.
+        r = root_with_boot("boot-u", gpus=2)
+        state_dir = tempfile.mkdtemp(prefix="gd-watch-uuid-")
+        with Watch(r, kmsg_file=KMSG, state_dir=state_dir, state={"FAKE_NVML_GPUS": 2}) as w:
+            # mapped to GPU 1 once NVML has answered: then the record has its UUID
+            recs = w.wait(lambda: [x for x in w.state().get("records", [])
+                                   if " xid=48 " in x and " uuid=" in x], what="XID 48 on GPU 1")
+        uuid = recs[0].split(" uuid=")[1].split()[0]
+        self.assertTrue(uuid.startswith("GPU-"), recs)
+        rc, out, err = run(["watch", "--ack", uuid, "--state-dir", state_dir])
+        self.assertEqual(rc, 0, err)
+        left = active_in(state_dir)
+        self.assertFalse(any("XID 48" in a for a in left), left)
+        self.assertTrue(any("XID 13" in a for a in left), left)	# GPU 0's stays
+        rc, out, err = run(["watch", "--ack", "PCI:0000:18:00", "--state-dir", state_dir])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("acknowledged GPU 0000:18:00.0: 2 XID findings cleared", out)	# 13 and 32
+        self.assertFalse(any(a.split()[:2] == ["gpu-xid-error", "0"] for a in active_in(state_dir)))
+        with open(os.path.join(state_dir, "acks")) as f:
+            self.assertRegex(f.read(), r"^ack=GPU-[0-9a-f-]+ \d+\nack=0000:18:00\.0 \d+\n$")
+        for bad in ("1;reboot", "GPU-", "-1", "0000:zz:00.0"):
+            rc, out, err = run(["watch", "--ack", bad, "--state-dir", state_dir])
+            self.assertEqual(rc, 2, bad)
+
     def test_severities_are_the_catalogues(self):
         # issue 22: gpu-xid-error was a warning in the catalogue but a failure
         # in watch.  Every finding watch reports as a failure must belong to a
