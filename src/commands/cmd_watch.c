@@ -9,6 +9,7 @@
  * Also the child side of the daemon's static check (--static-sweep, hidden):
  * check's pipeline with --no-load, printed as key=value lines.
  */
+#include "commands/check_run.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/fs.h"
@@ -26,9 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-	      struct report *rep);
 
 static void watch_usage(FILE *f)
 {

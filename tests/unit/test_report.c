@@ -120,6 +120,11 @@ static void test_cause_policy(void)
 	CHECK(cause_flags(CAUSE_GPU_XID_ERROR) & CF_ACKABLE);
 	CHECK(cause_flags(CAUSE_GPU_LOST) & CF_ACKABLE);
 	CHECK(!(cause_flags(CAUSE_ECC_ERRORS) & CF_ACKABLE));
+	/* bench refuses the whole run for these, one GPU for the others */
+	CHECK(cause_flags(CAUSE_NO_NVIDIA_GPU) & CF_STOPS_BENCH);
+	CHECK(cause_flags(CAUSE_LIBCUDA_MISSING) & CF_STOPS_BENCH);
+	CHECK(!(cause_flags(CAUSE_GPU_COMPUTE_FAILED) & CF_STOPS_BENCH));
+	CHECK(!(cause_flags(CAUSE_GPU_LOST) & CF_STOPS_BENCH));
 	CHECK_INT(cause_action(CAUSE_NONE), CAUSE_ACT_NONE);
 	CHECK_INT(cause_flags(CAUSE_COUNT), 0);
 	/* An XID action reaches only the XID cause; every ackable cause is per GPU. */
