@@ -73,10 +73,13 @@ struct bench_link {
 	int load_width;
 };
 
-enum bench_severity { BENCH_INFO, BENCH_WARN, BENCH_FAIL };
-
+/*
+ * A benchmark's verdict: a catalogue cause whose status the severity policy
+ * decides (report/report.h, finding_status()), or a note (STATUS_OK with a
+ * cause: "info", nothing is wrong with what was measured).
+ */
 struct bench_finding {
-	enum bench_severity severity;
+	enum status status;	/* STATUS_OK (a note), STATUS_WARN or STATUS_FAIL */
 	enum cause_id cause;
 	const char *result;	/* kind name it is about, or NULL */
 	char *title;
@@ -218,16 +221,27 @@ void bench_gpu_init(struct bench_gpu *g, int index);
 void bench_gpu_release(struct bench_gpu *g);
 void bench_cpu_init(struct bench_cpu *c);
 void bench_cpu_release(struct bench_cpu *c);
-struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum bench_severity sev,
+/* A verdict: its status is finding_status(cause, reach). */
+struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum reach reach,
 					    enum cause_id cause, const char *result,
 					    const char *title, const char *evidence,
 					    const char *fix);
+/* A note ("info"): a cause worth naming that is no verdict on the GPU. */
+struct bench_finding *bench_gpu_add_note(struct bench_gpu *g, enum cause_id cause,
+					 const char *result, const char *title,
+					 const char *evidence, const char *fix);
+/* "info", "warn", "fail" (JSON) and "note", "WARN", "FAIL" (text). */
+const char *bench_finding_word(const struct bench_finding *f);
+const char *bench_finding_mark(const struct bench_finding *f);
 
 void bench_nccl_init(struct bench_nccl *n);
 void bench_nccl_release(struct bench_nccl *n);
-struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum bench_severity sev,
+struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum reach reach,
 					     enum cause_id cause, const char *title,
 					     const char *evidence, const char *fix);
+struct bench_finding *bench_nccl_add_note(struct bench_nccl *n, enum cause_id cause,
+					  const char *title, const char *evidence,
+					  const char *fix);
 
 /* Median of n doubles (sorts v in place); NAN when n == 0. */
 double bench_median(double *v, size_t n);

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static const char *const severities[] = { "info", "warn", "fail" };
 
 const char *bench_run_status(const struct bench_run *r)
 {
@@ -17,9 +16,9 @@ const char *bench_run_status(const struct bench_run *r)
 		if (r->gpus[i].refused)
 			return "refused";
 	switch (bench_judge_worst(r)) {
-	case BENCH_FAIL:
+	case STATUS_FAIL:
 		return "fail";
-	case BENCH_WARN:
+	case STATUS_WARN:
 		return "warn";
 	default:
 		return "ok";
@@ -116,7 +115,7 @@ static void bench_json_gpu(struct json *j, const struct bench_gpu *g)
 		const struct bench_finding *f = &g->findings[i];
 
 		json_obj_begin(j, NULL);
-		json_str(j, "severity", severities[f->severity]);
+		json_str(j, "severity", bench_finding_word(f));
 		json_str(j, "cause", cause_id_str(f->cause));
 		json_str(j, "result", f->result);
 		json_str(j, "title", f->title);

@@ -6,7 +6,6 @@
 
 static const char *const dir_names[BENCH_CONV_DIRS] = { "fwd", "bwd_data", "bwd_filter" };
 static const char *const coll_names[BENCH_NCCL_COLLS] = { "all_reduce", "all_gather", "reduce_scatter" };
-static const char *const severities[] = { "info", "warn", "fail" };
 
 static double bj_round1(double v)
 {
@@ -117,7 +116,7 @@ void bench_render_json_nccl(struct json *j, const struct bench_nccl *n)
 		const struct bench_finding *f = &n->findings[i];
 
 		json_obj_begin(j, NULL);
-		json_str(j, "severity", severities[f->severity]);
+		json_str(j, "severity", bench_finding_word(f));
 		json_str(j, "cause", cause_id_str(f->cause));
 		json_str(j, "title", f->title);
 		json_str(j, "evidence", f->evidence);

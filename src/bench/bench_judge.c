@@ -70,7 +70,7 @@ static void bench_judge_copies(struct bench_gpu *g)
 
 		buf_printf(&ev, "; pinned copies %.1f GB/s to and %.1f GB/s from the GPU, against %.1f GB/s for %s",
 			   h->value, d->value, g->pcie_gbs, g->pcie_label ? g->pcie_label : "the full link");
-		bench_gpu_add_finding(g, BENCH_WARN, CAUSE_PCIE_LINK_DEGRADED, "h2d_pinned",
+		bench_gpu_add_finding(g, REACH_WORK, CAUSE_PCIE_LINK_DEGRADED, "h2d_pinned",
 				      "the GPU's PCIe link runs below its maximum speed or width", ev.s,
 				      "Reseat the card in a full x16 slot; check riser cables and the BIOS PCIe settings; confirm under load with nvidia-smi -q -d PCIE");
 	} else {
@@ -84,7 +84,7 @@ static void bench_judge_copies(struct bench_gpu *g)
 			buf_printf(&t, "%s copies reach only %.0f%% of the PCIe link", bench_kind_info(k)->label, r->percent);
 			buf_printf(&ev, "%.1f GB/s measured, %s allows %.1f GB/s per direction; the link itself is at its maximum, so the limit is elsewhere: an IOMMU or hypervisor on the DMA path, the host memory on another NUMA node, or other traffic on the bus",
 				   r->value, g->pcie_label ? g->pcie_label : "the link", r->ceiling);
-			bench_gpu_add_finding(g, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, bench_kind_info(k)->name, t.s, ev.s,
+			bench_gpu_add_finding(g, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, bench_kind_info(k)->name, t.s, ev.s,
 					      "numactl --cpunodebind=$(cat /sys/bus/pci/devices/<GPU>/numa_node) gpudoctor bench   # and check 'nvidia-smi topo -m' and the IOMMU mode (iommu=pt)");
 		}
 	}
@@ -101,7 +101,7 @@ static void bench_judge_copies(struct bench_gpu *g)
 			   k == BENCH_H2D_PAGEABLE ? "to" : "from", 100.0 * pg->value / pin->value);
 		buf_printf(&ev, "%s %.1f GB/s, %s %.1f GB/s: the driver stages pageable memory through a pinned buffer with a CPU copy",
 			   bench_kind_info(k)->label, pg->value, bench_kind_info(k - 2)->label, pin->value);
-		bench_gpu_add_finding(g, BENCH_INFO, CAUSE_PAGEABLE_COPIES_SLOW, bench_kind_info(k)->name, t.s, ev.s,
+		bench_gpu_add_note(g, CAUSE_PAGEABLE_COPIES_SLOW, bench_kind_info(k)->name, t.s, ev.s,
 				      "Pin the host buffers that feed the GPU: DataLoader(..., pin_memory=True) or tensor.pin_memory() in PyTorch; cudaHostAlloc / cudaHostRegister in CUDA C");
 	}
 	buf_release(&ev);
@@ -124,7 +124,7 @@ static void bench_judge_device(struct bench_gpu *g)
 			buf_printf(&t, "%s gave wrong results", ki->label);
 			buf_printf(&ev, "sampled entries of the %lldx%lldx%lld product differ from a float64 CPU reference: worst relative error %.3g",
 				   r->size, r->size, r->size, r->max_err);
-			bench_gpu_add_finding(g, BENCH_FAIL, CAUSE_GPU_COMPUTE_FAILED, ki->name, t.s, ev.s,
+			bench_gpu_add_finding(g, REACH_WORK, CAUSE_GPU_COMPUTE_FAILED, ki->name, t.s, ev.s,
 					      "nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats");
 		}
 		if (isnan(r->percent) || r->percent >= min)
@@ -136,7 +136,7 @@ static void bench_judge_device(struct bench_gpu *g)
 			   r->ceiling, ki->unit, why.s);
 		if (g->sms > 0 && !isnan(g->clock_mhz))
 			buf_printf(&ev, " (device: %d SMs, rated %.0f MHz)", g->sms, g->clock_mhz);
-		bench_gpu_add_finding(g, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, ki->name, t.s, ev.s, bench_fix_clocks);
+		bench_gpu_add_finding(g, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, ki->name, t.s, ev.s, bench_fix_clocks);
 	}
 	buf_release(&ev);
 	buf_release(&t);
@@ -192,7 +192,7 @@ static void bench_judge_conv_errors(struct bench_gpu *g)
 					buf_printf(&which, "%s%s %s", n++ ? ", " : "", conv_dir_labels[d], bench_conv_prec_label(p));
 				}
 			buf_printf(&t, "%d cuDNN convolution%s failed (%s)", n, n == 1 ? "" : "s", which.s);
-			bench_gpu_add_finding(g, BENCH_FAIL, bench_cause(cause, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, first->error,
+			bench_gpu_add_finding(g, REACH_WORK, bench_cause(cause, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, first->error,
 					      !strcmp(cause, "cudnn-no-kernel-for-arch")
 					      ? "gpudoctor matrix --solve   # a cuDNN release that still ships kernels for this GPU's architecture"
 					      : "gpudoctor check   # then gpudoctor matrix --solve for a cuDNN release that fits this driver and GPU");
@@ -223,7 +223,7 @@ static void bench_judge_conv_wrong(struct bench_gpu *g)
 		buf_printf(&t, "%d cuDNN convolution%s gave wrong results", n, n == 1 ? "" : "s");
 		buf_printf(&ev, "sampled outputs of the %s convolution differ from a float64 CPU reference (worst relative error %.3g): %s",
 			   c->shape ? c->shape : "", worst, which.s);
-		bench_gpu_add_finding(g, BENCH_FAIL, CAUSE_CUDNN_WRONG_RESULT, "conv", t.s, ev.s, bench_fix_cudnn_hw);
+		bench_gpu_add_finding(g, REACH_WORK, CAUSE_CUDNN_WRONG_RESULT, "conv", t.s, ev.s, bench_fix_cudnn_hw);
 	}
 	buf_release(&t);
 	buf_release(&ev);
@@ -238,7 +238,6 @@ void bench_judge_conv(struct bench_gpu *g)
 	if (!c->ran)
 		return;
 	if (c->refused) {
-		enum bench_severity sev = !strcmp(c->refused, "cudnn-missing") ? BENCH_INFO : BENCH_FAIL;
 		const char *fix = "gpudoctor check   # names the broken link below cuDNN";
 
 		if (!strcmp(c->refused, "cudnn-missing"))
@@ -252,7 +251,12 @@ void bench_judge_conv(struct bench_gpu *g)
 		buf_printf(&t, "cuDNN convolutions could not run%s", c->cudnn ? "" : ": no cuDNN loaded");
 		buf_printf(&ev, "%s%s%s", c->refused_msg ? c->refused_msg : c->refused,
 			   c->cudnn ? "; cuDNN: " : "", c->cudnn ? c->cudnn : "");
-		bench_gpu_add_finding(g, sev, bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, ev.s, fix);
+		/* No cuDNN to measure is a note for bench (check judges the library). */
+		if (bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED) == CAUSE_CUDNN_MISSING)
+			bench_gpu_add_note(g, CAUSE_CUDNN_MISSING, "conv", t.s, ev.s, fix);
+		else
+			bench_gpu_add_finding(g, REACH_WORK, bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED),
+					      "conv", t.s, ev.s, fix);
 	}
 	bench_judge_conv_errors(g);
 	bench_judge_conv_wrong(g);
@@ -268,7 +272,7 @@ void bench_judge_conv(struct bench_gpu *g)
 				   bench_conv_prec_label(p), r->percent);
 			buf_printf(&ev, "%.1f TFLOP/s measured, datasheet %.1f TFLOP/s, algorithm %d", r->value,
 				   r->ceiling, r->algo);
-			bench_gpu_add_finding(g, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, "conv", t.s, ev.s, bench_fix_clocks);
+			bench_gpu_add_finding(g, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, "conv", t.s, ev.s, bench_fix_clocks);
 		}
 	buf_release(&ev);
 	buf_release(&t);
@@ -291,11 +295,14 @@ void bench_judge_nccl(struct bench_nccl *n)
 		buf_printf(&t, "NCCL collectives could not run");
 		buf_printf(&ev, "%s%s%s", n->refused_msg ? n->refused_msg : n->refused,
 			   n->nccl_warning ? "; NCCL WARN: " : "", n->nccl_warning ? n->nccl_warning : "");
-		bench_nccl_add_finding(n, missing ? BENCH_INFO : BENCH_FAIL, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED),
-				       t.s, ev.s, fix);
+		if (missing)
+			bench_nccl_add_note(n, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED), t.s, ev.s, fix);
+		else
+			bench_nccl_add_finding(n, REACH_WORK, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED),
+					       t.s, ev.s, fix);
 	}
 	if (n->verified == 0) {
-		bench_nccl_add_finding(n, BENCH_FAIL, CAUSE_NCCL_CALL_FAILED, "an NCCL all-reduce gave wrong sums",
+		bench_nccl_add_finding(n, REACH_WORK, CAUSE_NCCL_CALL_FAILED, "an NCCL all-reduce gave wrong sums",
 				       "a 1 MiB FP32 all-reduce of rank+1 on every GPU did not give n(n+1)/2 everywhere",
 				       "NCCL_P2P_DISABLE=1 gpudoctor bench   # a correct result with P2P off points at the P2P path (IOMMU/ACS); nvidia-smi topo -m");
 	}
@@ -308,7 +315,7 @@ void bench_judge_nccl(struct bench_nccl *n)
 		buf_printf(&ev, "peak busbw %.1f GB/s against %.1f GB/s (%s); NCCL chose: %s", n->peak_busbw[c],
 			   n->ceiling_gbs, n->ceiling_source ? n->ceiling_source : "?",
 			   n->topology ? n->topology : "unknown (no INFO lines)");
-		bench_nccl_add_finding(n, BENCH_WARN, CAUSE_BENCH_BELOW_PEAK, t.s, ev.s,
+		bench_nccl_add_finding(n, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, t.s, ev.s,
 				       "nvidia-smi topo -m; nvidia-smi nvlink -s; env | grep ^NCCL_   # P2P or NVLink off (NCCL_P2P_DISABLE, IOMMU/ACS), or SHM only");
 	}
 	buf_release(&ev);
@@ -337,16 +344,16 @@ void bench_judge_cpu(struct bench_run *r)
 	}
 }
 
-enum bench_severity bench_judge_worst(const struct bench_run *r)
+enum status bench_judge_worst(const struct bench_run *r)
 {
-	enum bench_severity worst = BENCH_INFO;
+	enum status worst = STATUS_OK;
 
 	for (size_t i = 0; i < r->ngpus; i++)
 		for (size_t k = 0; k < r->gpus[i].nfindings; k++)
-			if (r->gpus[i].findings[k].severity > worst)
-				worst = r->gpus[i].findings[k].severity;
+			if (r->gpus[i].findings[k].status > worst)
+				worst = r->gpus[i].findings[k].status;
 	for (size_t k = 0; k < r->nccl.nfindings; k++)
-		if (r->nccl.findings[k].severity > worst)
-			worst = r->nccl.findings[k].severity;
+		if (r->nccl.findings[k].status > worst)
+			worst = r->nccl.findings[k].status;
 	return worst;
 }

@@ -12,7 +12,7 @@
  *
  *	bench_judge_gpu(&run->gpus[i]);	// each GPU's findings
  *	bench_judge_cpu(run);
- *	exit_status = bench_judge_worst(run) == BENCH_FAIL;
+ *	exit_status = bench_judge_worst(run) == STATUS_FAIL;
  */
 #ifndef GD_BENCH_JUDGE_H
 #define GD_BENCH_JUDGE_H
@@ -39,7 +39,7 @@ void bench_judge_nccl(struct bench_nccl *n);
 /* cpu->speedup from the first measured GPU's FP32 GEMM, cpu->conv_speedup
  * from its cuDNN FP32 forward convolution. */
 void bench_judge_cpu(struct bench_run *r);
-/* Worst severity over all GPUs (BENCH_INFO when none). */
-enum bench_severity bench_judge_worst(const struct bench_run *r);
+/* Worst status over all GPUs' findings (STATUS_OK when none, or notes only). */
+enum status bench_judge_worst(const struct bench_run *r);
 
 #endif

@@ -1,6 +1,7 @@
 /* bench_model.c - the bench run model: kinds, init/release, findings; see bench.h. */
 #include "bench/bench.h"
 #include "core/xalloc.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,15 +127,15 @@ void bench_nccl_release(struct bench_nccl *n)
 	bench_nccl_init(n);
 }
 
-struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum bench_severity sev,
-					     enum cause_id cause, const char *title,
-					     const char *evidence, const char *fix)
+static struct bench_finding *nccl_add(struct bench_nccl *n, enum status st,
+				      enum cause_id cause, const char *title,
+				      const char *evidence, const char *fix)
 {
 	struct bench_finding *f;
 
 	XGROW(n->findings, n->nfindings, n->findings_cap);
 	f = &n->findings[n->nfindings++];
-	f->severity = sev;
+	f->status = st;
 	f->cause = cause;
 	f->result = "nccl";
 	f->title = xstrdup_or_null(title);
@@ -225,22 +226,61 @@ struct bench_gpu *bench_run_add_gpu(struct bench_run *r, int index)
 	return &r->gpus[r->ngpus++];
 }
 
-struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum bench_severity sev,
-					    enum cause_id cause, const char *result,
-					    const char *title, const char *evidence,
-					    const char *fix)
+struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum reach reach,
+					     enum cause_id cause, const char *title,
+					     const char *evidence, const char *fix)
+{
+	return nccl_add(n, finding_status(cause, reach), cause, title, evidence, fix);
+}
+
+struct bench_finding *bench_nccl_add_note(struct bench_nccl *n, enum cause_id cause,
+					  const char *title, const char *evidence,
+					  const char *fix)
+{
+	return nccl_add(n, STATUS_OK, cause, title, evidence, fix);
+}
+
+const char *bench_finding_word(const struct bench_finding *f)
+{
+	return f->status == STATUS_FAIL ? "fail" : f->status == STATUS_WARN ? "warn" : "info";
+}
+
+const char *bench_finding_mark(const struct bench_finding *f)
+{
+	return f->status == STATUS_FAIL ? "FAIL" : f->status == STATUS_WARN ? "WARN" : "note";
+}
+
+static struct bench_finding *gpu_add(struct bench_gpu *g, enum status st,
+				     enum cause_id cause, const char *result,
+				     const char *title, const char *evidence,
+				     const char *fix)
 {
 	struct bench_finding *f;
 
 	XGROW(g->findings, g->nfindings, g->findings_cap);
 	f = &g->findings[g->nfindings++];
-	f->severity = sev;
+	f->status = st;
 	f->cause = cause;
 	f->result = result;
 	f->title = xstrdup_or_null(title);
 	f->evidence = xstrdup_or_null(evidence);
 	f->fix = xstrdup_or_null(fix);
 	return f;
+}
+
+struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum reach reach,
+					    enum cause_id cause, const char *result,
+					    const char *title, const char *evidence,
+					    const char *fix)
+{
+	return gpu_add(g, finding_status(cause, reach), cause, result, title, evidence, fix);
+}
+
+struct bench_finding *bench_gpu_add_note(struct bench_gpu *g, enum cause_id cause,
+					 const char *result, const char *title,
+					 const char *evidence, const char *fix)
+{
+	return gpu_add(g, STATUS_OK, cause, result, title, evidence, fix);
 }
 
 static int bench_cmp_double(const void *a, const void *b)

@@ -179,16 +179,11 @@ void bench_argv_free(char **argv)
 	free(argv);
 }
 
-static const char *const bench_whole_run_refusals[] = {
-	"libcuda-missing", "libcuda-stub-on-path", "no-nvidia-gpu", "cuda-init-failed", NULL
-};
-
+/* A refusal no other GPU can escape (no driver library, no GPU, cuInit
+ * failed): CF_STOPS_BENCH in knowledge/cause_policy.def. */
 static int bench_is_whole_run_refusal(const char *cause)
 {
-	for (const char *const *c = bench_whole_run_refusals; cause && *c; c++)
-		if (!strcmp(*c, cause))
-			return 1;
-	return 0;
+	return (cause_flags(cause_from_id(cause)) & CF_STOPS_BENCH) != 0;
 }
 
 /* The GPU's PCI ids and link from sysfs; its datasheet row from the kb. */

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static const char *const marks[] = { "note", "WARN", "FAIL" };
 
 /* "  4310.2 GB/s   " in a fixed 18 columns, "?" when unknown. */
 static void bench_text_num(struct buf *out, double v, const char *unit)
@@ -73,7 +72,7 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 	for (size_t i = 0; i < g->nfindings; i++) {
 		const struct bench_finding *f = &g->findings[i];
 
-		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], tesc(f->title), cause_id_str(f->cause));
+		buf_printf(out, "  %s  %s  [%s]\n", bench_finding_mark(f), tesc(f->title), cause_id_str(f->cause));
 		if (f->evidence)
 			buf_printf(out, "        evidence: %s\n", tesc(f->evidence));
 		if (f->fix)

@@ -161,9 +161,7 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 	}
 	for (size_t i = 0; i < n->nfindings; i++) {
 		const struct bench_finding *f = &n->findings[i];
-		static const char *const marks[] = { "note", "WARN", "FAIL" };
-
-		buf_printf(out, "  %s  %s  [%s]\n", marks[f->severity], tesc(f->title), cause_id_str(f->cause));
+		buf_printf(out, "  %s  %s  [%s]\n", bench_finding_mark(f), tesc(f->title), cause_id_str(f->cause));
 		if (f->evidence) {
 			buf_puts(out, "        evidence: ");
 			termesc_buf(out, f->evidence);

@@ -75,7 +75,6 @@ static int health_layers_child(const struct gd_ctx *ctx, int hardware_only)
 {
 	struct inventory inv;
 	struct report rep;
-	struct health h;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
 
@@ -85,24 +84,9 @@ static int health_layers_child(const struct gd_ctx *ctx, int hardware_only)
 	}
 	inventory_init(&inv);
 	report_init(&rep);
-	health_init(&h);
 	check_run_upto(ctx, kb, &inv, &rep, hardware_only ? LAYER_HARDWARE : LAYER_CUDA);
-	health_layers_from_report(&rep, &h);
-	for (size_t i = 0; i < h.n; i++) {
-		char key[48];
-
-		snprintf(key, sizeof(key), "item.%zu.cause", i);
-		kv_emit(key, "%s", h.items[i].cause);
-		snprintf(key, sizeof(key), "item.%zu.gpu", i);
-		kv_emit(key, "%s", h.items[i].gpu);
-		snprintf(key, sizeof(key), "item.%zu.status", i);
-		kv_emit(key, "%s", h.items[i].status == STATUS_FAIL ? "fail" : "warn");
-		snprintf(key, sizeof(key), "item.%zu.reason", i);
-		kv_emit(key, "%s", h.items[i].reason);
-	}
-	kv_emit("items", "%zu", h.n);
+	health_layers_emit(&rep);
 	kv_end();
-	health_release(&h);
 	report_release(&rep);
 	inventory_release(&inv);
 	kb_close(kb);
@@ -147,7 +131,7 @@ static void run_layers(const struct gd_ctx *ctx, const struct health_opts *o, do
 	struct child_result r = CHILD_RESULT_INIT;
 	struct err e = ERR_INIT;
 	double inner = budget - 1.0;
-	int n = 0;
+	int n = 0, bad = 0;
 
 	/* Each isolated probe of the child must end before the child's deadline. */
 	if (inner > ctx->timeout)
@@ -182,7 +166,7 @@ static void run_layers(const struct gd_ctx *ctx, const struct health_opts *o, do
 
 			snprintf(why, sizeof(why), "checks did not finish within %g s", budget);
 			health_set_unknown(h, why);
-		} else if (r.outcome != CHILD_OK || health_layers_from_kv(&r.kv, h) < 0) {
+		} else if (r.outcome != CHILD_OK || health_layers_from_kv(&r.kv, h, &bad) < 0) {
 			struct buf d = BUF_INIT;
 
 			char why[160];
@@ -192,6 +176,14 @@ static void run_layers(const struct gd_ctx *ctx, const struct health_opts *o, do
 			health_set_unknown(h, why);
 			buf_release(&d);
 		}
+	}
+	if (bad > 0) {
+		char why[96];
+
+		/* A finding this build cannot read is not a healthy node. */
+		snprintf(why, sizeof(why), "%d finding%s of the checks could not be read", bad,
+			 bad == 1 ? "" : "s");
+		health_set_unknown(h, why);
 	}
 	child_result_release(&r);
 	for (int i = 0; i < 3; i++)
@@ -307,12 +299,12 @@ static void run_slurm(const struct gd_ctx *ctx, const struct health_opts *o,
 	slurm_node_parse(r.out.s ? r.out.s : "", r.out.len, &s->node);
 	if (o->reboot && h->action == HEALTH_ACT_REBOOT) {
 		health_boot_id(ctx->root, boot, sizeof(boot));
-		tried = health_reboot_tried(ctx->root, o->state_dir, boot, h->worst->cause,
+		tried = health_reboot_tried(ctx->root, o->state_dir, boot, health_cause(h->worst),
 					    h->worst->gpu);
 	}
 	slurm_plan(&s->node, h, o->reboot, tried, &s->plan);
 	if (s->plan.step == SLURM_REBOOT &&
-	    health_reboot_record(ctx->root, o->state_dir, boot, h->worst->cause, h->worst->gpu,
+	    health_reboot_record(ctx->root, o->state_dir, boot, health_cause(h->worst), h->worst->gpu,
 				 &e) < 0) {
 		/* Without the record a reboot could loop: drain instead. */
 		s->plan.step = SLURM_DRAIN;
@@ -365,14 +357,14 @@ static void render_json(const struct health *h, const struct health_state *st,
 	json_int(&j, "exit_status", (long long)h->verdict);
 	json_str(&j, "line", h->line);
 	json_str(&j, "action", actions[h->action]);
-	json_str(&j, "cause", h->worst ? h->worst->cause : NULL);
+	json_str(&j, "cause", h->worst ? health_cause(h->worst) : NULL);
 	json_str(&j, "gpu", h->worst ? h->worst->gpu : NULL);
 	json_str(&j, "unknown_reason", h->unknown_reason);
 	json_str(&j, "scope", o->hardware_only ? "hardware" : "node");
 	json_arr_begin(&j, "problems");
 	for (size_t i = 0; i < h->n; i++) {
 		json_obj_begin(&j, NULL);
-		json_str(&j, "cause", h->items[i].cause);
+		json_str(&j, "cause", health_cause(&h->items[i]));
 		json_str(&j, "gpu", h->items[i].gpu);
 		json_str(&j, "severity", h->items[i].status == STATUS_FAIL ? "fail" : "warn");
 		json_str(&j, "reason", h->items[i].reason);

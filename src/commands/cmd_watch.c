@@ -9,6 +9,7 @@
  * Also the child side of the daemon's static check (--static-sweep, hidden):
  * check's pipeline with --no-load, printed as key=value lines.
  */
+#include "commands/check_run.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/fs.h"
@@ -17,6 +18,7 @@
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
 #include "inventory/inventory.h"
+#include "report/finding_record.h"
 #include "report/report.h"
 #include "watch/run.h"
 
@@ -25,9 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int check_run(const struct gd_ctx *ctx, const struct kb *kb, struct inventory *inv,
-	      struct report *rep);
 
 static void watch_usage(FILE *f)
 {
@@ -112,17 +111,17 @@ static int static_sweep(const struct gd_ctx *ctx)
 		snprintf(key, sizeof(key), "layer.%d.status", l);
 		kv_emit(key, "%s", status_name(rep.layers[l].status));
 	}
-	for (size_t i = 0; i < rep.n; i++) {
+	/* The findings that are not ok, as report/finding_record.h records. */
+	for (size_t i = 0, n = 0; i < rep.n; i++) {
 		const struct finding *f = &rep.findings[i];
+		struct buf rec = BUF_INIT;
 
-		snprintf(key, sizeof(key), "finding.%zu.status", i);
-		kv_emit(key, "%s", status_name(f->status));
-		snprintf(key, sizeof(key), "finding.%zu.layer", i);
-		kv_emit(key, "%s", layer_name(f->layer));
-		snprintf(key, sizeof(key), "finding.%zu.cause", i);
-		kv_emit(key, "%s", f->cause != CAUSE_NONE ? cause_id_str(f->cause) : "-");
-		snprintf(key, sizeof(key), "finding.%zu.title", i);
-		kv_emit(key, "%s", f->title ? f->title : "");
+		if (f->status != STATUS_WARN && f->status != STATUS_FAIL)
+			continue;
+		finding_record_write(&rec, f);
+		snprintf(key, sizeof(key), "finding.%zu", n++);
+		kv_emit(key, "%s", rec.s);
+		buf_release(&rec);
 	}
 	if (inv.driver.nvml.path) {
 		struct buf host = BUF_INIT;

@@ -15,7 +15,6 @@ void health_init(struct health *h)
 void health_release(struct health *h)
 {
 	for (size_t i = 0; i < h->n; i++) {
-		free(h->items[i].cause);
 		free(h->items[i].gpu);
 		free(h->items[i].reason);
 	}
@@ -24,18 +23,34 @@ void health_release(struct health *h)
 	health_init(h);
 }
 
-void health_add(struct health *h, const char *cause, const char *gpu, enum status st,
-		const char *reason, int from_watch)
+void health_add_finding(struct health *h, const struct finding *f, int from_watch)
 {
 	struct health_item *it;
+	char gpu[24];
 
+	if (f->status != STATUS_WARN && f->status != STATUS_FAIL)
+		return;
+	if (f->gpu >= 0)
+		snprintf(gpu, sizeof(gpu), "%d", f->gpu);
+	else
+		snprintf(gpu, sizeof(gpu), "%s", f->pci && *f->pci ? f->pci : "-");
 	XGROW(h->items, h->n, h->cap);
 	it = &h->items[h->n++];
-	it->cause = xstrdup(cause && *cause ? cause : "unknown-cause");
-	it->gpu = xstrdup(gpu && *gpu ? gpu : "-");
-	it->status = st;
-	it->reason = xstrdup(reason ? reason : "");
+	memset(it, 0, sizeof(*it));
+	it->cause = f->cause;
+	it->gpu = xstrdup(gpu);
+	it->status = f->status;
+	it->reason = xstrdup(f->title ? f->title : "");
 	it->from_watch = from_watch;
+	it->xid = f->xid;
+	it->xid_action = f->xid_action;
+}
+
+const char *health_cause(const struct health_item *it)
+{
+	const char *id = cause_id_str(it->cause);
+
+	return id ? id : "unknown-cause";
 }
 
 void health_set_unknown(struct health *h, const char *reason)
@@ -121,7 +136,7 @@ void health_verdict(struct health *h)
 		h->verdict = HEALTH_UNHEALTHY;
 		h->action = health_item_needs_reboot(h->worst) ? HEALTH_ACT_REBOOT
 								       : HEALTH_ACT_DRAIN;
-		snprintf(text, sizeof(text), "%s %s %s", h->worst->cause, h->worst->gpu,
+		snprintf(text, sizeof(text), "%s %s %s", health_cause(h->worst), h->worst->gpu,
 			 h->worst->reason);
 		if (h->nfail > 1)
 			snprintf(tail, sizeof(tail), " (+%zu more)", h->nfail - 1);
@@ -133,7 +148,7 @@ void health_verdict(struct health *h)
 		h->verdict = HEALTH_OK;
 		h->action = HEALTH_ACT_NONE;
 		if (first_warn)
-			snprintf(text, sizeof(text), "ok; warn %s %s %s", first_warn->cause,
+			snprintf(text, sizeof(text), "ok; warn %s %s %s", health_cause(first_warn),
 				 first_warn->gpu, first_warn->reason);
 		else
 			snprintf(text, sizeof(text), "ok");

@@ -15,7 +15,7 @@
  *
  *	struct health h;
  *	health_init(&h);
- *	health_add(&h, "gpu-lost", "3", STATUS_FAIL, "GPU 3 fell off the bus", 0);
+ *	health_add_finding(&h, &finding, 0);	(a report/ finding: cause, status, scope)
  *	health_verdict(&h);
  *	puts(h.line);			(h.verdict is the exit status)
  *	health_release(&h);
@@ -44,12 +44,15 @@ enum health_action {
 /* The longest line printed: node-problem-detector's default message limit. */
 #define HEALTH_LINE_MAX 80
 
+/* One problem: a report/ finding's verdict as health keeps it. */
 struct health_item {
-	char *cause;		/* catalogue id */
-	char *gpu;		/* GPU index, a PCI address, or "-" */
-	enum status status;	/* STATUS_WARN or STATUS_FAIL */
+	enum cause_id cause;	/* from the catalogue; never CAUSE_NONE */
+	char *gpu;		/* GPU index, a PCI address, or "-": the line's word */
+	enum status status;	/* STATUS_WARN or STATUS_FAIL, as the policy decided */
 	char *reason;		/* one line, not yet escaped */
 	int from_watch;		/* taken from the watch daemon's state file */
+	int xid;		/* the XID it reports, 0 none */
+	enum kb_xid_action xid_action;	/* NVIDIA's action for it */
 };
 
 struct health {
@@ -68,9 +71,11 @@ struct health {
 void health_init(struct health *h);
 void health_release(struct health *h);
 
-/* Copies every string; a NULL or empty gpu becomes "-". */
-void health_add(struct health *h, const char *cause, const char *gpu, enum status st,
-		const char *reason, int from_watch);
+/* A finding of check's layers or of watch's state (status warn or fail;
+ * others are ignored): its GPU word is the index, else the PCI address. */
+void health_add_finding(struct health *h, const struct finding *f, int from_watch);
+/* The item's cause id, "unknown-cause" for none. */
+const char *health_cause(const struct health_item *it);
 void health_set_unknown(struct health *h, const char *reason);
 
 /* Decide verdict, action, worst and line from the items. */
@@ -89,7 +94,8 @@ void health_clean(char *out, size_t outsz, const char *s);
 
 /*
  * The reboot policy: problems that only a reboot (or a GPU reset, which a
- * scheduler cannot do while jobs run) clears.  See health_policy.c.
+ * scheduler cannot do while jobs run) clears: the cause's action in
+ * knowledge/cause_policy.def, or its XID's (report/report.h, finding_action()).
  */
 int health_item_needs_reboot(const struct health_item *it);
 

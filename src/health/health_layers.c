@@ -2,26 +2,63 @@
 #include "health/health_layers.h"
 #include "core/kv.h"
 #include "knowledge/causes.h"
+#include "report/finding_record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void health_layers_from_report(const struct report *rep, struct health *h)
+/*
+ * A shallow copy of f with its scope: check's findings name their GPU in
+ * their id ("driver.gpu.3.ecc", "hardware.driver.0000:17:00.0").  pci is
+ * the copy's storage; nothing of the copy is released.
+ */
+static void scoped(const struct finding *f, struct finding *out, char *pci, size_t pcisz)
 {
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct finding *f = &rep->findings[i];
-		char gpu[24];
+	char gpu[24];
 
-		if (f->status != STATUS_WARN && f->status != STATUS_FAIL)
-			continue;
-		health_gpu_of_finding(f->id, gpu, sizeof(gpu));
-		health_add(h, f->cause != CAUSE_NONE ? cause_id_str(f->cause) : "unknown-cause", gpu,
-			   f->status, f->title, 0);
+	*out = *f;
+	health_gpu_of_finding(f->id, gpu, sizeof(gpu));
+	if (strchr(gpu, ':')) {
+		snprintf(pci, pcisz, "%s", gpu);
+		out->pci = pci;
+	} else if (strcmp(gpu, "-")) {
+		out->gpu = atoi(gpu);
 	}
 }
 
-int health_layers_from_kv(const struct kvlist *kv, struct health *h)
+void health_layers_from_report(const struct report *rep, struct health *h)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct finding f;
+		char pci[24];
+
+		scoped(&rep->findings[i], &f, pci, sizeof(pci));
+		health_add_finding(h, &f, 0);
+	}
+}
+
+void health_layers_emit(const struct report *rep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		struct finding f;
+		struct buf rec = BUF_INIT;
+		char pci[24], key[32];
+
+		if (rep->findings[i].status != STATUS_WARN && rep->findings[i].status != STATUS_FAIL)
+			continue;
+		scoped(&rep->findings[i], &f, pci, sizeof(pci));
+		finding_record_write(&rec, &f);
+		snprintf(key, sizeof(key), "item.%zu", n++);
+		kv_emit(key, "%s", rec.s);
+		buf_release(&rec);
+	}
+	kv_emit("items", "%zu", n);
+}
+
+int health_layers_from_kv(const struct kvlist *kv, struct health *h, int *bad)
 {
 	long long n = kv_get_ll(kv, "items", -1);
 	int taken = 0;
@@ -29,15 +66,15 @@ int health_layers_from_kv(const struct kvlist *kv, struct health *h)
 	if (!kv->complete || n < 0)
 		return -1;
 	for (long long i = 0; i < n && i < 1000; i++) {
-		const char *cause = kv_getf(kv, "item.%lld.cause", i);
-		const char *gpu = kv_getf(kv, "item.%lld.gpu", i);
-		const char *st = kv_getf(kv, "item.%lld.status", i);
-		const char *reason = kv_getf(kv, "item.%lld.reason", i);
+		const char *rec = kv_getf(kv, "item.%lld", i);
+		struct finding f;
 
-		if (!cause || !st)
+		if (!rec || finding_record_parse(rec, strlen(rec), &f, NULL) < 0) {
+			(*bad)++;
 			continue;
-		health_add(h, cause, gpu, !strcmp(st, "fail") ? STATUS_FAIL : STATUS_WARN,
-			   reason, 0);
+		}
+		health_add_finding(h, &f, 0);
+		finding_release(&f);
 		taken++;
 	}
 	return taken;

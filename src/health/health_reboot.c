@@ -1,5 +1,6 @@
 /* health_reboot.c - the record that stops a reboot loop; see health_reboot.h. */
 #include "health/health_reboot.h"
+#include "core/safefile.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/kv.h"
@@ -48,8 +49,9 @@ int health_reboot_tried(const char *root, const char *state_dir, const char *boo
 int health_reboot_record(const char *root, const char *state_dir, const char *boot_id,
 			 const char *cause, const char *gpu, struct err *e)
 {
-	struct buf dir = BUF_INIT, tmp = BUF_INIT, final = BUF_INIT, body = BUF_INIT;
-	int fd = -1, ret = -1;
+	struct buf dir = BUF_INIT, final = BUF_INIT, body = BUF_INIT;
+	struct err e2 = ERR_INIT;
+	int ret = -1;
 
 	if (!boot_id || !*boot_id) {
 		err_set(e, "this boot's id is unknown: a reboot could not be told from a retry");
@@ -61,29 +63,17 @@ int health_reboot_record(const char *root, const char *state_dir, const char *bo
 		goto out;
 	}
 	buf_printf(&final, "%s/health-reboot", dir.s);
-	buf_printf(&tmp, "%s/.health-reboot.%ld", dir.s, (long)getpid());
 	buf_printf(&body, "boot_id=%s\ncause=%s\ngpu=%s\n", boot_id, cause, gpu);
-	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		err_set_errno(e, "cannot write '%s/health-reboot'", state_dir);
-		goto out;
-	}
-	if (write(fd, body.s, body.len) != (ssize_t)body.len || fsync(fd) < 0) {
-		err_set_errno(e, "cannot write '%s/health-reboot'", state_dir);
-		close(fd);
-		unlink(tmp.s);
-		goto out;
-	}
-	close(fd);
-	if (rename(tmp.s, final.s) < 0) {
-		err_set_errno(e, "cannot write '%s/health-reboot'", state_dir);
-		unlink(tmp.s);
+	/* A random temporary, created exclusively, then renamed (core/safefile.h):
+	   a link or file planted at a guessable name is never written through. */
+	if (safefile_check_dir(dir.s, &e2) < 0 ||
+	    safefile_write(final.s, body.s, body.len, 0644, 1, &e2) < 0) {
+		err_set(e, "cannot write '%s/health-reboot': %s", state_dir, e2.msg);
 		goto out;
 	}
 	ret = 0;
 out:
 	buf_release(&dir);
-	buf_release(&tmp);
 	buf_release(&final);
 	buf_release(&body);
 	return ret;

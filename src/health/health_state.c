@@ -3,76 +3,38 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/kv.h"
+#include "core/safefile.h"
+#include "core/xalloc.h"
+#include "report/finding_record.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-static int is_cause_id(const char *s, size_t n)
-{
-	if (n == 0 || n > 63)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return 0;
-	return 1;
-}
-
-static int is_gpu_token(const char *s, size_t n)
-{
-	if (n == 0 || n > 16)
-		return 0;
-	if (n == 1 && s[0] == '-')
-		return 1;
-	for (size_t i = 0; i < n; i++)
-		if (!strchr("0123456789abcdefABCDEF:.", s[i]))
-			return 0;
-	return 1;
-}
-
-/* Next blank-separated token of *p; returns its length, 0 at the end. */
-static size_t next_token(const char **p, const char **tok)
-{
-	const char *s = *p;
-	size_t n;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	n = strcspn(s, " \t");
-	*tok = s;
-	*p = s + n;
-	return n;
-}
-
-/* "cause gpu severity reason..." -> h when it counts; 0 parsed, -1 not. */
+/* One active= record (report/finding_record.h) -> h when it counts; 0 parsed, -1 not. */
 static int parse_active(const char *v, int take_warn, int take_fail, struct health_state *st,
 			struct health *h)
 {
-	const char *p = v, *cause, *gpu, *sev;
-	size_t nc = next_token(&p, &cause), ng = next_token(&p, &gpu), ns = next_token(&p, &sev);
-	char cbuf[64], gbuf[17];
-	enum status s;
+	struct finding f;
 
-	if (!is_cause_id(cause, nc) || !is_gpu_token(gpu, ng))
+	if (finding_record_parse(v, strlen(v), &f, NULL) < 0)
 		return -1;
-	if (ns == 4 && !memcmp(sev, "warn", 4))
-		s = STATUS_WARN;
-	else if (ns == 4 && !memcmp(sev, "fail", 4))
-		s = STATUS_FAIL;
-	else
+	if (f.status != STATUS_WARN && f.status != STATUS_FAIL) {
+		finding_release(&f);
 		return -1;
-	while (*p == ' ' || *p == '\t')
-		p++;
+	}
 	st->active++;
-	if ((s == STATUS_WARN && !take_warn) || (s == STATUS_FAIL && !take_fail))
-		return 0;
-	memcpy(cbuf, cause, nc);
-	cbuf[nc] = '\0';
-	memcpy(gbuf, gpu, ng);
-	gbuf[ng] = '\0';
-	health_add(h, cbuf, gbuf, s, *p ? p : "reported by gpudoctor watch", 1);
-	st->taken++;
+	if ((f.status == STATUS_WARN && take_warn) || (f.status == STATUS_FAIL && take_fail)) {
+		if (!*f.title) {
+			free(f.title);
+			f.title = xstrdup("reported by gpudoctor watch");
+		}
+		health_add_finding(h, &f, 1);
+		st->taken++;
+	}
+	finding_release(&f);
 	return 0;
 }
 
@@ -111,8 +73,8 @@ void health_state_parse(const char *text, size_t len, const char *cur_boot_id,
 	if (st->updated >= 0)
 		st->age = now > st->updated ? now - st->updated : 0;
 	st->fresh = st->age >= 0 && st->age <= max_age;
-	if (!version || strcmp(version, "1")) {
-		snprintf(st->note, sizeof(st->note), "state version %.20s is not 1: ignored",
+	if (!version || strcmp(version, "2")) {
+		snprintf(st->note, sizeof(st->note), "state version %.20s is not 2: ignored",
 			 version ? version : "(none)");
 		goto out;
 	}
@@ -148,6 +110,7 @@ int health_state_read(const char *root, const char *state_dir, long long now,
 {
 	struct buf path = BUF_INIT, text = BUF_INIT, boot = BUF_INIT;
 	struct err e2 = ERR_INIT;
+	struct stat sb;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -157,6 +120,22 @@ int health_state_read(const char *root, const char *state_dir, long long now,
 		if (e && e->code == ENOENT)
 			goto out;
 		ret = -1;
+		goto out;
+	}
+	/* Only a file this user (or root) could have written is trusted: anyone
+	   else could make a node look healthy, or get it drained. */
+	if (fs_lstat(root, path.s, &sb) == 0 && safefile_check_stat(path.s, &sb, &e2) < 0) {
+		struct finding f;
+
+		st->present = 1;
+		snprintf(st->note, sizeof(st->note), "%.150s", e2.msg);
+		/* Ignored, but not silently: a warning names it. */
+		memset(&f, 0, sizeof(f));
+		f.cause = CAUSE_WATCH_STATE_UNTRUSTED;
+		f.status = finding_status(f.cause, REACH_WORK);
+		f.gpu = -1;
+		f.title = e2.msg;
+		health_add_finding(h, &f, 1);
 		goto out;
 	}
 	if (fs_read_line(root, "/proc/sys/kernel/random/boot_id", &boot, &e2) < 0)

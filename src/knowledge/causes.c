@@ -14,6 +14,36 @@ static const struct cause causes[] = {
 _Static_assert(sizeof(causes) / sizeof(causes[0]) == CAUSE_COUNT - 1,
 	       "one table row per enum value");
 
+struct cause_policy {
+	enum cause_action action;
+	unsigned flags;
+};
+
+/* Indexed by enum cause_id; rows absent from cause_policy.def stay zero.  A
+ * NAME that is not a cause does not compile, and one given twice is an error
+ * under -Wextra (-Woverride-init, clang's -Winitializer-overrides). */
+static const struct cause_policy policies[CAUSE_COUNT] = {
+#define POLICY(name, action_, flags_) \
+	[CAUSE_##name] = { .action = action_, .flags = (flags_) },
+#include "knowledge/cause_policy.def"
+#undef POLICY
+};
+
+enum cause_action cause_action(enum cause_id c)
+{
+	return c > CAUSE_NONE && c < CAUSE_COUNT ? policies[c].action : CAUSE_ACT_NONE;
+}
+
+unsigned cause_flags(enum cause_id c)
+{
+	return c > CAUSE_NONE && c < CAUSE_COUNT ? policies[c].flags : 0;
+}
+
+const char *cause_action_name(enum cause_action a)
+{
+	return a == CAUSE_ACT_REBOOT ? "reboot" : a == CAUSE_ACT_DRAIN ? "drain" : "none";
+}
+
 const struct cause *cause_get(enum cause_id c)
 {
 	if (c <= CAUSE_NONE || c >= CAUSE_COUNT)

@@ -41,6 +41,29 @@ struct cause {
 	const char *sources;	/* "" if none yet */
 };
 
+/*
+ * What a scheduler does about a cause, and how daemons treat it: the columns
+ * of knowledge/cause_policy.def (kept apart from causes.def).  A cause not
+ * listed there has CAUSE_ACT_NONE and no flags.
+ */
+enum cause_action {
+	CAUSE_ACT_NONE,		/* the status decides: a failure drains */
+	CAUSE_ACT_DRAIN,	/* drain the node */
+	CAUSE_ACT_REBOOT,	/* drain; only a reboot (or GPU reset) clears it */
+};
+
+enum cause_flag {
+	CF_ACKABLE = 1 << 0,	/* kept until `watch --ack GPU` */
+	CF_PER_GPU = 1 << 1,	/* about one GPU */
+	CF_STOPS_BENCH = 1 << 2,	/* no benchmark can run under it */
+	CF_XID_ACTION = 1 << 3,	/* the action is the finding's XID action */
+};
+
+enum cause_action cause_action(enum cause_id c);
+unsigned cause_flags(enum cause_id c);
+/* "none", "drain", "reboot". */
+const char *cause_action_name(enum cause_action a);
+
 /* The entry of a cause; NULL for CAUSE_NONE or an out-of-range value. */
 const struct cause *cause_get(enum cause_id c);
 /* The id string, or NULL for CAUSE_NONE. */

@@ -1,5 +1,7 @@
 /* report.c - building the list of findings; see report.h. */
 #include "report/report.h"
+#include "core/buf.h"
+#include "core/shquote.h"
 #include "core/xalloc.h"
 
 #include <stdarg.h>
@@ -18,16 +20,8 @@ void report_init(struct report *r)
 
 void report_release(struct report *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		struct finding *f = &r->findings[i];
-
-		free(f->id);
-		free(f->title);
-		for (size_t k = 0; k < f->nevidence; k++)
-			free(f->evidence[k]);
-		free(f->evidence);
-		free(f->fix);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		finding_release(&r->findings[i]);
 	free(r->findings);
 	for (int i = 0; i < LAYER_COUNT; i++)
 		free(r->layers[i].summary);
@@ -48,16 +42,66 @@ static struct finding *report_vadd(struct report *r, enum layer_id layer, const 
 	f->status = st;
 	f->cause = cause;
 	f->title = xvasprintf(title_fmt, ap);
+	f->gpu = -1;
 	return f;
+}
+
+enum status finding_status(enum cause_id cause, enum reach reach)
+{
+	const struct cause *c = cause_get(cause);
+
+	/* A cause outside the catalogue is a programming error; it still
+	   reports as a failure rather than vanishing as "ok". */
+	return c ? severity_status(c->severity, reach) : STATUS_FAIL;
+}
+
+enum reach finding_xid_reach(enum kb_xid_action a)
+{
+	return a <= KB_XID_RESTART_APP ? REACH_LATENT : REACH_WORK;
+}
+
+enum cause_action finding_action(const struct finding *f)
+{
+	if (!(cause_flags(f->cause) & CF_XID_ACTION))
+		return cause_action(f->cause);
+	return f->xid_action == KB_XID_RESET_GPU || f->xid_action == KB_XID_REBOOT
+		       ? CAUSE_ACT_REBOOT
+		       : CAUSE_ACT_NONE;
+}
+
+void finding_scope(struct finding *f, int gpu, const char *pci, const char *uuid)
+{
+	f->gpu = gpu < 0 ? -1 : gpu;
+	free(f->pci);
+	free(f->uuid);
+	f->pci = pci && *pci ? xstrdup(pci) : NULL;
+	f->uuid = uuid && *uuid ? xstrdup(uuid) : NULL;
+}
+
+void finding_scope_xid(struct finding *f, int xid, enum kb_xid_action action)
+{
+	f->xid = xid > 0 ? xid : 0;
+	f->xid_action = action;
+}
+
+void finding_release(struct finding *f)
+{
+	free(f->id);
+	free(f->title);
+	for (size_t k = 0; k < f->nevidence; k++)
+		free(f->evidence[k]);
+	free(f->evidence);
+	free(f->fix);
+	free(f->pci);
+	free(f->uuid);
+	memset(f, 0, sizeof(*f));
+	f->gpu = -1;
 }
 
 struct finding *report_add(struct report *r, enum layer_id layer, const char *id,
 			   enum cause_id cause, enum reach reach, const char *title_fmt, ...)
 {
-	const struct cause *c = cause_get(cause);
-	/* A cause outside the catalogue is a programming error; it still
-	   reports as a failure rather than vanishing as "ok". */
-	enum status st = c ? severity_status(c->severity, reach) : STATUS_FAIL;
+	enum status st = finding_status(cause, reach);
 	struct finding *f;
 	va_list ap;
 
@@ -109,6 +153,40 @@ void finding_fix(struct finding *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	f->fix = xvasprintf(fmt, ap);
 	va_end(ap);
+}
+
+void finding_fix_cmd(struct finding *f, const char *word, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, word);
+	for (const char *w = word; w; w = va_arg(ap, const char *)) {
+		if (b.len)
+			buf_addc(&b, ' ');
+		shquote_buf(&b, w);
+	}
+	va_end(ap);
+	free(f->fix);
+	f->fix = buf_detach(&b);
+}
+
+void finding_fix_note(struct finding *f, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	char *note;
+	va_list ap;
+
+	va_start(ap, fmt);
+	note = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (f->fix && *f->fix)
+		buf_printf(&b, "%s  (%s)", f->fix, note);
+	else
+		buf_puts(&b, note);
+	free(note);
+	free(f->fix);
+	f->fix = buf_detach(&b);
 }
 
 void report_set_summary(struct report *r, enum layer_id layer, const char *fmt, ...)

@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "knowledge/causes.h"
+#include "knowledge/kb_xid.h"
 #include "knowledge/layers.h"
 #include "knowledge/severity.h"
 
@@ -32,6 +33,14 @@ struct finding {
 	char **evidence;
 	size_t nevidence, evidence_cap;
 	char *fix;		/* NULL when there is nothing to do */
+	/* Scope: what the finding is about, beyond its layer (set by the
+	   finding_scope*() calls; watch, health and --ack match on it). */
+	int gpu;		/* the GPU's index; -1 none or unknown */
+	char *pci;		/* its PCI address "0000:18:00.0"; NULL unknown */
+	char *uuid;		/* its UUID "GPU-..."; NULL unknown */
+	int xid;		/* the XID it reports; 0 none */
+	enum kb_xid_action xid_action;	/* NVIDIA's action for it (after the
+					   XID policy); KB_XID_NONE without */
 };
 
 struct layer_result {
@@ -69,8 +78,46 @@ struct finding *report_skip(struct report *r, enum layer_id layer, const char *i
 	__attribute__((format(printf, 4, 5)));
 void finding_evidence(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Sets the scope; pci and uuid are copied, NULL leaves them unknown. */
+void finding_scope(struct finding *f, int gpu, const char *pci, const char *uuid);
+void finding_scope_xid(struct finding *f, int xid, enum kb_xid_action action);
+/* Frees what a finding owns and empties it (report_release does it for its own). */
+void finding_release(struct finding *f);
+
+/*
+ * What a scheduler should do about a finding: the cause's action
+ * (knowledge/cause_policy.def), or, for a cause whose action is its XID's
+ * (CF_XID_ACTION), CAUSE_ACT_REBOOT when NVIDIA's action is reset-gpu or
+ * reboot (a scheduler can only reset a GPU by rebooting the idle node) and
+ * CAUSE_ACT_NONE otherwise.
+ */
+enum cause_action finding_action(const struct finding *f);
+
+/*
+ * The status of a finding of this cause and reach: the catalogue's class
+ * through the severity policy (knowledge/severity.h).  The one place a
+ * status is decided, for every command.  An XID's reach is its action:
+ * restart-app concerns one application (REACH_LATENT for the GPU), anything
+ * beyond it every job on the GPU (REACH_WORK); finding_xid_reach() says so.
+ */
+enum status finding_status(enum cause_id cause, enum reach reach);
+enum reach finding_xid_reach(enum kb_xid_action a);
+
 /* Sets (replaces) the fix. */
 void finding_fix(struct finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * Sets (replaces) the fix with one command made of argument words, the list
+ * ended by NULL; each word is quoted as one shell word when needed
+ * (core/shquote.h), so a machine value can never become shell code:
+ *	finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PCIE", "-i", bdf, NULL);
+ */
+void finding_fix_cmd(struct finding *f, const char *word, ...) __attribute__((sentinel));
+/*
+ * Appends prose for people after the command, as "CMD  (prose)": the part a
+ * person reads and does not paste.  Machine values do not belong in it.
+ */
+void finding_fix_note(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 void report_set_summary(struct report *r, enum layer_id layer, const char *fmt, ...)

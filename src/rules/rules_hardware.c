@@ -88,9 +88,11 @@ static void rules_pcie(const struct rules_in *in, struct report *rep)
 					 g->link_max_speed ? g->link_max_speed : "unknown",
 					 slow ? " (a lower speed alone can be idle power saving; "
 						"fewer lanes is not)" : "");
-			finding_fix(f, "Reseat the GPU in a full x16 slot and check riser cables and "
-				    "the BIOS PCIe lane settings; then compare under load: "
-				    "nvidia-smi -q -d PCIE -i %s", g->bdf);
+			/* The PCI directory name comes from sysfs: one quoted word. */
+			finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PCIE", "-i", g->bdf, NULL);
+			finding_fix_note(f, "compare under load after reseating the GPU in a full x16 "
+					 "slot and checking riser cables and the BIOS PCIe lane "
+					 "settings");
 			continue;
 		}
 		if (!ok)

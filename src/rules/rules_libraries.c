@@ -322,10 +322,13 @@ static int rule_cudnn_subs(struct report *rep, const struct libraries_inventory 
 			}
 			free(sd);
 		}
-		if (inc)
-			finding_fix(inc, "reinstall cuDNN as one package (pip install --force-reinstall "
-				    "nvidia-cudnn-cuXX, or apt-get install --reinstall the cudnn9 package "
-				    "owning %s)", shim);
+		if (inc) {
+			/* The shim's path is the machine's: one quoted word. */
+			finding_fix_cmd(inc, "dpkg", "-S", shim, NULL);
+			finding_fix_note(inc, "names the package that owns it; reinstall cuDNN as "
+					 "one package: apt-get install --reinstall that package, or pip "
+					 "install --force-reinstall nvidia-cudnn-cuXX");
+		}
 		n += !!inc + !!shad;
 		free(shim_dir);
 		i = k;

@@ -67,6 +67,7 @@ struct wd {
 	char st_nvml_lib[4096];		/* NVML's library as the static check found it */
 	char fingerprint[512];		/* what the driver's files looked like */
 	unsigned long long st_runs;
+	unsigned long long st_bad_records;	/* findings of the child that did not parse */
 
 	/* kernel log */
 	int kfd;			/* /dev/kmsg or -1 */
@@ -89,7 +90,7 @@ struct wd {
 	/* verdicts */
 	struct wfinding find[WATCH_MAX_FINDINGS];
 	int nfind;
-	enum wsev status;
+	enum status status;
 	char prev_keys[WATCH_MAX_FINDINGS][160];	/* cause, gpu, severity, key of the last findings */
 	int nprev;
 	int ready_sent;
@@ -139,6 +140,8 @@ void report_plain(const struct wd *w, struct buf *out);
 
 /* state.c */
 int state_write(const struct wd *w);
+/* One finding as the state file's record (report/finding_record.h). */
+void state_finding_record(const struct wd *w, const struct wfinding *f, struct buf *out);
 
 /* server.c */
 int server_listen(struct wd *w);

@@ -6,6 +6,7 @@
  */
 #include "watch/daemon.h"
 #include "watch/policy.h"
+#include "report/report.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
 #include "knowledge/kb_xid.h"
@@ -120,24 +121,36 @@ void gpus_from_sample(struct wd *w)
 /* What tells this finding apart from others of its cause and GPU (next add() only). */
 static char add_key[64];
 
-/* A finding of watch's own: its layer and id come from the cause catalogue. */
-static void add(struct wd *w, enum cause_id cause, enum wsev sev, int gpu, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void add(struct wd *w, enum cause_id cause, enum wsev sev, int gpu, const char *fmt, ...)
+/*
+ * A finding of watch's own: its layer comes from the cause catalogue, its
+ * status from the severity policy for the cause and reach (report/report.h,
+ * finding_status()); a GPU index brings the GPU's PCI address as scope.
+ * NULL when the table is full.
+ */
+static struct wfinding *add(struct wd *w, enum cause_id cause, enum reach reach, int gpu,
+			    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static struct wfinding *add(struct wd *w, enum cause_id cause, enum reach reach, int gpu,
+			    const char *fmt, ...)
 {
 	struct wfinding *f;
 	va_list ap;
 
 	if (w->nfind >= WATCH_MAX_FINDINGS)
-		return;
+		return NULL;
 	f = &w->find[w->nfind++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->key, sizeof(f->key), "%s", add_key);
 	add_key[0] = '\0';
-	snprintf(f->layer, sizeof(f->layer), "%s", layer_name(cause_get(cause)->layer));
-	snprintf(f->cause, sizeof(f->cause), "%s", cause_id_str(cause));
-	f->sev = sev;
+	f->layer = cause_get(cause)->layer;
+	f->cause = cause;
+	f->status = finding_status(cause, reach);
 	f->gpu = gpu;
+	if (gpu >= 0 && gpu < w->ngpus) {
+		size_t n = strnlen(w->gpus[gpu].bus_id, sizeof(f->pci) - 1);
+
+		memcpy(f->pci, w->gpus[gpu].bus_id, n);
+		f->pci[n] = '\0';
+	}
 	va_start(ap, fmt);
 	vsnprintf(f->reason, sizeof(f->reason), fmt, ap);
 	va_end(ap);
@@ -145,6 +158,7 @@ static void add(struct wd *w, enum cause_id cause, enum wsev sev, int gpu, const
 	for (char *p = f->reason; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = ' ';
+	return f;
 }
 
 static void judge_nvml(struct wd *w)
@@ -152,7 +166,7 @@ static void judge_nvml(struct wd *w)
 	const struct sampler *s = &w->smp;
 
 	if (s->hang)
-		add(w, CAUSE_NVML_HANG, WSEV_FAIL, -1, "%s%s", s->in_kernel ? "driver hang: " : "",
+		add(w, CAUSE_NVML_HANG, REACH_WORK, -1, "%s%s", s->in_kernel ? "driver hang: " : "",
 		    s->hang_what);
 	if (!s->have_sample)
 		return;
@@ -161,49 +175,51 @@ static void judge_nvml(struct wd *w)
 		long long rc = kv_get_ll(&s->last, "init.result", -1);
 
 		if (de)
-			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "NVML did not load: %.150s", de);
+			add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "NVML did not load: %.150s", de);
 		else if (rc > 0)
-			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "nvmlInit failed: %lld (%s)", rc,
+			add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "nvmlInit failed: %lld (%s)", rc,
 			    nvml_return_name((int)rc));
 		else
-			add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "the NVML sampler exited without an answer");
+			add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "the NVML sampler exited without an answer");
 		return;
 	}
 	if (w->ngpus < 0 && kv_get(&s->last, "err.count"))
-		add(w, CAUSE_NVML_FAILED, WSEV_FAIL, -1, "nvmlDeviceGetCount failed: %s",
+		add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "nvmlDeviceGetCount failed: %s",
 		    kv_get(&s->last, "err.count"));
 	for (int i = 0; i < w->ngpus; i++) {
 		const struct wgpu *g = &w->gpus[i];
 		unsigned long long r = g->clock_reasons < 0 ? 0 : (unsigned long long)g->clock_reasons;
 
 		if (g->lost) {
-			add(w, CAUSE_GPU_LOST, WSEV_FAIL, i, "NVML reports GPU %d (%s) lost", i,
+			add(w, CAUSE_GPU_LOST, REACH_WORK, i, "NVML reports GPU %d (%s) lost", i,
 			    g->bus_id[0] ? g->bus_id : "?");
 			continue;
 		}
 		if (g->ecc_vol_unc > 0)
-			add(w, CAUSE_ECC_ERRORS, WSEV_FAIL, i,
+			add(w, CAUSE_ECC_ERRORS, REACH_WORK, i,
 			    "%lld uncorrectable ECC errors since the driver loaded", g->ecc_vol_unc);
 		if (g->remap_failed > 0)
-			add(w, CAUSE_ECC_ERRORS, WSEV_FAIL, i, "row remapping failed");
+			add(w, CAUSE_ECC_ERRORS, REACH_WORK, i, "row remapping failed");
 		else if (g->remap_pending > 0 || g->retired_pending > 0)
-			add(w, CAUSE_ECC_ERRORS, WSEV_WARN, i,
+			/* Pending retirement or remapping: nothing is wrong until the
+			   next reset applies it, so the work path does not meet it. */
+			add(w, CAUSE_ECC_ERRORS, REACH_LATENT, i,
 			    "%s pending: reset the GPU to apply it",
 			    g->remap_pending > 0 ? "row remapping" : "page retirement");
 		if (r & (REASON_HW_SLOWDOWN | REASON_HW_THERMAL | REASON_HW_POWER_BRAKE | REASON_SW_THERMAL))
-			add(w, CAUSE_GPU_THROTTLED, WSEV_WARN, i,
+			add(w, CAUSE_GPU_THROTTLED, REACH_WORK, i,
 			    "clocks held down: %s%s%s%s(reasons 0x%llx)",
 			    r & REASON_HW_SLOWDOWN ? "hardware slowdown " : "",
 			    r & REASON_HW_THERMAL ? "hardware thermal " : "",
 			    r & REASON_HW_POWER_BRAKE ? "power brake " : "",
 			    r & REASON_SW_THERMAL ? "software thermal " : "", r);
 		if (g->persistence == 0)
-			add(w, CAUSE_PERSISTENCE_MODE_OFF, WSEV_WARN, i, "persistence mode is off");
+			add(w, CAUSE_PERSISTENCE_MODE_OFF, REACH_WORK, i, "persistence mode is off");
 		if (g->pcie_width > 0 && g->pcie_width_max > 0 && g->pcie_width < g->pcie_width_max)
-			add(w, CAUSE_PCIE_LINK_DEGRADED, WSEV_WARN, i, "PCIe link x%lld of x%lld",
+			add(w, CAUSE_PCIE_LINK_DEGRADED, REACH_WORK, i, "PCIe link x%lld of x%lld",
 			    g->pcie_width, g->pcie_width_max);
 		if (g->fabric_state > 0 && (g->fabric_state != FABRIC_COMPLETED || g->fabric_status > 0))
-			add(w, CAUSE_FABRIC_MANAGER_NOT_RUNNING, WSEV_FAIL, i,
+			add(w, CAUSE_FABRIC_MANAGER_NOT_RUNNING, REACH_WORK, i,
 			    "GPU fabric registration state %lld, status %lld", g->fabric_state,
 			    g->fabric_status);
 	}
@@ -213,13 +229,19 @@ static void judge_pci(struct wd *w)
 {
 	if (w->npci < 0)
 		return;
-	for (int i = 0; i < w->npci; i++)
-		if (!w->pci_present[i])
-			add(w, CAUSE_GPU_COUNT_MISMATCH, WSEV_FAIL, xids_gpu_index(w, w->pci[i]),
-			    "GPU %s is gone from the PCI bus", w->pci[i]);
+	for (int i = 0; i < w->npci; i++) {
+		struct wfinding *f;
+
+		if (w->pci_present[i])
+			continue;
+		f = add(w, CAUSE_GPU_COUNT_MISMATCH, REACH_WORK, xids_gpu_index(w, w->pci[i]),
+			"GPU %s is gone from the PCI bus", w->pci[i]);
+		if (f)
+			snprintf(f->pci, sizeof(f->pci), "%s", w->pci[i]);
+	}
 	if (w->smp.have_sample && !w->smp.init_failed && !w->smp.hang && w->ngpus >= 0 &&
 	    w->ngpus != w->pci_count)
-		add(w, CAUSE_GPU_COUNT_MISMATCH, WSEV_FAIL, -1,
+		add(w, CAUSE_GPU_COUNT_MISMATCH, REACH_WORK, -1,
 		    "%d NVIDIA GPUs on the PCI bus, NVML sees %d", w->pci_count, w->ngpus);
 }
 
@@ -231,26 +253,29 @@ static void judge_xids(struct wd *w)
 		const struct wxid *x = &w->xids[i];
 		struct kb_xid k;
 		char where[64];
-		enum wsev sev = policy_severity(x->action);
+		struct wfinding *f;
 
-		if (sev == WSEV_OK)
+		if (x->action == KB_XID_NONE)
 			continue;
-		if (!x->fatal && (sev == WSEV_FAIL || now - x->last > XID_WARN_HOLD))
+		if (!x->fatal && (policy_severity(x->action) == STATUS_FAIL ||
+				  now - x->last > XID_WARN_HOLD))
 			continue;	/* acknowledged, or an old warning */
 		xids_gpu_label(w, x->bus_id, where, sizeof(where));
 		snprintf(add_key, sizeof(add_key), "xid%d@%s", x->xid, x->bus_id[0] ? x->bus_id : "-");
-		add(w, x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_GPU_XID_ERROR, sev,
-		    xids_gpu_index(w, x->bus_id), "XID %d (%s) on GPU %s%s%s, %llu this boot%s: action %s",
-		    x->xid, kb_xid_find(w->kb, x->xid, &k) == 0 ? k.meaning : "not in the catalogue",
-		    where, x->bus_id[0] && strcmp(where, x->bus_id) ? " " : "",
-		    x->bus_id[0] && strcmp(where, x->bus_id) ? x->bus_id : "", x->count,
-		    x->escalated ? ", also in an earlier boot" : "", kb_xid_action_name(x->action));
+		f = add(w, x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_GPU_XID_ERROR,
+			finding_xid_reach(x->action), xids_gpu_index(w, x->bus_id),
+			"XID %d (%s) on GPU %s%s%s, %llu this boot%s: action %s", x->xid,
+			kb_xid_find(w->kb, x->xid, &k) == 0 ? k.meaning : "not in the catalogue", where,
+			x->bus_id[0] && strcmp(where, x->bus_id) ? " " : "",
+			x->bus_id[0] && strcmp(where, x->bus_id) ? x->bus_id : "", x->count,
+			x->escalated ? ", also in an earlier boot" : "", kb_xid_action_name(x->action));
+		if (!f)
+			continue;
+		/* The scope is the XID's own address, mapped to an index or not. */
+		snprintf(f->pci, sizeof(f->pci), "%s", x->bus_id);
+		f->xid = x->xid;
+		f->xid_action = x->action;
 	}
-}
-
-static const char *sev_name(enum wsev s)
-{
-	return s == WSEV_FAIL ? "fail" : s == WSEV_WARN ? "warn" : "ok";
 }
 
 const char *gpu_str(int gpu, char *out, size_t size)
@@ -271,7 +296,7 @@ static void log_changes(struct wd *w)
 		const struct wfinding *f = &w->find[i];
 		int seen = 0;
 
-		snprintf(keys[n], sizeof(keys[0]), "%s %d %s %s", f->cause, f->gpu, sev_name(f->sev),
+		snprintf(keys[n], sizeof(keys[0]), "%s %d %s %s", cause_id_str(f->cause), f->gpu, status_name(f->status),
 			 f->key[0] ? f->key : "-");
 		for (int k = 0; k < w->nprev; k++)
 			seen |= !strcmp(w->prev_keys[k], keys[n]);
@@ -282,7 +307,7 @@ static void log_changes(struct wd *w)
 		if (!seen && w->o->log) {
 			char g[16];
 
-			snprintf(line, sizeof(line), "watch: %s %s gpu=%s: %s", sev_name(f->sev), f->cause,
+			snprintf(line, sizeof(line), "watch: %s %s gpu=%s: %s", status_name(f->status), cause_id_str(f->cause),
 				 gpu_str(f->gpu, g, sizeof(g)), f->reason);
 			w->o->log(line);
 		}
@@ -317,10 +342,10 @@ void judge(struct wd *w)
 	for (int i = 0; i < w->nst_find; i++)
 		if (w->nfind < WATCH_MAX_FINDINGS)
 			w->find[w->nfind++] = w->st_find[i];
-	w->status = WSEV_OK;
+	w->status = STATUS_OK;
 	for (int i = 0; i < w->nfind; i++)
-		if (w->find[i].sev > w->status)
-			w->status = w->find[i].sev;
+		if (w->find[i].status > w->status)
+			w->status = w->find[i].status;
 	/* Before the first sweep is whole, findings come and go as sources answer. */
 	if (w->ready_sent)
 		log_changes(w);

@@ -6,6 +6,7 @@
  * has a deadline.
  */
 #include "watch/daemon.h"
+#include "core/safefile.h"
 #include "watch/policy.h"
 #include "core/ctx.h"
 #include "core/fs.h"
@@ -83,12 +84,12 @@ static void status_line(const struct wd *w, char *out, size_t size)
 	int warn = 0, fail = 0;
 
 	for (int i = 0; i < w->nfind; i++)
-		if (w->find[i].sev == WSEV_FAIL)
+		if (w->find[i].status == STATUS_FAIL)
 			fail++;
 		else
 			warn++;
 	snprintf(out, size, "STATUS=%s: %d failing, %d warnings, %d GPUs",
-		 w->status == WSEV_FAIL ? "fail" : w->status == WSEV_WARN ? "warn" : "ok", fail, warn,
+		 w->status == STATUS_FAIL ? "fail" : w->status == STATUS_WARN ? "warn" : "ok", fail, warn,
 		 w->ngpus < 0 ? 0 : w->ngpus);
 }
 
@@ -105,7 +106,7 @@ static unsigned long long xid_signature(const struct wd *w)
 static void publish(struct wd *w)
 {
 	static unsigned long long last_sig = ~0ull;
-	static enum wsev last_status = WSEV_OK;
+	static enum status last_status = STATUS_OK;
 	unsigned long long sig;
 
 	judge(w);
@@ -205,6 +206,31 @@ static int load_policy(struct wd *w, struct err *e)
 	return r;
 }
 
+/*
+ * watch runs as root: a state or textfile directory another user can write
+ * to (without the sticky bit) or owns, or a file in it another user owns,
+ * could steer `health` or plant links.  Refuse to start instead.
+ */
+static int check_dirs(const struct watch_opts *o, struct err *e)
+{
+	static const char *const files[] = { "state", "xid-history", "acks" };
+	struct err e2 = ERR_INIT;
+
+	if (safefile_check_dir(o->state_dir, &e2) < 0)
+		return err_set(e, "--state-dir refused: %s", e2.msg);
+	if (o->textfile_dir && safefile_check_dir(o->textfile_dir, &e2) < 0)
+		return err_set(e, "--textfile refused: %s", e2.msg);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *p = xasprintf("%s/%s", o->state_dir, files[i]);
+		int r = safefile_check_file(p, &e2);
+
+		free(p);
+		if (r < 0)
+			return err_set(e, "--state-dir refused: %s", e2.msg);
+	}
+	return 0;
+}
+
 static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 {
 	struct stat st;
@@ -226,6 +252,8 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 		return -1;
 	if (stat(o->state_dir, &st) < 0 && mkdir(o->state_dir, 0755) < 0)
 		return err_set_errno(e, "--state-dir '%s'", o->state_dir);
+	if (check_dirs(o, e) < 0)
+		return -1;
 	read_boot_id(w);
 	xids_load_history(w);
 	if (server_listen(w) < 0)
@@ -407,7 +435,7 @@ int watch_run(const struct watch_opts *o, struct err *e)
 		buf_release(&b);
 	}
 	if (!ret && o->once)
-		ret = w->status == WSEV_FAIL ? 1 : 0;
+		ret = w->status == STATUS_FAIL ? 1 : 0;
 	teardown(w);
 	return ret;
 }

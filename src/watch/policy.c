@@ -1,6 +1,7 @@
 /* policy.c - XID policies; see policy.h. */
 #include "watch/policy.h"
 #include "knowledge/kb_xid.h"
+#include "report/report.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -126,9 +127,11 @@ enum kb_xid_action policy_escalate(enum kb_xid_action a)
 	}
 }
 
-enum wsev policy_severity(enum kb_xid_action a)
+enum status policy_severity(enum kb_xid_action a)
 {
+	/* The severity policy decides (report/report.h): an XID's reach is its
+	   action, the class is gpu-xid-error's in the catalogue. */
 	if (a == KB_XID_NONE)
-		return WSEV_OK;
-	return a == KB_XID_RESTART_APP ? WSEV_WARN : WSEV_FAIL;
+		return STATUS_OK;
+	return finding_status(CAUSE_GPU_XID_ERROR, finding_xid_reach(a));
 }

@@ -36,7 +36,8 @@ int policy_parse(const char *name, const char *text, size_t len, struct wpolicy 
 		 struct err *e);
 enum kb_xid_action policy_action(const struct wpolicy *p, const struct kb *kb, int xid);
 enum kb_xid_action policy_escalate(enum kb_xid_action a);
-/* ok for none, warn for restart-app, fail beyond. */
-enum wsev policy_severity(enum kb_xid_action a);
+/* ok for none; otherwise the severity policy for gpu-xid-error at the
+ * action's reach (report/report.h): warn for restart-app, fail beyond. */
+enum status policy_severity(enum kb_xid_action a);
 
 #endif

@@ -154,9 +154,9 @@ static void gpu_gauges(struct buf *b, const struct wd *w)
 		}
 }
 
-static const char *sev_label(enum wsev s)
+static const char *sev_label(enum status s)
 {
-	return s == WSEV_FAIL ? "fail" : s == WSEV_WARN ? "warn" : "ok";
+	return s == STATUS_FAIL ? "fail" : s == STATUS_WARN ? "warn" : "ok";
 }
 
 static void findings(struct buf *b, const struct wd *w)
@@ -166,7 +166,7 @@ static void findings(struct buf *b, const struct wd *w)
 		int ok = 1;
 
 		for (int i = 0; i < w->nfind; i++)
-			if (w->find[i].sev == WSEV_FAIL && !strcmp(w->find[i].layer, layer_name((enum layer_id)l)))
+			if (w->find[i].status == STATUS_FAIL && w->find[i].layer == (enum layer_id)l)
 				ok = 0;
 		buf_printf(b, "gpudoctor_check_ok{layer=\"%s\"} %d\n", layer_name((enum layer_id)l), ok);
 	}
@@ -177,16 +177,16 @@ static void findings(struct buf *b, const struct wd *w)
 
 		/* One series per (layer, cause, severity, gpu). */
 		for (int k = 0; k < i; k++)
-			dup |= !strcmp(w->find[k].layer, w->find[i].layer) &&
-			       !strcmp(w->find[k].cause, w->find[i].cause) &&
-			       w->find[k].sev == w->find[i].sev && w->find[k].gpu == w->find[i].gpu;
+			dup |= w->find[k].layer == w->find[i].layer &&
+			       w->find[k].cause == w->find[i].cause &&
+			       w->find[k].status == w->find[i].status && w->find[k].gpu == w->find[i].gpu;
 		if (dup)
 			continue;
 		buf_puts(b, "gpudoctor_finding{layer=\"");
-		esc(b, w->find[i].layer);
+		esc(b, layer_name(w->find[i].layer));
 		buf_puts(b, "\",cause=\"");
-		esc(b, w->find[i].cause);
-		buf_printf(b, "\",severity=\"%s\",gpu=\"%s\"} 1\n", sev_label(w->find[i].sev),
+		esc(b, cause_id_str(w->find[i].cause));
+		buf_printf(b, "\",severity=\"%s\",gpu=\"%s\"} 1\n", sev_label(w->find[i].status),
 			   gpu_str(w->find[i].gpu, g, sizeof(g)));
 	}
 	family(b, "gpudoctor_status", "gauge", "Overall status: 0 ok, 1 warn, 2 fail.");

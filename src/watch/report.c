@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *sev(enum wsev s)
+static const char *sev(enum status s)
 {
-	return s == WSEV_FAIL ? "FAIL" : s == WSEV_WARN ? "WARN" : "OK";
+	return s == STATUS_FAIL ? "FAIL" : s == STATUS_WARN ? "WARN" : "OK";
 }
 
 /* Machine strings (names from NVML, kernel log text) end up on a terminal (--once, curl). */
@@ -29,9 +29,9 @@ void report_plain(const struct wd *w, struct buf *out)
 		const struct wfinding *f = &w->find[i];
 		char g[16];
 
-		buf_printf(out, "[%s] %-9s gpu %-2s ", sev(f->sev), f->layer, gpu_str(f->gpu, g, sizeof(g)));
+		buf_printf(out, "[%s] %-9s gpu %-2s ", sev(f->status), layer_name(f->layer), gpu_str(f->gpu, g, sizeof(g)));
 		safe(out, f->reason);
-		buf_printf(out, "  (%s)\n", f->cause);
+		buf_printf(out, "  (%s)\n", cause_id_str(f->cause));
 	}
 	buf_puts(out, "\n");
 	if (w->ngpus < 0)

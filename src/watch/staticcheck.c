@@ -8,6 +8,7 @@
  * changes them).
  */
 #include "watch/daemon.h"
+#include "report/finding_record.h"
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/kv.h"
@@ -98,23 +99,10 @@ int static_fd(const struct wd *w)
 	return w->st_running ? w->st_child.outfd : -1;
 }
 
-static enum wsev sev_of(const char *s)
-{
-	if (s && !strcmp(s, "fail"))
-		return WSEV_FAIL;
-	if (s && !strcmp(s, "warn"))
-		return WSEV_WARN;
-	return WSEV_OK;
-}
-
-static const char *or_dash(const char *s)
-{
-	return s ? s : "-";
-}
-
 void static_readable(struct wd *w, double now)
 {
 	struct child_result r = CHILD_RESULT_INIT;
+	struct err e = ERR_INIT;
 
 	/* The check is quick and writes all at the end: wait for it to finish. */
 	child_finish(&w->st_child, &r);
@@ -135,31 +123,37 @@ void static_readable(struct wd *w, double now)
 
 		w->st_layer_ok[l] = !s ? -1 : strcmp(s, "fail") != 0;
 	}
+	/* Each finding is one report/finding_record.h record; one that does not
+	   parse (an id this build does not know) is counted, never trusted. */
 	for (int i = 0; i < WATCH_MAX_FINDINGS; i++) {
-		const char *st = kv_getf(&r.kv, "finding.%d.status", i);
+		const char *rec = kv_getf(&r.kv, "finding.%d", i);
+		struct finding rf;
 		struct wfinding *f;
 
-		if (!st)
+		if (!rec)
 			break;
-		if (sev_of(st) == WSEV_OK || w->nst_find >= WATCH_MAX_FINDINGS)
+		if (finding_record_parse(rec, strlen(rec), &rf, &e) < 0) {
+			w->st_bad_records++;
+			if (w->o->log) {
+				char line[320];
+
+				snprintf(line, sizeof(line), "watch: a finding of the static check "
+					 "was not read: %.200s", e.msg);
+				w->o->log(line);
+			}
 			continue;
-		f = &w->st_find[w->nst_find++];
-		memset(f, 0, sizeof(*f));
-		f->sev = sev_of(st);
-		f->gpu = -1;
-		snprintf(f->layer, sizeof(f->layer), "%s", or_dash(kv_getf(&r.kv, "finding.%d.layer", i)));
-		snprintf(f->cause, sizeof(f->cause), "%s", or_dash(kv_getf(&r.kv, "finding.%d.cause", i)));
-		snprintf(f->reason, sizeof(f->reason), "%s", or_dash(kv_getf(&r.kv, "finding.%d.title", i)));
-		/* Titles quote the machine (paths, versions): one printable line in the state file. */
-		for (char *p = f->reason; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-		for (char *p = f->cause; *p; p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
-				*p = '-';
-		for (char *p = f->layer; *p; p++)	/* a label and a word of the report */
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
-				*p = '-';
+		}
+		if ((rf.status == STATUS_WARN || rf.status == STATUS_FAIL) &&
+		    w->nst_find < WATCH_MAX_FINDINGS) {
+			f = &w->st_find[w->nst_find++];
+			memset(f, 0, sizeof(*f));
+			f->status = rf.status;
+			f->layer = rf.layer;
+			f->cause = rf.cause;
+			f->gpu = -1;
+			snprintf(f->reason, sizeof(f->reason), "%s", rf.title);
+		}
+		finding_release(&rf);
 	}
 	snprintf(w->st_nvml_lib, sizeof(w->st_nvml_lib), "%s", kv_get(&r.kv, "nvml_lib") ?
 		 kv_get(&r.kv, "nvml_lib") : "");

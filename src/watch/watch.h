@@ -12,15 +12,17 @@
  * them.  Unknown numbers are -1.
  *
  *	for (int i = 0; i < w->nfind; i++)	// w: struct wd *
- *		if (w->find[i].sev == WSEV_FAIL)
- *			... w->find[i].cause, w->find[i].reason ...
+ *		if (w->find[i].status == STATUS_FAIL)
+ *			... cause_id_str(w->find[i].cause), w->find[i].reason ...
  */
 #ifndef GD_WATCH_H
 #define GD_WATCH_H
 
 #include <stddef.h>
 
+#include "knowledge/causes.h"
 #include "knowledge/kb_xid.h"
+#include "knowledge/layers.h"
 
 #define WATCH_MAX_GPUS 64
 #define WATCH_MAX_PROCS 16
@@ -45,13 +47,20 @@ struct wgpu {
 	struct { long long pid, used; } procs[WATCH_MAX_PROCS];
 };
 
-enum wsev { WSEV_OK, WSEV_WARN, WSEV_FAIL };
-
+/*
+ * One active finding of a sweep: a catalogue cause, the status the severity
+ * policy gave it (report/report.h, finding_status()), its scope and one line
+ * of reason.  Fixed-size so that the daemon's state never allocates per
+ * sweep; state.c writes it as a report/finding_record.h line.
+ */
 struct wfinding {
-	char layer[16];		/* "hardware", "driver", ... */
-	char cause[48];
-	enum wsev sev;
+	enum layer_id layer;
+	enum cause_id cause;
+	enum status status;	/* STATUS_WARN or STATUS_FAIL */
 	int gpu;		/* index, or -1 */
+	char pci[32];		/* "0000:18:00.0", or "" */
+	int xid;		/* 0 none */
+	enum kb_xid_action xid_action;
 	char reason[200];	/* one line */
 	char key[64];		/* tells apart findings of one cause and GPU (an XID and its address) */
 };

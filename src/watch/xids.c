@@ -4,6 +4,8 @@
  * survive a restart or a reboot in STATE_DIR/xid-history.
  */
 #include "watch/daemon.h"
+#include "core/safefile.h"
+#include "watch/ident.h"
 #include "watch/policy.h"
 #include "core/ctx.h"
 #include "core/kv.h"
@@ -114,7 +116,7 @@ void xids_record(struct wd *w, const struct kmsg_rec *r)
 			a = policy_escalate(a);
 		if (a > x->action || x->count == 1)
 			x->action = a;
-		if (policy_severity(x->action) == WSEV_FAIL)
+		if (policy_severity(x->action) == STATUS_FAIL)
 			x->fatal = 1;
 	}
 }
@@ -309,30 +311,7 @@ void xids_load_history(struct wd *w)
 
 int wd_write_atomic(const char *path, const char *data, size_t len, int durable)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r = -1;
-
-	if (fd >= 0) {
-		size_t off = 0;
-
-		while (off < len) {
-			ssize_t n = write(fd, data + off, len - off);
-
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		if (off == len && (!durable || fsync(fd) == 0) && close(fd) == 0) {
-			fd = -1;
-			r = rename(tmp, path);
-		}
-		if (fd >= 0)
-			close(fd);
-		if (r < 0)
-			unlink(tmp);
-	}
-	free(tmp);
-	return r;
+	return safefile_write(path, data, len, 0644, durable, NULL);
 }
 
 int xids_save_history(const struct wd *w)
@@ -384,22 +363,25 @@ void xids_apply_acks(struct wd *w)
 	if (read_small(path, &b) == 0)
 		kvlist_parse(&kv, b.s ? b.s : "", b.len);
 	for (size_t i = 0; i < kv.n; i++) {
-		char gpu[64], label[40];
+		char gpu[64];
+		struct gpu_ident id;
 		long long t;
 
 		if (strcmp(kv.items[i].key, "ack") ||
-		    sscanf(kv.items[i].val, "%63s %lld", gpu, &t) != 2)
+		    sscanf(kv.items[i].val, "%63s %lld", gpu, &t) != 2 || gpu_ident_parse(gpu, &id) < 0)
 			continue;
 		if (n++ < w->acks_done)
 			continue;
-		if (!strchr(gpu, ':') && strcmp(gpu, "all") && w->ngpus < 0 && !w->o->ctx->no_load)
-			goto out;	/* an index, before NVML answered: later */
+		/* An index or a UUID waits until NVML has said which address it has. */
+		if ((id.kind == GPU_ID_INDEX || id.kind == GPU_ID_UUID) && w->ngpus < 0 &&
+		    !w->o->ctx->no_load)
+			goto out;
 		for (int k = 0; k < w->nxids; k++) {
 			struct wxid *x = &w->xids[k];
+			int gi = xids_gpu_index(w, x->bus_id);
 
-			xids_gpu_label(w, x->bus_id, label, sizeof(label));
 			if (x->fatal && x->last <= t &&
-			    (!strcmp(gpu, "all") || !strcmp(gpu, x->bus_id) || !strcmp(gpu, label)))
+			    gpu_ident_match(&id, gi, x->bus_id, gi >= 0 ? w->gpus[gi].uuid : NULL))
 				x->fatal = 0;
 		}
 		w->acks_done = n;

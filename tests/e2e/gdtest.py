@@ -57,6 +57,33 @@ def clean_env(**kw):
     return e
 
 
+def watch_record(a):
+    """An active= record of watch's state file (docs/watch-state.md, version 2)
+    from the short form "CAUSE GPU STATUS TITLE" (GPU an index, a PCI address
+    or "-"); a record already in key=value form is returned as it is."""
+    if a.startswith("cause="):
+        return a
+    parts = a.split(" ", 3)
+    rec = "cause=" + parts[0]
+    if len(parts) > 2:
+        rec += " status=" + parts[2]
+    if len(parts) > 1 and parts[1] != "-":
+        rec += (" pci=" if ":" in parts[1] else " gpu=") + parts[1]
+    if len(parts) > 3:
+        rec += " title=" + parts[3]
+    return rec
+
+
+def watch_legacy(rec):
+    """The short form "CAUSE GPU STATUS TITLE" of an active= record."""
+    if not rec.startswith("cause="):
+        return rec
+    head, _, title = rec.partition(" title=")
+    f = dict(kv.split("=", 1) for kv in head.split(" ") if "=" in kv)
+    gpu = f.get("gpu") or f.get("pci") or "-"
+    return f"{f.get('cause')} {gpu} {f.get('status')} {title}"
+
+
 def check(root, *args, env=None, expect_rc=None, tc=None):
     """gpudoctor --root ROOT --json check ARGS; returns the parsed document.
 

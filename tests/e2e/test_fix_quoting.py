@@ -11,13 +11,16 @@ the fake sudo must receive each hostile path as one argument.
 """
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
 import unittest
 
 from gdtest import GDTestCase, check, clean_env, finding
+import fixtures
 import fixtures_libs as fl
+import fixtures_lower as flow
 import fixtures_fw as fw
 import hostile
 
@@ -122,6 +125,38 @@ class FixQuoting(GDTestCase):
         self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
         made, calls = run_fix(f["fix"])
         self.assertIn(["ln", "-sfn", "/usr/local/cuda-12.4" + EVIL, "/usr/local/cuda"], calls, f["fix"])
+
+    def test_word_list_fixes_keep_crafted_names_whole(self):
+        # issue 22: rules_hardware printed a PCI directory name from sysfs into
+        # `nvidia-smi ... -i NAME`, rules_libraries a cuDNN path, both unquoted.
+        r = fixtures.healthy_root()
+        bdf = "0000:1c:00.0" + EVIL
+        flow._pci_fn(r, bdf, 0x10de, 0x2335, 0x030200, driver="nvidia", speed="16.0 GT/s PCIe",
+                     max_speed="32.0 GT/s PCIe", width=8, max_width=16)
+        doc = check(r, "--no-load")
+        fs = [f for f in doc["findings"] if f.get("cause") == "pcie-link-degraded"]
+        self.assertTrue(fs, json.dumps(doc["findings"], indent=1))
+        fix = fs[0]["fix"]
+        cmd, _, note = fix.partition("  (")
+        self.assertEqual(shlex.split(cmd), ["nvidia-smi", "-q", "-d", "PCIE", "-i", bdf], fix)
+        self.assertIn("reseating", note)
+        for m in MARKERS:
+            self.assertNotIn(m, run_fix(fix)[0], fix)
+
+        r = fl.healthy_libs_root()
+        d = "opt/c" + EVIL + " " + QUOTES
+        fl.add_cudnn(r, d, version="9.19.0", sub_versions={"cnn": "9.14.0"})
+        fl.register_dir(r, d)
+        doc = check(r, "--no-load")
+        f = finding(doc, cause="cudnn-incomplete")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        cmd = f["fix"].partition("  (")[0]
+        words = shlex.split(cmd)
+        self.assertEqual(words[:2], ["dpkg", "-S"], f["fix"])
+        self.assertEqual(len(words), 3, f["fix"])
+        self.assertTrue(words[2].startswith("/" + d + "/libcudnn"), f["fix"])
+        for m in MARKERS:
+            self.assertNotIn(m, run_fix(f["fix"])[0], f["fix"])
 
     def test_hostile_trees_fixes_run_nothing(self):
         plant = hostile.Plant()

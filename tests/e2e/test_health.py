@@ -11,7 +11,7 @@ import re
 import time
 import unittest
 
-from gdtest import GDTestCase, Root, run, clean_env
+from gdtest import GDTestCase, Root, run, clean_env, watch_record
 import fixtures
 import fixtures_lower as fl
 import fixtures_driver
@@ -41,7 +41,7 @@ def with_boot(r, boot=BOOT):
     return r
 
 
-def write_state(r, active=(), updated=None, boot=BOOT, version="1", status=None,
+def write_state(r, active=(), updated=None, boot=BOOT, version="2", status=None,
                 state_dir="var/lib/gpudoctor"):
     updated = int(time.time()) if updated is None else updated
     lines = [f"version={version}", f"updated={updated}"]
@@ -54,7 +54,7 @@ def write_state(r, active=(), updated=None, boot=BOOT, version="1", status=None,
         elif worst == "ok":
             worst = "warn"
     lines.append(f"status={status or worst}")
-    lines += [f"active={a}" for a in active]
+    lines += [f"active={watch_record(a)}" for a in active]
     r.write(f"{state_dir}/state", "\n".join(lines) + "\n")
 
 
@@ -216,7 +216,7 @@ class TestHealthWatchState(GDTestCase):
 
     def test_wrong_version_and_garbage_are_not_trusted(self):
         r = self.root()
-        write_state(r, ["gpu-lost 0 fail gone"], version="2")
+        write_state(r, ["gpu-lost 0 fail gone"], version="1")
         self.assertEqual(health(r, extra=["--no-load"])[0], 0)
         write_state(r, ["GPU-LOST 0 fail bad id", "gpu-lost zz fail bad gpu",
                         "gpu-lost 0 fatal bad severity", "gpu-lost"])

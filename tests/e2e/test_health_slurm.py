@@ -11,7 +11,7 @@ import tempfile
 import time
 import unittest
 
-from gdtest import GDTestCase, run, clean_env
+from gdtest import GDTestCase, run, clean_env, watch_record
 import fixtures
 
 BOOT1 = "11111111-1111-4111-8111-111111111111"
@@ -49,8 +49,8 @@ class FakeScontrol:
 def set_watch(r, boot, active=()):
     r.write("proc/sys/kernel/random/boot_id", boot + "\n")
     r.write("var/lib/gpudoctor/state",
-            f"version=1\nupdated={int(time.time())}\nboot_id={boot}\n"
-            f"status={'fail' if active else 'ok'}\n" + "".join(f"active={a}\n" for a in active))
+            f"version=2\nupdated={int(time.time())}\nboot_id={boot}\n"
+            f"status={'fail' if active else 'ok'}\n" + "".join(f"active={watch_record(a)}\n" for a in active))
 
 
 def health_slurm(r, sc, *args, env_extra=None):
@@ -116,11 +116,32 @@ class TestHealthSlurmArgv(GDTestCase):
         health_slurm(r, sc, "--node", "n1", "--reboot")
         self.assertFalse(os.path.exists(r.p("var/lib/gpudoctor/health-reboot")))
 
+    def test_xid_needing_a_reset_reboots_and_a_restart_app_one_drains(self):
+        # issue 22: the reboot policy matched "xid-error", an id nobody emits,
+        # so an XID whose NVIDIA action is reset-gpu drained instead.  The state
+        # record is the one watch writes for XID 48 (tests/e2e/test_watch.py).
+        r = fixtures.healthy_root()
+        sc = FakeScontrol()
+        set_watch(r, BOOT1, ["cause=gpu-xid-error status=fail layer=driver gpu=1 pci=0000:19:00.0 "
+                             "xid=48 action=reset-gpu title=XID 48 (Double Bit ECC Error) on GPU 1 "
+                             "0000:19:00.0, 1 this boot: action reset-gpu"])
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["action"], "reboot", doc)
+        self.assertEqual(doc["slurm"]["step"], "reboot", doc["slurm"])
+        # near miss: an XID whose action is drain is drained, not rebooted
+        r2 = fixtures.healthy_root()
+        set_watch(r2, BOOT1, ["cause=gpu-xid-error status=fail layer=driver gpu=1 pci=0000:19:00.0 "
+                              "xid=119 action=drain title=XID 119 (GSP RPC timeout) on GPU 1 "
+                              "0000:19:00.0, 1 this boot: action drain"])
+        doc = health_slurm(r2, FakeScontrol(), "--node", "n1", "--reboot")
+        self.assertEqual(doc["action"], "drain", doc)
+        self.assertEqual(doc["slurm"]["step"], "drain", doc["slurm"])
+
     def test_no_record_no_reboot(self):
         # Without this boot's id a reboot cannot be told from a retry: drain.
         r = fixtures.healthy_root()
-        r.write("var/lib/gpudoctor/state", f"version=1\nupdated={int(time.time())}\n"
-                "active=gpu-lost 0 fail gone\n")
+        r.write("var/lib/gpudoctor/state", f"version=2\nupdated={int(time.time())}\n"
+                "active=cause=gpu-lost status=fail gpu=0 title=gone\n")
         sc = FakeScontrol()
         doc = health_slurm(r, sc, "--node", "n1", "--reboot")
         self.assertEqual(doc["slurm"]["step"], "drain", doc["slurm"])

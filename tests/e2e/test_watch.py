@@ -12,7 +12,7 @@ import time
 import unittest
 
 import fixtures
-from gdtest import GPUDOCTOR, REPO, run
+from gdtest import GPUDOCTOR, REPO, run, watch_legacy
 from watchtest import Notify, Watch, metric, parse_metrics
 
 KMSG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kmsg-xids.txt")
@@ -205,6 +205,83 @@ class WatchXids(unittest.TestCase):
             self.assertTrue(a and "earlier boot" in a[0], a)
             self.assertEqual(metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=1, xid=48), 1)
 
+    def test_ack_each_gpu_in_turn_leaves_the_others(self):
+        # issue 18/22: --ack matched a substring of the state line, so
+        # `--ack 1` cleared GPU 0's XID (its line says "1 this boot") and
+        # `--ack 0` every GPU's ("0000:...").  Each GPU is acked in turn; the
+        # others' findings must stay.
+        r = root_with_boot("boot-k", gpus=2)
+        state_dir = tempfile.mkdtemp(prefix="gd-watch-ack-")
+        kfile = os.path.join(state_dir, "kmsg")
+        shutil.copyfile(KMSG, kfile)
+        def kinds():
+            out = set()
+            for a in active_in(state_dir):
+                cause, gpu = a.split()[:2]
+                if cause in ("gpu-xid-error", "gpu-lost"):
+                    where = "1a" if "0000:1a:00.0" in a else "1b" if "0000:1b:00.0" in a else gpu
+                    out.add((cause, where, "XID 48" in a))
+            return out
+        everything = {("gpu-xid-error", "0", False), ("gpu-xid-error", "1", True),
+                      ("gpu-lost", "1a", False), ("gpu-lost", "1b", False)}
+        with Watch(r, kmsg_file=kfile, state_dir=state_dir, state={"FAKE_NVML_GPUS": 2}) as w:
+            w.wait(lambda: kinds() == everything, what="all four XID findings")
+        steps = [("0", ("gpu-xid-error", "0", False)), ("0000:1a:00.0", ("gpu-lost", "1a", False)),
+                 ("1", ("gpu-xid-error", "1", True)), ("0000:1b:00", ("gpu-lost", "1b", False))]
+        left = set(everything)
+        for gpu, gone in steps:
+            rc, out, err = run(["watch", "--ack", gpu, "--state-dir", state_dir])
+            self.assertEqual(rc, 0, err)
+            left.discard(gone)
+            self.assertEqual(kinds(), left, f"after --ack {gpu}")
+        self.assertEqual(left, set())
+
+    def test_ack_by_uuid_and_by_pci_address_forms(self):
+        # A GPU named by its NVML UUID, or by a PCI address as the kernel
+        # prints it, is the same exact identity as its index.
+        r = root_with_boot("boot-u", gpus=2)
+        state_dir = tempfile.mkdtemp(prefix="gd-watch-uuid-")
+        with Watch(r, kmsg_file=KMSG, state_dir=state_dir, state={"FAKE_NVML_GPUS": 2}) as w:
+            # mapped to GPU 1 once NVML has answered: then the record has its UUID
+            recs = w.wait(lambda: [x for x in w.state().get("records", [])
+                                   if " xid=48 " in x and " uuid=" in x], what="XID 48 on GPU 1")
+        uuid = recs[0].split(" uuid=")[1].split()[0]
+        self.assertTrue(uuid.startswith("GPU-"), recs)
+        rc, out, err = run(["watch", "--ack", uuid, "--state-dir", state_dir])
+        self.assertEqual(rc, 0, err)
+        left = active_in(state_dir)
+        self.assertFalse(any("XID 48" in a for a in left), left)
+        self.assertTrue(any("XID 13" in a for a in left), left)	# GPU 0's stays
+        rc, out, err = run(["watch", "--ack", "PCI:0000:18:00", "--state-dir", state_dir])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("acknowledged GPU 0000:18:00.0: 2 XID findings cleared", out)	# 13 and 32
+        self.assertFalse(any(a.split()[:2] == ["gpu-xid-error", "0"] for a in active_in(state_dir)))
+        with open(os.path.join(state_dir, "acks")) as f:
+            self.assertRegex(f.read(), r"^ack=GPU-[0-9a-f-]+ \d+\nack=0000:18:00\.0 \d+\n$")
+        for bad in ("1;reboot", "GPU-", "-1", "0000:zz:00.0"):
+            rc, out, err = run(["watch", "--ack", bad, "--state-dir", state_dir])
+            self.assertEqual(rc, 2, bad)
+
+    def test_severities_are_the_catalogues(self):
+        # issue 22: gpu-xid-error was a warning in the catalogue but a failure
+        # in watch.  Every finding watch reports as a failure must belong to a
+        # cause whose catalogue class can fail (src/knowledge/causes.def).
+        classes = catalogue_classes()
+        r = root_with_boot("boot-s", gpus=2)
+        with Watch(r, kmsg_file=KMSG, state={"FAKE_NVML_GPUS": 2, "FAKE_NVML_ECC_VOLATILE_UNC": 2}) as w:
+            w.wait_metric("gpudoctor_xid_unacknowledged", gpu=1, xid=48, action="reset-gpu")
+            w.wait_metric("gpudoctor_finding", cause="ecc-errors", severity="fail")
+            seen = set()
+            for (name, labels), value in parse_metrics(w.get("/metrics")[1]).items():
+                labels = dict(labels)
+                if name == "gpudoctor_finding" and value:
+                    seen.add((labels["cause"], labels["severity"]))
+        self.assertIn(("gpu-xid-error", "fail"), seen)
+        self.assertIn(("gpu-xid-error", "warn"), seen)
+        for cause, sev in seen:
+            if sev == "fail":
+                self.assertIn(classes[cause], ("SEV_FAIL", "SEV_FAIL_ALWAYS"), cause)
+
     def test_policies(self):
         r = root_with_boot("boot-c", gpus=2)
         with Watch(r, kmsg_file=KMSG, args=["--policy", "conservative"], state={"FAKE_NVML_GPUS": 2}) as w:
@@ -225,8 +302,14 @@ class WatchXids(unittest.TestCase):
         self.assertIn("policy:1: 'sometimes' is not an action", err)
 
 
+def catalogue_classes():
+    import re
+    with open(os.path.join(REPO, "src", "knowledge", "causes.def")) as f:
+        return dict(re.findall(r'^CAUSE\(\w+, "([a-z0-9-]+)", \w+, (\w+),', f.read(), re.M))
+
+
 def active_in(state_dir):
-    return [l[7:] for l in read(os.path.join(state_dir, "state")).splitlines()
+    return [watch_legacy(l[7:]) for l in read(os.path.join(state_dir, "state")).splitlines()
             if l.startswith("active=")]
 
 

@@ -16,7 +16,7 @@ import tempfile
 import time
 import urllib.request
 
-from gdtest import GPUDOCTOR, clean_env
+from gdtest import GPUDOCTOR, clean_env, watch_legacy
 
 
 def free_port():
@@ -179,7 +179,8 @@ class Watch:
         for l in lines:
             k, _, v = l.partition("=")
             if k == "active":
-                d["active"].append(v)
+                d["active"].append(watch_legacy(v))
+                d.setdefault("records", []).append(v)
             else:
                 d[k] = v
         return d

@@ -214,8 +214,9 @@ class TestNPDPlugin(unittest.TestCase):
         fl.add_kernel(broken, modules=("snd",))
         lost = fixtures.healthy_root()
         lost.write("proc/sys/kernel/random/boot_id", "b\n")
-        lost.write("var/lib/gpudoctor/state", f"version=1\nupdated={int(time.time())}\nboot_id=b\n"
-                   "status=fail\nactive=gpu-lost 2 fail GPU 2 fell off the bus (XID 79)\n")
+        lost.write("var/lib/gpudoctor/state", f"version=2\nupdated={int(time.time())}\nboot_id=b\n"
+                   "status=fail\nactive=cause=gpu-lost status=fail layer=driver gpu=2 "
+                   "title=GPU 2 fell off the bus (XID 79)\n")
         stack, hw = self.cfg["rules"]
         cases = [(stack, healthy, 0), (hw, healthy, 0), (stack, broken, 1), (hw, broken, 0),
                  (stack, lost, 1), (hw, lost, 1)]

@@ -19,7 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import fixtures  # noqa: E402
-from gdtest import GPUDOCTOR  # noqa: E402
+from gdtest import GPUDOCTOR, watch_record  # noqa: E402
 import slurmlab  # noqa: E402
 
 INTERVAL = 5
@@ -61,8 +61,8 @@ class TestSlurmHealthCheck(unittest.TestCase):
 
     # -- helpers ---------------------------------------------------------
     def set_state(self, active=()):
-        lines = ["version=1", f"updated={int(time.time())}", f"boot_id={BOOT}",
-                 "status=" + ("fail" if active else "ok")] + [f"active={a}" for a in active]
+        lines = ["version=2", f"updated={int(time.time())}", f"boot_id={BOOT}",
+                 "status=" + ("fail" if active else "ok")] + [f"active={watch_record(a)}" for a in active]
         self.root.write("var/lib/gpudoctor/state.tmp", "\n".join(lines) + "\n")
         os.replace(self.root.p("var/lib/gpudoctor/state.tmp"), self.root.p("var/lib/gpudoctor/state"))
 

@@ -182,7 +182,7 @@ static void test_judge_healthy(void)
 	CHECK(!has_cause(&g, "gpu-compute-failed"));
 	CHECK(has_cause(&g, "pageable-copies-slow"));	/* 20 of 55: info */
 	for (size_t i = 0; i < g.nfindings; i++)
-		CHECK(g.findings[i].severity == BENCH_INFO && g.findings[i].evidence && g.findings[i].fix);
+		CHECK(g.findings[i].status == STATUS_OK && g.findings[i].evidence && g.findings[i].fix);
 	bench_gpu_release(&g);
 }
 
@@ -231,7 +231,7 @@ static void test_judge_low_figures(void)
 	for (size_t i = 0; i < g.nfindings; i++)
 		if (g.findings[i].cause == CAUSE_BENCH_BELOW_PEAK) {
 			n++;
-			CHECK(g.findings[i].severity == BENCH_WARN);
+			CHECK(g.findings[i].status == STATUS_WARN);
 			CHECK(strstr(g.findings[i].evidence, "clocks") || strstr(g.findings[i].evidence, "IOMMU"));
 		}
 	CHECK_INT(n, 3);
@@ -273,7 +273,7 @@ static void test_judge_wrong_results(void)
 	CHECK(has_cause(&g, "gpu-compute-failed"));
 	run.gpus = &g;
 	run.ngpus = 1;
-	CHECK(bench_judge_worst(&run) == BENCH_FAIL);
+	CHECK(bench_judge_worst(&run) == STATUS_FAIL);
 	CHECK_STR(bench_run_status(&run), "fail");
 	run.cpu.gflops = 1000;
 	bench_judge_cpu(&run);

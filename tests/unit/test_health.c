@@ -4,9 +4,29 @@
 #include "health/health_state.h"
 #include "tap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define BOOT "0f3c6b9e-6c1d-4b53-9e83-8c3f6a3b0d11"
+
+/* A finding as check or watch hands it to health: cause, status, scope. */
+static void health_add(struct health *h, const char *cause, const char *gpu, enum status st,
+		       const char *reason, int from_watch)
+{
+	struct finding f;
+
+	memset(&f, 0, sizeof(f));
+	f.cause = cause_from_id(cause);
+	CHECK(f.cause != CAUSE_NONE);
+	f.status = st;
+	f.gpu = -1;
+	if (gpu && strchr(gpu, ':'))
+		f.pci = (char *)gpu;
+	else if (gpu)
+		f.gpu = atoi(gpu);
+	f.title = (char *)reason;
+	health_add_finding(h, &f, from_watch);
+}
 
 static void test_line_healthy(void)
 {
@@ -36,7 +56,7 @@ static void test_line_unhealthy_first_fail_wins(void)
 	health_verdict(&h);
 	CHECK_INT(h.verdict, HEALTH_UNHEALTHY);
 	CHECK_INT(h.action, HEALTH_ACT_DRAIN);
-	CHECK_STR(h.worst->cause, "nvml-failed");
+	CHECK_STR(health_cause(h.worst), "nvml-failed");
 	CHECK_STR(h.line, "gpudoctor: nvml-failed - nvmlInit failed: 999 (+1 more)");
 	health_release(&h);
 }
@@ -108,18 +128,27 @@ static void test_reboot_policy(void)
 {
 	struct health_item it = { 0 };
 
-	it.cause = "gpu-lost";
+	it.cause = CAUSE_GPU_LOST;
 	CHECK(health_item_needs_reboot(&it));
-	it.cause = "ecc-errors";
+	it.cause = CAUSE_ECC_ERRORS;
 	CHECK(!health_item_needs_reboot(&it));
-	it.cause = "xid-error";
-	it.reason = "XID 48 (DBE) on GPU 0, 1 this boot: action reset-gpu";
+	/* issue 22: the policy matched "xid-error", an id nobody emits; watch
+	   emits gpu-xid-error with NVIDIA's action as a typed field. */
+	it.cause = CAUSE_GPU_XID_ERROR;
+	it.xid = 48;
+	it.xid_action = KB_XID_RESET_GPU;
 	CHECK(health_item_needs_reboot(&it));
-	it.reason = "XID 13 (Graphics Engine Exception) on GPU 0, 1 this boot: action restart-app";
+	it.xid_action = KB_XID_REBOOT;
+	CHECK(health_item_needs_reboot(&it));
+	it.xid_action = KB_XID_RESTART_APP;
 	CHECK(!health_item_needs_reboot(&it));
-	it.reason = "action reboot later: action drain";
+	it.xid_action = KB_XID_DRAIN;
 	CHECK(!health_item_needs_reboot(&it));
-	it.reason = NULL;
+	it.xid_action = KB_XID_INSPECT_HW;
+	CHECK(!health_item_needs_reboot(&it));
+	/* the action of another cause is its own, whatever XID it carries */
+	it.cause = CAUSE_ECC_ERRORS;
+	it.xid_action = KB_XID_REBOOT;
 	CHECK(!health_item_needs_reboot(&it));
 	CHECK(!health_item_needs_reboot(NULL));
 }
@@ -136,9 +165,10 @@ static void test_state_fresh(void)
 	struct health_state st;
 	struct health h;
 
-	parse_state("version=1\nupdated=1000\nboot_id=" BOOT "\nstatus=fail\n"
-		    "active=gpu-lost 3 fail GPU 3 fell off the bus\n"
-		    "active=persistence-mode-off - warn off\n",
+	parse_state("version=2\nupdated=1000\nboot_id=" BOOT "\nstatus=fail\n"
+		    "active=cause=gpu-lost status=fail layer=driver gpu=3 pci=0000:1b:00.0 xid=79 "
+		    "action=reset-gpu title=GPU 3 fell off the bus\n"
+		    "active=cause=persistence-mode-off status=warn title=off\n",
 		    BOOT, 1100, 300, &st, &h);
 	CHECK(st.present && st.used && st.fresh);
 	CHECK_INT(st.age, 100);
@@ -146,10 +176,13 @@ static void test_state_fresh(void)
 	CHECK_INT(st.taken, 2);
 	CHECK_STR(st.status, "fail");
 	CHECK_INT(h.n, 2);
-	CHECK_STR(h.items[0].cause, "gpu-lost");
+	CHECK_STR(health_cause(&h.items[0]), "gpu-lost");
 	CHECK_STR(h.items[0].gpu, "3");
 	CHECK_STR(h.items[0].reason, "GPU 3 fell off the bus");
 	CHECK(h.items[0].from_watch);
+	CHECK_INT(h.items[0].xid, 79);
+	CHECK_INT(h.items[0].xid_action, KB_XID_RESET_GPU);
+	CHECK_STR(h.items[1].gpu, "-");
 	CHECK_INT(h.items[1].status, STATUS_WARN);
 	health_release(&h);
 }
@@ -158,13 +191,14 @@ static void test_state_stale_and_other_boot(void)
 {
 	struct health_state st;
 	struct health h;
-	const char *text = "version=1\nupdated=1000\nboot_id=" BOOT "\n"
-			   "active=gpu-lost 3 fail gone\nactive=persistence-mode-off 0 warn off\n";
+	const char *text = "version=2\nupdated=1000\nboot_id=" BOOT "\n"
+			   "active=cause=gpu-lost status=fail gpu=3 title=gone\n"
+			   "active=cause=persistence-mode-off status=warn gpu=0 title=off\n";
 
 	parse_state(text, BOOT, 5000, 300, &st, &h);
 	CHECK(st.used && !st.fresh);
 	CHECK_INT(h.n, 1);
-	CHECK_STR(h.items[0].cause, "gpu-lost");
+	CHECK_STR(health_cause(&h.items[0]), "gpu-lost");
 	CHECK(strstr(st.note, "4000 s old") != NULL);
 	health_release(&h);
 
@@ -195,26 +229,33 @@ static void test_state_garbage(void)
 	struct health_state st;
 	struct health h;
 
-	parse_state("version=1\nupdated=-5\nactive=\nactive=gpu-lost\nactive=Bad 0 fail x\n"
-		    "active=gpu-lost 0123456789abcdef0 fail too long gpu\nactive=gpu-lost 0 FAIL x\n"
-		    "active=gpu-lost 0 fail\nnot a line\n\x01\x02=\xff",
+	parse_state("version=2\nupdated=-5\nactive=\nactive=cause=gpu-lost\nactive=cause=Bad status=fail\n"
+		    "active=cause=gpu-lost status=fail gpu=0123456789abcdef0\n"
+		    "active=cause=gpu-lost status=FAIL\nnot a line\n\x01\x02=\xff",
 		    BOOT, 100, 300, &st, &h);
 	CHECK_INT(st.updated, -1);
 	CHECK(!st.used);	/* no boot id and no update time */
 	CHECK_INT(h.n, 0);
 	health_release(&h);
 
-	parse_state("version=2\nupdated=100\nboot_id=" BOOT "\nactive=gpu-lost 0 fail x\n",
+	/* version 1 (free-text lines) is not read any more */
+	parse_state("version=1\nupdated=100\nboot_id=" BOOT "\nactive=gpu-lost 0 fail x\n",
 		    BOOT, 100, 300, &st, &h);
 	CHECK(!st.used);
-	CHECK(strstr(st.note, "version 2") != NULL);
+	CHECK(strstr(st.note, "version 1") != NULL);
 	health_release(&h);
 
-	parse_state("version=1\nupdated=100\nboot_id=" BOOT "\nactive=Bad 0 fail x\n"
-		    "active=gpu-lost 0 fail\n",
+	/* An unknown id (the old "xid-error" included), status, field or XID
+	   action is a counted parse error, never a free string. */
+	parse_state("version=2\nupdated=100\nboot_id=" BOOT "\nactive=cause=Bad status=fail title=x\n"
+		    "active=cause=xid-error status=fail gpu=0 title=x\n"
+		    "active=cause=gpu-xid-error status=fail gpu=0 xid=48 action=panic title=x\n"
+		    "active=cause=gpu-lost status=fail colour=red title=x\n"
+		    "active=cause=ecc-errors status=fail xid=48 action=reboot title=x\n"
+		    "active=cause=gpu-lost status=fail gpu=0\n",
 		    BOOT, 100, 300, &st, &h);
 	CHECK(st.used);
-	CHECK_INT(st.malformed, 1);
+	CHECK_INT(st.malformed, 5);
 	CHECK_INT(h.n, 1);
 	CHECK_STR(h.items[0].reason, "reported by gpudoctor watch");
 	health_release(&h);

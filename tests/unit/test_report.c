@@ -2,8 +2,12 @@
 #include "tap.h"
 
 #include "knowledge/causes.h"
+#include "report/finding_record.h"
 #include "report/report.h"
+#include "watch/ident.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void test_layer_worst_and_overall(void)
@@ -103,6 +107,166 @@ static void test_catalogue_round_trip(void)
 	}
 }
 
+/* Every row of knowledge/cause_policy.def, as the table answers it. */
+static void test_cause_policy(void)
+{
+	size_t n;
+	const struct cause *all = cause_all(&n);
+
+	CHECK_INT(cause_action(CAUSE_GPU_LOST), CAUSE_ACT_REBOOT);
+	CHECK_INT(cause_action(CAUSE_NVML_HANG), CAUSE_ACT_REBOOT);
+	CHECK_INT(cause_action(CAUSE_ECC_ERRORS), CAUSE_ACT_NONE);
+	CHECK(cause_flags(CAUSE_GPU_XID_ERROR) & CF_XID_ACTION);
+	CHECK(cause_flags(CAUSE_GPU_XID_ERROR) & CF_ACKABLE);
+	CHECK(cause_flags(CAUSE_GPU_LOST) & CF_ACKABLE);
+	CHECK(!(cause_flags(CAUSE_ECC_ERRORS) & CF_ACKABLE));
+	/* bench refuses the whole run for these, one GPU for the others */
+	CHECK(cause_flags(CAUSE_NO_NVIDIA_GPU) & CF_STOPS_BENCH);
+	CHECK(cause_flags(CAUSE_LIBCUDA_MISSING) & CF_STOPS_BENCH);
+	CHECK(!(cause_flags(CAUSE_GPU_COMPUTE_FAILED) & CF_STOPS_BENCH));
+	CHECK(!(cause_flags(CAUSE_GPU_LOST) & CF_STOPS_BENCH));
+	CHECK_INT(cause_action(CAUSE_NONE), CAUSE_ACT_NONE);
+	CHECK_INT(cause_flags(CAUSE_COUNT), 0);
+	/* An XID action reaches only the XID cause; every ackable cause is per GPU. */
+	for (size_t i = 0; i < n; i++) {
+		unsigned fl = cause_flags(all[i].cause);
+
+		if (fl & CF_ACKABLE)
+			CHECK(fl & CF_PER_GPU);
+		if (fl & CF_XID_ACTION)
+			CHECK_INT(all[i].cause, CAUSE_GPU_XID_ERROR);
+	}
+	/* The XID's action decides, and the status follows the policy. */
+	struct finding f;
+
+	memset(&f, 0, sizeof(f));
+	f.cause = CAUSE_GPU_XID_ERROR;
+	for (int a = 0; a < KB_XID_NACTIONS; a++) {
+		f.xid_action = (enum kb_xid_action)a;
+		CHECK_INT(finding_action(&f), a == KB_XID_RESET_GPU || a == KB_XID_REBOOT
+						      ? CAUSE_ACT_REBOOT : CAUSE_ACT_NONE);
+	}
+	CHECK_INT(finding_status(CAUSE_GPU_XID_ERROR, finding_xid_reach(KB_XID_RESTART_APP)),
+		  STATUS_WARN);
+	CHECK_INT(finding_status(CAUSE_GPU_XID_ERROR, finding_xid_reach(KB_XID_RESET_GPU)),
+		  STATUS_FAIL);
+	CHECK_INT(finding_status(CAUSE_GPU_XID_ERROR, finding_xid_reach(KB_XID_INSPECT_HW)),
+		  STATUS_FAIL);
+}
+
+static void test_record_round_trip(void)
+{
+	struct report r;
+	struct finding *f, g;
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	report_init(&r);
+	f = report_add(&r, LAYER_DRIVER, "watch.xid", CAUSE_GPU_XID_ERROR, REACH_WORK,
+		       "XID 48 on GPU 1:\tline\x01 two");
+	finding_scope(f, 1, "0000:19:00.0", "GPU-34d7319c-5b19-1e75-186d-c187099e4fe5");
+	finding_scope_xid(f, 48, KB_XID_RESET_GPU);
+	finding_record_write(&b, f);
+	CHECK_STR(b.s, "cause=gpu-xid-error status=fail layer=driver gpu=1 pci=0000:19:00.0 "
+		       "uuid=GPU-34d7319c-5b19-1e75-186d-c187099e4fe5 xid=48 action=reset-gpu "
+		       "title=XID 48 on GPU 1: line  two");
+	CHECK_INT(finding_record_parse(b.s, b.len, &g, &e), 0);
+	CHECK_INT(g.cause, CAUSE_GPU_XID_ERROR);
+	CHECK_INT(g.status, STATUS_FAIL);
+	CHECK_INT(g.layer, LAYER_DRIVER);
+	CHECK_INT(g.gpu, 1);
+	CHECK_STR(g.pci, "0000:19:00.0");
+	CHECK_STR(g.uuid, "GPU-34d7319c-5b19-1e75-186d-c187099e4fe5");
+	CHECK_INT(g.xid, 48);
+	CHECK_INT(g.xid_action, KB_XID_RESET_GPU);
+	CHECK_STR(g.title, "XID 48 on GPU 1: line  two");
+	CHECK_INT(finding_action(&g), CAUSE_ACT_REBOOT);
+	finding_release(&g);
+	/* A machine value that is not a PCI address is left out, not written. */
+	finding_scope(f, -1, "0000:19:00.0 xid=1", NULL);
+	buf_reset(&b);
+	finding_record_write(&b, f);
+	CHECK(strstr(b.s, "pci=") == NULL);
+	CHECK(strstr(b.s, " gpu=") == NULL);
+	buf_release(&b);
+	report_release(&r);
+}
+
+static void test_record_rejects(void)
+{
+	static const char *const bad[] = {
+		"",
+		"status=fail title=no cause",
+		"cause=gpu-lost title=no status",
+		"cause=xid-error status=fail",		/* the id nobody emits */
+		"cause=GPU-LOST status=fail",
+		"cause=gpu-lost status=fatal",
+		"cause=gpu-lost status=fail layer=firmware",
+		"cause=gpu-lost status=fail gpu=-1",
+		"cause=gpu-lost status=fail gpu=99999",
+		"cause=gpu-lost status=fail gpu=1x",
+		"cause=gpu-lost status=fail pci=0000:19:00.0;reboot",
+		"cause=gpu-lost status=fail uuid=GPU-$(x)",
+		"cause=gpu-xid-error status=fail xid=0",
+		"cause=gpu-xid-error status=fail xid=48 action=panic",
+		"cause=ecc-errors status=fail xid=48",	/* not an XID cause */
+		"cause=gpu-lost status=fail colour=red",
+		"cause=gpu-lost status=fail nokey",
+		"cause=gpu-lost status=fail =x",
+	};
+	struct finding f;
+	struct err e = ERR_INIT;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = finding_record_parse(bad[i], strlen(bad[i]), &f, &e);
+
+		if (r == 0)
+			fprintf(stderr, "# accepted: %s\n", bad[i]);
+		CHECK_INT(r, -1);
+		CHECK(f.title == NULL && f.pci == NULL);
+	}
+	/* The title keeps '=' and runs to the end; control bytes become spaces. */
+	const char *ok = "cause=gpu-lost status=warn title=a=b c\x1b[31m";
+	CHECK_INT(finding_record_parse(ok, strlen(ok), &f, &e), 0);
+	CHECK_STR(f.title, "a=b c [31m");
+	CHECK_INT(f.gpu, -1);
+	finding_release(&f);
+}
+
+static void test_gpu_ident(void)
+{
+	struct gpu_ident id;
+	const char *uuid = "GPU-34d7319c-5b19-1e75-186d-c187099e4fe5";
+
+	CHECK_INT(gpu_ident_parse("1", &id), 0);
+	CHECK_INT(id.kind, GPU_ID_INDEX);
+	CHECK(gpu_ident_match(&id, 1, "0000:19:00.0", NULL));
+	CHECK(!gpu_ident_match(&id, 0, "0000:11:00.0", NULL));	/* "1" is in the address */
+	CHECK(!gpu_ident_match(&id, 11, NULL, NULL));
+	CHECK(!gpu_ident_match(&id, -1, "0000:01:00.1", NULL));
+	CHECK_INT(gpu_ident_parse("0", &id), 0);
+	CHECK(!gpu_ident_match(&id, 1, "0000:19:00.0", NULL));
+	CHECK_INT(gpu_ident_parse("PCI:0000:19:00", &id), 0);
+	CHECK_INT(id.kind, GPU_ID_PCI);
+	CHECK_STR(id.text, "0000:19:00.0");
+	CHECK(gpu_ident_match(&id, 7, "0000:19:00.0", NULL));
+	CHECK(!gpu_ident_match(&id, 7, "0000:19:00.1", NULL));
+	CHECK(!gpu_ident_match(&id, 7, NULL, NULL));
+	CHECK_INT(gpu_ident_parse(uuid, &id), 0);
+	CHECK_INT(id.kind, GPU_ID_UUID);
+	CHECK(gpu_ident_match(&id, -1, NULL, uuid));
+	CHECK(!gpu_ident_match(&id, 0, "0000:18:00.0", "GPU-34d7319c"));
+	CHECK_INT(gpu_ident_parse("all", &id), 0);
+	CHECK(gpu_ident_match(&id, -1, NULL, NULL));
+	CHECK_INT(gpu_ident_parse("", &id), -1);
+	CHECK_INT(gpu_ident_parse("12345", &id), -1);
+	CHECK_INT(gpu_ident_parse("1;reboot", &id), -1);
+	CHECK_INT(gpu_ident_parse("GPU-", &id), -1);
+	CHECK_INT(gpu_ident_parse("GPU-x y", &id), -1);
+	CHECK_INT(gpu_ident_parse("0000:zz:00.0", &id), -1);
+	CHECK_INT(gpu_ident_parse("ALL", &id), -1);
+}
+
 int main(void)
 {
 	RUN(test_layer_worst_and_overall);
@@ -110,5 +274,9 @@ int main(void)
 	RUN(test_status_is_policy);
 	RUN(test_severity_table);
 	RUN(test_catalogue_round_trip);
+	RUN(test_cause_policy);
+	RUN(test_record_round_trip);
+	RUN(test_record_rejects);
+	RUN(test_gpu_ident);
 	return tap_done();
 }

@@ -52,9 +52,9 @@ static void test_escalation_and_severity(void)
 	CHECK_INT(policy_escalate(KB_XID_RESTART_APP), KB_XID_RESET_GPU);
 	CHECK_INT(policy_escalate(KB_XID_RESET_GPU), KB_XID_INSPECT_HW);
 	CHECK_INT(policy_escalate(KB_XID_REBOOT), KB_XID_INSPECT_HW);
-	CHECK_INT(policy_severity(KB_XID_NONE), WSEV_OK);
-	CHECK_INT(policy_severity(KB_XID_RESTART_APP), WSEV_WARN);
-	CHECK_INT(policy_severity(KB_XID_DRAIN), WSEV_FAIL);
+	CHECK_INT(policy_severity(KB_XID_NONE), STATUS_OK);
+	CHECK_INT(policy_severity(KB_XID_RESTART_APP), STATUS_WARN);
+	CHECK_INT(policy_severity(KB_XID_DRAIN), STATUS_FAIL);
 }
 
 int main(void)
