@@ -166,3 +166,51 @@ class Speed(unittest.TestCase):
         # 1 s is the goal on an unloaded machine; a shared CI machine gets 3x
         self.assertLess(best, 3.0, f"100 MB took {best:.2f} s")
         print(f"\n  explain: 100 MB in {best:.2f} s", file=sys.stderr)
+
+
+def hits(data):
+    import json
+    p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=data,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return json.loads(p.stdout)["matches"]
+
+
+class Decoding(unittest.TestCase):
+    def test_oom_numbers_say_who_holds_the_memory(self):
+        # https://github.com/phamquiluan/ResidualMaskingNetwork/issues/15: another process held it
+        other = hits(b"RuntimeError: CUDA out of memory. Tried to allocate 36.00 MiB (GPU 0; 10.76 GiB "
+                     b"total capacity; 996.23 MiB already allocated; 8.81 MiB free; 1010.00 MiB reserved "
+                     b"in total by PyTorch)\n")[0]
+        self.assertIn("held outside this process", other["decoded"]["oom_free"])
+        # https://github.com/CompVis/stable-diffusion/issues/702: the job itself filled the GPU
+        own = hits(b"OutOfMemoryError: CUDA out of memory. Tried to allocate 192.00 MiB (GPU 0; 4.00 GiB "
+                   b"total capacity; 3.08 GiB already allocated; 0 bytes free; 3.47 GiB reserved in "
+                   b"total by PyTorch)\n")[0]
+        self.assertIn("do not fit", own["decoded"]["oom_free"])
+        # near miss: the PyTorch 2 wording has no such numbers, so nothing is claimed
+        new = hits(b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+                   b"a total capacity of 79.19 GiB of which 1.19 GiB is free.\n")[0]
+        self.assertNotIn("oom_free", new["decoded"])
+
+    def test_error_codes_by_name_and_number(self):
+        def causes(line):
+            return [c["cause"] for m in hits(line) for c in m["causes"]]
+        self.assertEqual(causes(b"pynvml.nvml.NVMLError_GpuIsLost: GPU is lost\n"), ["gpu-lost"])
+        self.assertEqual(causes(b"RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH\n"),
+                         ["lib-mixed-builds", "cudnn-version-mismatch"])
+        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"),
+                         ["gpu-memory-held"])
+        # a code that implies no stack cause names none (an illegal address is the program's bug)
+        self.assertEqual(causes(b"CUDA error 700\n"), [])
+        # near miss: a success code is no error
+        self.assertEqual(hits(b"ncclSuccess\n"), [])
+
+    def test_table_is_generated_from_the_headers(self):
+        inc = "/usr/local/cuda/include"
+        if not all(os.path.exists(os.path.join(inc, f))
+                   for f in ("cuda.h", "driver_types.h", "cudnn_graph.h", "nccl.h")):
+            self.skipTest("the CUDA, cuDNN and NCCL headers are not installed here")
+        gen = os.path.join(REPO, "src", "knowledge", "data", "errcodes-from-headers.py")
+        out = subprocess.run([sys.executable, gen, inc], stdout=subprocess.PIPE, check=True).stdout
+        with open(os.path.join(REPO, "src", "explain", "errcodes.c"), "rb") as f:
+            self.assertEqual(out, f.read(), "src/explain/errcodes.c is not what the headers give")
