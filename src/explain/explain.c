@@ -104,6 +104,48 @@ static void decode_together(struct xitem *it, const struct logrule *r, const str
 		it->decoded[at - 1] = logdecode_oom(v[0], v[1], v[2]);
 }
 
+static int item_confirmed(const struct xitem *it)
+{
+	for (size_t c = 0; c < it->ncauses; c++)
+		if (it->causes[c].conf == XC_CONFIRMED)
+			return 1;
+	return 0;
+}
+
+/*
+ * Most specific first: a message that points to one cause ("Key was
+ * rejected by service") outranks one that points to several ("NVIDIA-SMI
+ * has failed ..."); a confirmed cause outranks an unchecked one; then the
+ * rule's priority, then the lower layer (the items are sorted by layer).
+ */
+static int more_specific(const struct xitem *a, const struct xitem *b)
+{
+	if (item_confirmed(a) != item_confirmed(b))
+		return item_confirmed(a);
+	if (a->ncauses != b->ncauses)
+		return a->ncauses < b->ncauses;
+	return a->hit->rule->prio < b->hit->rule->prio;
+}
+
+static void pick_primary(struct explanation *x)
+{
+	const struct xitem *best = NULL;
+
+	for (size_t i = 0; i < x->n; i++) {
+		const struct xitem *it = &x->items[i];
+
+		if (it->hit->rule->cls == LR_CAUSE && it->ncauses && (!best || more_specific(it, best)))
+			best = it;
+	}
+	x->primary_item = best;
+	x->primary = NULL;
+	for (size_t c = 0; best && c < best->ncauses && !x->primary; c++)
+		if (best->causes[c].conf == XC_CONFIRMED)
+			x->primary = &best->causes[c];
+	if (best && !x->primary)
+		x->primary = &best->causes[0];
+}
+
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,
 		       const struct confirm_in *ci)
 {
@@ -143,6 +185,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		}
 	}
 	qsort(x->items, x->n, sizeof(*x->items), item_cmp);
+	pick_primary(x);
 }
 
 void explanation_release(struct explanation *x)

@@ -214,3 +214,32 @@ class Decoding(unittest.TestCase):
         out = subprocess.run([sys.executable, gen, inc], stdout=subprocess.PIPE, check=True).stdout
         with open(os.path.join(REPO, "src", "explain", "errcodes.c"), "rb") as f:
             self.assertEqual(out, f.read(), "src/explain/errcodes.c is not what the headers give")
+
+
+class Ranking(unittest.TestCase):
+    def result(self, data):
+        import json
+        p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=data,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        return json.loads(p.stdout)
+
+    SMI = b"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. " \
+          b"Make sure that the latest NVIDIA driver is installed and running.\n"
+
+    def test_the_most_specific_evidence_wins(self):
+        # https://github.com/linux-surface/linux-surface/issues/906 with nvidia-smi's generic line
+        doc = self.result(self.SMI + b"modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n")
+        self.assertEqual(doc["result"]["most_specific_cause"], "secure-boot-blocks-module")
+        # near miss: the generic line alone keeps its own first candidate
+        self.assertEqual(self.result(self.SMI)["result"]["most_specific_cause"], "nvidia-module-not-loaded")
+
+    def test_no_nouveau_without_nouveau_in_the_log(self):
+        # https://github.com/NVIDIA/gpu-operator/issues/1146: RmInitAdapter, nouveau nowhere
+        doc = self.result(b"NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)\n")
+        named = [c["cause"] for m in doc["matches"] for c in m["causes"]]
+        self.assertNotIn("nouveau-loaded", named)
+        # with nouveau's own probe line (https://github.com/negativo17/nvidia-driver/issues/73) it is named
+        doc = self.result(b"NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:894)\n"
+                          b"[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n")
+        named = [c["cause"] for m in doc["matches"] for c in m["causes"]]
+        self.assertIn("nouveau-loaded", named)
