@@ -113,15 +113,39 @@ static int item_confirmed(const struct xitem *it)
 }
 
 /*
- * Most specific first: a message that points to one cause ("Key was
+ * Most specific first: a confirmed cause outranks an unchecked one; a cause
+ * outranks a restated symptom; a message that points to one cause ("Key was
  * rejected by service") outranks one that points to several ("NVIDIA-SMI
- * has failed ..."); a confirmed cause outranks an unchecked one; then the
- * rule's priority, then the lower layer (the items are sorted by layer).
+ * has failed ..."); then the rule's priority, then the lower layer (the
+ * items are sorted by layer).
  */
+/*
+ * Causes that restate a failure rather than explain it ("cuInit failed"):
+ * any other cause in the log is more specific than these.
+ */
+static int symptom_only(const struct xitem *it)
+{
+	static const enum cause_id symptoms[] = { CAUSE_CUDA_INIT_FAILED, CAUSE_GPU_COMPUTE_FAILED,
+						  CAUSE_NCCL_CALL_FAILED, CAUSE_CUDNN_CALL_FAILED,
+						  CAUSE_GPU_XID_ERROR };
+
+	for (size_t c = 0; c < it->ncauses; c++) {
+		int symptom = 0;
+
+		for (size_t s = 0; s < sizeof(symptoms) / sizeof(symptoms[0]); s++)
+			symptom |= it->causes[c].cause == symptoms[s];
+		if (!symptom)
+			return 0;
+	}
+	return 1;
+}
+
 static int more_specific(const struct xitem *a, const struct xitem *b)
 {
 	if (item_confirmed(a) != item_confirmed(b))
 		return item_confirmed(a);
+	if (symptom_only(a) != symptom_only(b))
+		return !symptom_only(a);
 	if (a->ncauses != b->ncauses)
 		return a->ncauses < b->ncauses;
 	return a->hit->rule->prio < b->hit->rule->prio;
