@@ -199,6 +199,18 @@ char *logdecode(const struct kb *kb, const char *name, const char *value)
 		}
 		return NULL;
 	}
+	if (!strcmp(name, "path")) {
+		/* what a path gives away about where the log was written */
+		if (strstr(value, "/stubs/libcuda.so"))
+			return xstrdup("the CUDA toolkit's link-time stub of libcuda (lib64/stubs), not the "
+				       "driver's library");
+		if (!strncmp(value, "/usr/lib/wsl/", 13))
+			return xstrdup("WSL's driver directory: the Windows driver's libraries, seen from WSL2");
+		if (!strncmp(value, "/mnt/", 5) && value[5] >= 'a' && value[5] <= 'z' && value[6] == '/')
+			return xasprintf("a Windows drive (%c:) as WSL mounts it: this log comes from WSL",
+					 value[5] - 'a' + 'A');
+		return NULL;
+	}
 	if (!strcmp(name, "err_name")) {
 		const struct errcode *ec = errcode_by_name(value, strlen(value));
 

@@ -9,6 +9,8 @@
  *	cu_result		100 -> CUDA_ERROR_NO_DEVICE (and its usual cause)
  *	cu_name, cuda_name	a name -> its number
  *	err_name		any code name of errcodes.h -> its API and number
+ *	path			/usr/local/cuda/lib64/stubs/libcuda.so -> the stub;
+ *				/mnt/c/..., /usr/lib/wsl/lib/... -> WSL
  *	xid			79 -> the XID catalogue's meaning and action
  *	pci			PCI:0000:3b:00 -> 0000:3b:00.0
  *	bytes			199557120 -> 190.3 MiB
