@@ -21,6 +21,7 @@
 #include "core/termesc.h"
 #include "explain/confirm.h"
 #include "explain/explain.h"
+#include "explain/logjoin.h"
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
@@ -96,6 +97,7 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 	struct logrules rules;
 	struct logmatch m;
 	struct lognorm n;
+	struct logjoin join;
 	struct explanation x;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
@@ -112,9 +114,12 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 		return -1;
 	}
 	logmatch_init(&m, &rules);
-	lognorm_init(&n, logmatch_line_cb, &m);
+	logjoin_init(&join, &m);
+	lognorm_init(&n, logjoin_line_cb, &join);
 	lognorm_feed(&n, log ? log : "", log_len);
 	lognorm_finish(&n);
+	logjoin_finish(&join);
+	logjoin_release(&join);
 	lognorm_release(&n);
 	if (dropped_lines) {
 		/* line numbers count from the start of the whole output */

@@ -6,6 +6,7 @@
 
 #include "core/xalloc.h"
 #include "explain/confirm.h"
+#include "explain/errcodes.h"
 #include "explain/logdecode.h"
 #include "knowledge/causes.h"
 #include "report/report.h"
@@ -45,6 +46,130 @@ static int item_cmp(const void *a, const void *b)
 	return x->hit->first < y->hit->first ? -1 : x->hit->first > y->hit->first;
 }
 
+/*
+ * The causes a hit names: the rule's, or for an "@errcode" rule those the
+ * error-code table gives the captured name or number.
+ */
+static size_t rule_causes(const struct logrule *r, const struct logmatch_hit *h,
+			  enum cause_id out[LR_MAX_CAUSES])
+{
+	const struct errcode *ec = NULL;
+	size_t n = 0;
+
+	if (!r->by_code) {
+		memcpy(out, r->causes, r->ncauses * sizeof(*out));
+		return r->ncauses;
+	}
+	for (size_t k = 0; k < r->ncaps && !ec; k++) {
+		const char *v = h->caps[k], *name = r->capnames[k];
+
+		if (!v || !*v || !name)
+			continue;
+		if (!strcmp(name, "err_name"))
+			ec = errcode_by_name(v, strlen(v));
+		else if (!strcmp(name, "cuda_error") || !strcmp(name, "cu_result"))
+			ec = errcode_by_number(!strcmp(name, "cuda_error") ? ERR_CUDART : ERR_CU,
+					      strtol(v, NULL, 10));
+	}
+	for (const char *p = ec ? ec->causes : NULL; p && *p && n < LR_MAX_CAUSES;) {
+		size_t l = strcspn(p, ";");
+		char id[96];
+
+		if (l && l < sizeof(id)) {
+			memcpy(id, p, l);
+			id[l] = 0;
+			if (cause_from_id(id) != CAUSE_NONE)
+				out[n++] = cause_from_id(id);
+		}
+		p += l + (p[l] == ';');
+	}
+	return n;
+}
+
+/* Values that mean something only together: PyTorch's out-of-memory numbers. */
+static void decode_together(struct xitem *it, const struct logrule *r, const struct logmatch_hit *h)
+{
+	const char *v[3] = { NULL, NULL, NULL };
+	static const char *const names[3] = { "oom_total", "oom_allocated", "oom_free" };
+	size_t at = 0;
+
+	for (size_t k = 0; k < r->ncaps; k++)
+		for (int q = 0; q < 3; q++)
+			if (r->capnames[k] && !strcmp(r->capnames[k], names[q])) {
+				v[q] = h->caps[k];
+				if (q == 2)
+					at = k + 1;
+			}
+	if (at && v[0] && v[1] && v[2] && !it->decoded[at - 1])
+		it->decoded[at - 1] = logdecode_oom(v[0], v[1], v[2]);
+}
+
+static int item_confirmed(const struct xitem *it)
+{
+	for (size_t c = 0; c < it->ncauses; c++)
+		if (it->causes[c].conf == XC_CONFIRMED)
+			return 1;
+	return 0;
+}
+
+/*
+ * Most specific first: a confirmed cause outranks an unchecked one; a cause
+ * outranks a restated symptom; a message that points to one cause ("Key was
+ * rejected by service") outranks one that points to several ("NVIDIA-SMI
+ * has failed ..."); then the rule's priority, then the lower layer (the
+ * items are sorted by layer).
+ */
+/*
+ * Causes that restate a failure rather than explain it ("cuInit failed"):
+ * any other cause in the log is more specific than these.
+ */
+static int symptom_only(const struct xitem *it)
+{
+	static const enum cause_id symptoms[] = { CAUSE_CUDA_INIT_FAILED, CAUSE_GPU_COMPUTE_FAILED,
+						  CAUSE_NCCL_CALL_FAILED, CAUSE_CUDNN_CALL_FAILED,
+						  CAUSE_GPU_XID_ERROR };
+
+	for (size_t c = 0; c < it->ncauses; c++) {
+		int symptom = 0;
+
+		for (size_t s = 0; s < sizeof(symptoms) / sizeof(symptoms[0]); s++)
+			symptom |= it->causes[c].cause == symptoms[s];
+		if (!symptom)
+			return 0;
+	}
+	return 1;
+}
+
+static int more_specific(const struct xitem *a, const struct xitem *b)
+{
+	if (item_confirmed(a) != item_confirmed(b))
+		return item_confirmed(a);
+	if (symptom_only(a) != symptom_only(b))
+		return !symptom_only(a);
+	if (a->ncauses != b->ncauses)
+		return a->ncauses < b->ncauses;
+	return a->hit->rule->prio < b->hit->rule->prio;
+}
+
+static void pick_primary(struct explanation *x)
+{
+	const struct xitem *best = NULL;
+
+	for (size_t i = 0; i < x->n; i++) {
+		const struct xitem *it = &x->items[i];
+
+		if (it->hit->rule->cls == LR_CAUSE && it->ncauses && (!best || more_specific(it, best)))
+			best = it;
+	}
+	x->primary_item = best;
+	x->primary = NULL;
+	for (size_t c = 0; best && c < best->ncauses && !x->primary; c++)
+		if (best->causes[c].conf == XC_CONFIRMED)
+			x->primary = &best->causes[c];
+	if (best && !x->primary)
+		x->primary = &best->causes[0];
+}
+
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,
 		       const struct confirm_in *ci)
 {
@@ -58,16 +183,20 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		struct xitem *it = &x->items[i];
 		const struct logmatch_hit *h = &m->hits[i];
 		const struct logrule *r = h->rule;
+		enum cause_id causes[LR_MAX_CAUSES];
+		size_t ncauses;
 
 		it->hit = h;
 		it->layer = r->layer;
 		for (size_t k = 0; k < r->ncaps; k++)
 			it->decoded[k] = logdecode(kb, r->capnames[k], h->caps[k]);
-		for (size_t c = 0; c < r->ncauses; c++) {
+		decode_together(it, r, h);
+		ncauses = rule_causes(r, h, causes);
+		for (size_t c = 0; c < ncauses; c++) {
 			struct xcause *xc = &it->causes[it->ncauses++];
-			const struct cause *cat = cause_get(r->causes[c]);
+			const struct cause *cat = cause_get(causes[c]);
 
-			xc->cause = r->causes[c];
+			xc->cause = causes[c];
 			xc->id = cat ? cat->id : "?";
 			xc->layer = cat ? (int)cat->layer : r->layer;
 			xc->title = cat ? cat->title : NULL;
@@ -80,6 +209,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		}
 	}
 	qsort(x->items, x->n, sizeof(*x->items), item_cmp);
+	pick_primary(x);
 }
 
 void explanation_release(struct explanation *x)

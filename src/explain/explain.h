@@ -62,6 +62,14 @@ struct explanation {
 	struct xitem *items;	/* sorted: causes by layer bottom-up, then scope, then benign */
 	size_t n;
 	size_t ncause_items, nscope_items, nbenign_items;
+	/*
+	 * The most specific evidence: the cause item whose rule names the
+	 * fewest candidate causes (then: a cause confirmed on this machine,
+	 * the rule's priority, the lower layer); its cause, confirmed first.
+	 * NULL when no cause item names a cause.
+	 */
+	const struct xitem *primary_item;
+	const struct xcause *primary;
 };
 
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,

@@ -171,6 +171,7 @@ void explain_render_json(const struct explanation *x, struct buf *out)
 			if (x->items[i].hit->rule->cls == LR_CAUSE && x->items[i].ncauses)
 				lowest = x->items[i].causes[0].id;
 		json_str(&j, "lowest_cause", lowest);
+		json_str(&j, "most_specific_cause", x->primary ? x->primary->id : NULL);
 	}
 	json_int(&j, "exit", explanation_exit(x));
 	json_obj_end(&j);

@@ -190,14 +190,19 @@ void explain_render_text(const struct explanation *x, int color, struct buf *out
 			      "is not implicated by this log\n");
 		return;
 	}
-	for (size_t i = 0; i < x->n; i++) {
+	const struct xitem *lowest = NULL;
+
+	for (size_t i = 0; i < x->n && !lowest; i++) {
 		const struct xitem *it = &x->items[i];
 
 		if (it->hit->rule->cls != LR_CAUSE || !it->ncauses)
 			continue;
+		lowest = it;
 		buf_printf(out, "result: the lowest broken link in this log is at the %s layer: %s (%s)\n",
 			   layer_name((enum layer_id)it->layer), it->causes[0].id,
 			   conf_words(it->causes[0].conf));
-		break;
 	}
+	if (x->primary && lowest && strcmp(x->primary->id, lowest->causes[0].id))
+		buf_printf(out, "        the most specific evidence (line %ld) points to %s (%s)\n",
+			   x->primary_item->hit->first, x->primary->id, conf_words(x->primary->conf));
 }

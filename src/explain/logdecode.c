@@ -3,6 +3,7 @@
 
 #include "core/xalloc.h"
 #include "explain/cudaerr.h"
+#include "explain/errcodes.h"
 #include "knowledge/kb.h"
 #include "knowledge/kb_xid.h"
 #include "knowledge/curesult.h"
@@ -198,6 +199,24 @@ char *logdecode(const struct kb *kb, const char *name, const char *value)
 		}
 		return NULL;
 	}
+	if (!strcmp(name, "path")) {
+		/* what a path gives away about where the log was written */
+		if (strstr(value, "/stubs/libcuda.so"))
+			return xstrdup("the CUDA toolkit's link-time stub of libcuda (lib64/stubs), not the "
+				       "driver's library");
+		if (!strncmp(value, "/usr/lib/wsl/", 13))
+			return xstrdup("WSL's driver directory: the Windows driver's libraries, seen from WSL2");
+		if (!strncmp(value, "/mnt/", 5) && value[5] >= 'a' && value[5] <= 'z' && value[6] == '/')
+			return xasprintf("a Windows drive (%c:) as WSL mounts it: this log comes from WSL",
+					 value[5] - 'a' + 'A');
+		return NULL;
+	}
+	if (!strcmp(name, "err_name")) {
+		const struct errcode *ec = errcode_by_name(value, strlen(value));
+
+		return ec ? xasprintf("%s %ld = %s", errcode_family_name(ec->family), ec->code, ec->name)
+			  : NULL;
+	}
 	if (!strcmp(name, "xid")) {
 		struct kb_xid x;
 
@@ -224,5 +243,48 @@ char *logdecode(const struct kb *kb, const char *name, const char *value)
 			return xasprintf("%s, major version %.*s", f, (int)strcspn(so + 4, "."), so + 4);
 		return xasprintf("%s", f);
 	}
+	return NULL;
+}
+
+/* "10.76 GiB", "643.57 MiB", "0 bytes" -> bytes; -1 when it does not parse. */
+static double oom_size(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = { { "bytes", 1 }, { "B", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
+		      { "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 }, { "KB", 1e3 },
+		      { "MB", 1e6 }, { "GB", 1e9 }, { "TB", 1e12 } };
+	char *end;
+	double v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	v = strtod(s, &end);
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return v * units[i].mult;
+	return -1;
+}
+
+char *logdecode_oom(const char *total, const char *allocated, const char *free_)
+{
+	double t = oom_size(total), a = oom_size(allocated), f = oom_size(free_), other;
+
+	if (t <= 0 || a < 0 || f < 0 || a + f > t * 1.01)
+		return NULL;
+	other = t - a - f;
+	/* the driver's own context takes a few hundred MiB: ignore less than 10 % */
+	if (other > 0.5 * t && a < 0.25 * t)
+		return xasprintf("this process had %.0f MiB, %.0f MiB were free: %.1f GiB of the %.1f GiB "
+				 "are held outside this process (another process, or another "
+				 "job on a shared GPU)",
+				 a / 1048576.0, f / 1048576.0, other / 1073741824.0, t / 1073741824.0);
+	if (a >= 0.5 * t)
+		return xasprintf("this process itself had %.1f GiB of the %.1f GiB: the model and batch "
+				 "do not fit this GPU (a smaller batch, or more memory)",
+				 a / 1073741824.0, t / 1073741824.0);
 	return NULL;
 }

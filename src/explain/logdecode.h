@@ -8,10 +8,15 @@
  *	cuda_error		35 -> cudaErrorInsufficientDriver
  *	cu_result		100 -> CUDA_ERROR_NO_DEVICE (and its usual cause)
  *	cu_name, cuda_name	a name -> its number
+ *	err_name		any code name of errcodes.h -> its API and number
+ *	path			/usr/local/cuda/lib64/stubs/libcuda.so -> the stub;
+ *				/mnt/c/..., /usr/lib/wsl/lib/... -> WSL
  *	xid			79 -> the XID catalogue's meaning and action
  *	pci			PCI:0000:3b:00 -> 0000:3b:00.0
  *	bytes			199557120 -> 190.3 MiB
  *	soname			libcudnn.so.8 -> "cuDNN, major 8"
+ *	oom_total, oom_allocated, oom_free  PyTorch's out-of-memory numbers,
+ *				decoded together by logdecode_oom()
  * Anything else is not decoded.  Pure functions: no files, no machine.
  *
  *	char *d = logdecode(kb, "driver_int", "11040");	// "CUDA 11.4 (driver API)"; free()
@@ -23,6 +28,15 @@ struct kb;
 
 /* A one-line meaning (malloc'ed), or NULL when there is nothing to add. */
 char *logdecode(const struct kb *kb, const char *name, const char *value);
+
+/*
+ * What PyTorch's "(GPU 0; T total capacity; A already allocated; F free"
+ * says together: when this process's allocations and the free memory are a
+ * small part of the total, the rest is held by another process (or the
+ * driver); when this process holds most of it, the job does not fit.  The
+ * sizes are "10.76 GiB", "8.81 MiB", "0 bytes".  NULL when they do not parse.
+ */
+char *logdecode_oom(const char *total, const char *allocated, const char *free_);
 
 /* "PCI:0000:3b:00", "0000:3b:00.0", "3b:00.0" -> "0000:3b:00.0" into out (>= 16); 0 or -1. */
 int logdecode_pci(const char *value, char *out, unsigned long size);

@@ -3,9 +3,14 @@
  *
  * Everything here is hostile input: every scan is bounded by the line's
  * length, never by a NUL.  The fast path (a plain line without escapes or a
- * prefix) copies nothing but the folding candidate.
+ * prefix) copies nothing but the folding candidate.  HTML entities are
+ * logescape.c's; the prefix grammar (kmsg, ISO, syslog/journal, dmesg with
+ * its -T and -H forms, glog, torchrun, c10) stays here with the state it
+ * feeds, which is why this file is a little over 700 lines.
  */
 #include "explain/lognorm.h"
+
+#include "explain/logescape.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -20,6 +25,7 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	buf_init(&n->partial);
 	buf_init(&n->scratch);
 	buf_init(&n->dec);
+	buf_init(&n->html);
 	buf_init(&n->pend);
 	buf_init(&n->pend_frames);
 	buf_init(&n->tb_first_lib);
@@ -33,6 +39,7 @@ void lognorm_release(struct lognorm *n)
 	buf_release(&n->partial);
 	buf_release(&n->scratch);
 	buf_release(&n->dec);
+	buf_release(&n->html);
 	buf_release(&n->pend);
 	buf_release(&n->pend_frames);
 	buf_release(&n->tb_first_lib);
@@ -245,13 +252,22 @@ static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
 		if (end < len && s[end] == ':')
 			end = skip_spaces(s, len, end + 1);
 		for (size_t m = i + 1; m < k; m++) {
+			/* dmesg -H: "+0.000150" relative, and locales whose decimal mark is ',' */
+			int mark = s[m] == '.' || s[m] == ',';
+
 			dig += is_digit(s[m]);
-			dot += s[m] == '.';
+			dot += mark;
 			colon += s[m] == ':';
-			other += !is_digit(s[m]) && s[m] != '.' && s[m] != ' ';
+			other += !is_digit(s[m]) && !mark && s[m] != ' ' &&
+				 !(s[m] == '+' && m == skip_spaces(s, k, i + 1));
 		}
-		/* dmesg "[ 1234.567890]" */
+		/* dmesg "[ 1234.567890]", dmesg -H "[  +0,000150]" */
 		if (dig && dot == 1 && !other) {
+			*flags |= LN_KERNEL;
+			return end;
+		}
+		/* dmesg -H at a new minute: "[Nov30 08:12]", "[Nov 30 08:12]" */
+		if (k - i - 1 >= 11 && k - i - 1 <= 12 && month_at(s, len, i + 1) && colon == 1) {
 			*flags |= LN_KERNEL;
 			return end;
 		}
@@ -444,8 +460,16 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 	unsigned flags = 0;
 	size_t off;
 	long count = 1;
-	int indented = len && (s[0] == ' ' || s[0] == '\t');
+	int indented;
 
+	/* quoted by e-mail or markdown: "> text", "> > text", ">" */
+	while (len && s[0] == '>' && (len == 1 || s[1] == ' ' || s[1] == '>')) {
+		s++;
+		len--;
+		if (len && s[0] == ' ')
+			s++, len--;
+	}
+	indented = len && (s[0] == ' ' || s[0] == '\t');
 	/* kmsg dictionary lines belong to the record above */
 	if (n->kmsg && len > 1 && s[0] == ' ' && s[1] != ' ' && memchr(s, '=', len))
 		return;
@@ -604,12 +628,66 @@ static void raw_line(struct lognorm *n, const char *s, size_t len)
 		s = n->scratch.s;
 		len = n->scratch.len;
 	}
+	if (memchr(s, '&', len) && logescape_html_found(s, len)) {
+		logescape_html(&n->html, s, len);
+		s = n->html.s;
+		len = n->html.len;
+	}
 	decoded_line(n, s, len);
+}
+
+/* Lines that end with CR alone: each CR ends one. */
+static void cr_lines(struct lognorm *n, const char *s, size_t len, int last)
+{
+	const char *p = s, *end = s + len, *cr;
+
+	while (p < end && (cr = memchr(p, '\r', (size_t)(end - p)))) {
+		raw_line(n, p, (size_t)(cr - p));
+		p = cr + 1;
+	}
+	if (p < end) {
+		if (last)
+			raw_line(n, p, (size_t)(end - p));
+		else
+			buf_add(&n->partial, p, (size_t)(end - p));
+	}
+}
+
+/*
+ * Before the first LF: a CR not followed by LF in the first MiB means a log
+ * whose lines end with CR alone (old Mac files, some serial consoles); a
+ * progress bar redraws with CR too, but its log has LFs around it.
+ */
+static int cr_only_start(struct lognorm *n, const char *data, size_t len)
+{
+	const char *cr;
+
+	if (n->nl_seen)
+		return 0;
+	if (memchr(data, '\n', len)) {
+		n->nl_seen = 1;
+		return 0;
+	}
+	cr = memchr(data, '\r', len);
+	return cr && cr + 1 < data + len && n->partial.len + len > 0 && cr[1] != '\n' &&
+	       n->partial.len < (1u << 20);
 }
 
 void lognorm_feed(struct lognorm *n, const char *data, size_t len)
 {
 	const char *p = data, *end = data + len, *nl;
+
+	if (!n->cr_only && cr_only_start(n, data, len))
+		n->cr_only = 1;
+	if (n->cr_only) {
+		buf_add(&n->partial, data, len);
+		struct buf whole = n->partial;
+
+		buf_init(&n->partial);
+		cr_lines(n, whole.s, whole.len, 0);
+		buf_release(&whole);
+		return;
+	}
 
 	if (n->partial.len) {
 		nl = memchr(p, '\n', len);
@@ -633,8 +711,15 @@ void lognorm_feed(struct lognorm *n, const char *data, size_t len)
 void lognorm_finish(struct lognorm *n)
 {
 	if (n->partial.len) {
-		raw_line(n, n->partial.s, n->partial.len);
-		buf_reset(&n->partial);
+		struct buf whole = n->partial;
+
+		buf_init(&n->partial);
+		/* a CR-only log shorter than a chunk ends here, unsplit */
+		if (n->cr_only || (!n->nl_seen && memchr(whole.s, '\r', whole.len)))
+			cr_lines(n, whole.s, whole.len, 1);
+		else
+			raw_line(n, whole.s, whole.len);
+		buf_release(&whole);
 	}
 	if (n->in_tb)
 		n->in_tb = 0;

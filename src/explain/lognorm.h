@@ -9,7 +9,12 @@
  * struct lognorm_line per logical line, with the original line numbers:
  *
  *  - '\r': only the text after the last carriage return is kept (what the
- *    terminal showed); ANSI CSI/OSC sequences are dropped;
+ *    terminal showed); ANSI CSI/OSC sequences are dropped; CRLF ends a line
+ *    like LF, and a log that uses CR alone (no LF before its first CR, or in
+ *    its first MiB) is split at each CR;
+ *  - pasted forms: e-mail/markdown quoting ("> ", "> > ") is removed, and a
+ *    line that carries HTML escapes (&lt; &gt; &amp; &quot; &#39; &#x27;
+ *    &#NN;) is unescaped (logs copied from a web page or an issue's HTML);
  *  - #NNN (three octal digits, rsyslog's control-character escape) is
  *    decoded, and #012 splits a record into several lines;
  *  - prefixes are removed repeatedly: kmsg "6,123,456,-;", dmesg
@@ -66,6 +71,9 @@ struct lognorm {
 	struct buf partial;	/* a line not yet ended by '\n' */
 	struct buf scratch;	/* the line being cleaned */
 	struct buf dec;		/* #NNN decoding */
+	struct buf html;	/* HTML unescaping */
+	int nl_seen;		/* a '\n' was seen: CR alone is a progress-bar redraw */
+	int cr_only;		/* lines end with CR alone */
 	/* the folding candidate */
 	struct buf pend;
 	struct buf pend_frames;

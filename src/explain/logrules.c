@@ -234,6 +234,13 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 
 		if (!p)
 			return err_set(e, "%s:%d: rule %s: a cause rule needs causes", file, r->line, r->id);
+		if (!strcmp(p, "@errcode")) {
+			if (r->layer < 0)
+				return err_set(e, "%s:%d: rule %s: an @errcode rule needs a layer", file,
+					       r->line, r->id);
+			r->by_code = 1;
+			p += strlen(p);
+		}
 		while (*p) {
 			const char *sc = strchr(p, ';');
 			size_t l = sc ? (size_t)(sc - p) : strlen(p);

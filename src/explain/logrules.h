@@ -30,6 +30,9 @@
  *  - captures: re/rei: names of the groups 1..n, comma-separated, "-" for
  *    a group that is not a capture; "-" else;
  *  - causes: cause ids (';'-separated) for class cause, "-" otherwise;
+ *    "@errcode": the causes the error-code table (errcodes.h) gives the code
+ *    captured as err_name (a name), cuda_error (a cudaError_t number) or
+ *    cu_result (a CUresult number); such a rule must give its layer;
  *  - layer: the layer the message belongs to (layer_name()); "-" for
  *    scope and benign rules, and for a cause rule: its first cause's layer;
  *  - says: one line, what the message means;
@@ -37,7 +40,8 @@
  *
  * Capture names carry meaning for decoding (logdecode.h): soname, found,
  * built, cuda_int, driver_int, cudnn_int, sm, cc, xid, pci, cuda_error,
- * cu_name, cuda_name, bytes, gpu, path, errmsg, nccl_err, status.
+ * cu_name, cuda_name, bytes, gpu, path, errmsg, nccl_err, status, err_name,
+ * oom_total, oom_allocated, oom_free.
  *
  *	struct logrules r;
  *	if (logrules_load(ctx->kb_dir, &r, &e) < 0) ...
@@ -79,6 +83,7 @@ struct logrule {
 	char *anchor;		/* lower case; NULL for exc */
 	enum cause_id causes[LR_MAX_CAUSES];
 	size_t ncauses;
+	int by_code;		/* causes "@errcode": those of the error code captured (errcodes.h) */
 	int layer;		/* enum layer_id, -1 for none */
 	const char *says;
 	const char *source;

@@ -1,6 +1,7 @@
 /* test_explain.c - explain's literal matcher, rule-table validation and the normaliser. */
 #include "tap.h"
 
+#include "explain/errcodes.h"
 #include "explain/logdecode.h"
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"
@@ -166,6 +167,31 @@ static void test_decode(void)
 	CHECK_STR(d, "cuDNN 9.1.0");
 	free(d);
 	CHECK(logdecode(NULL, "driver_int", "abc") == NULL);
+	/* what paths give away (issue 20) */
+	d = logdecode(NULL, "path", "/mnt/c/Users/me/AppData/Local/Programs/Python/python.exe");
+	CHECK(d && strstr(d, "WSL") && strstr(d, "C:"));
+	free(d);
+	d = logdecode(NULL, "path", "/usr/local/cuda-11.8/targets/x86_64-linux/lib/stubs/libcuda.so");
+	CHECK(d && strstr(d, "stub"));
+	free(d);
+	CHECK(logdecode(NULL, "path", "/mnt/data/x") == NULL);	/* near miss: a Linux mount */
+	/* the error-code table: by name (pynvml's spelling too) and the OOM arithmetic */
+	d = logdecode(NULL, "err_name", "NVMLError_GpuIsLost");
+	CHECK_STR(d, "nvmlReturn_t 15 = NVMLError_GpuIsLost");
+	free(d);
+	CHECK(errcode_by_name("CUDA_ERROR_STUB_LIBRARY", 23) &&
+	      !strcmp(errcode_by_name("CUDA_ERROR_STUB_LIBRARY", 23)->causes, "libcuda-stub-on-path"));
+	CHECK(errcode_by_number(ERR_CUDART, 35) &&
+	      !strcmp(errcode_by_number(ERR_CUDART, 35)->name, "cudaErrorInsufficientDriver"));
+	CHECK(errcode_by_name("cudaSuccess", 11) && !errcode_by_name("cudaSuccess", 11)->causes);
+	d = logdecode_oom("10.76 GiB", "996.23 MiB", "8.81 MiB");
+	CHECK(d && strstr(d, "outside this process"));
+	free(d);
+	d = logdecode_oom("4.00 GiB", "3.08 GiB", "0 bytes");
+	CHECK(d && strstr(d, "do not fit"));
+	free(d);
+	CHECK(logdecode_oom("4.00 GiB", "9 GiB", "1 GiB") == NULL);	/* more than the total */
+	CHECK(logdecode_oom("x", "1 GiB", "1 GiB") == NULL);
 }
 
 int main(void)

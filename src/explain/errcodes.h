@@ -1,0 +1,38 @@
+/*
+ * errcodes.h - the error codes of the GPU stack's C APIs (CUresult,
+ * cudaError_t, cudnnStatus_t, ncclResult_t, nvmlReturn_t and pynvml's
+ * NVMLError_ names), by name and by number, with the catalogue causes each
+ * one implies.
+ *
+ * The table (errcodes.c) is generated from the real headers by
+ * src/knowledge/data/errcodes-from-headers.py; explain's rules whose causes
+ * column is "@errcode" name the causes of the code they captured.
+ *
+ *	const struct errcode *c = errcode_by_name("CUDA_ERROR_STUB_LIBRARY", 23);
+ *	if (c && c->causes) ...	// "libcuda-stub-on-path"
+ */
+#ifndef GD_ERRCODES_H
+#define GD_ERRCODES_H
+
+#include <stddef.h>
+
+enum errcode_family { ERR_CU, ERR_CUDART, ERR_CUDNN, ERR_NCCL, ERR_NVML };
+
+struct errcode {
+	enum errcode_family family;
+	long code;
+	const char *name;
+	const char *causes;	/* ';'-separated catalogue ids, or NULL */
+};
+
+extern const struct errcode errcodes[];
+extern const unsigned long errcodes_count;
+
+/* The entry for a name (exact, len bytes), or NULL. */
+const struct errcode *errcode_by_name(const char *name, size_t len);
+/* The entry for a number of one family, or NULL. */
+const struct errcode *errcode_by_number(enum errcode_family f, long code);
+/* "CUresult", "cudaError_t", ... */
+const char *errcode_family_name(enum errcode_family f);
+
+#endif

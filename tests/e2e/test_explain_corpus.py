@@ -1,0 +1,245 @@
+"""gpudoctor explain on real logs it was not written from (issue 20).
+
+tests/explain/corpus holds 100 logs from public threads, each with the cause
+that fixed it (or "benign"), split by a hash of the thread's URL into dev/
+(rules were written from these) and test/ (held out).  score.py is the
+scorer; this test asserts the goal: at least 85 % of the real failures of
+each set named right, and no stack cause named on any benign log.
+
+It also triggers each cause added for issue 20 with a real text, beside a
+near miss that must not name it.
+"""
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gdtest import GPUDOCTOR, REPO  # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO, "tests", "explain", "corpus"))
+import score  # noqa: E402
+
+
+def causes_of(text):
+    return score.named(GPUDOCTOR, text)[0]
+
+
+class Corpus(unittest.TestCase):
+    def check(self, split):
+        r = score.score(GPUDOCTOR, [split])
+        self.assertGreaterEqual(r["failures"], 30, f"{split}: too few real failures")
+        self.assertGreaterEqual(r["benign"], 5, f"{split}: too few benign logs")
+        misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
+        self.assertGreaterEqual(r["right"] / r["failures"], 0.85,
+                                f"{split}: {r['right']}/{r['failures']}\n{misses}")
+        self.assertEqual(r["alarms"], [], f"{split}: a stack cause named on a benign log")
+
+    def test_development_set(self):
+        self.check("dev")
+
+    def test_held_out_set(self):
+        self.check("test")
+
+
+# (cause id, a real text that names it, its source, a near miss that must not)
+CASES = [
+    ("ptxas-too-old",
+     "A simple Lux+Reactant+Enzyme test complains 'ptxas too old'.\n",
+     "https://github.com/EnzymeAD/Reactant.jl/issues/1280",
+     "W asm_compiler.cc:111] *** WARNING *** You are using ptxas 9.2.148, which is older than "
+     "11.1. ptxas before 11.1 is known to miscompile XLA code\n"),
+    ("shm-permission",
+     "node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied\n",
+     "https://github.com/pytorch/pytorch/issues/37004",
+     "g148:14937:69361 [0] misc/shmutils.cc:93 NCCL WARN Call to open failed: No such file or directory\n"),
+    ("lib-mixed-builds",
+     "[Bug]version libcudnn_ops_infer.so.8 not defined in file libcudnn_ops_infer.so.8\n",
+     "https://github.com/davisking/dlib/issues/2719",
+     "libstdc++.so.6: version `GLIBCXX_3.4.20' not found\n"),
+    ("ctk-ldconfig-path",
+     "nvidia-container-cli: ldcache error: process /sbin/ldconfig failed with error code: 127\n",
+     "https://github.com/NVIDIA/nvidia-docker/issues/587",
+     "I0711 07:13:39.545694 40071 nvc_ldcache.c:372] executing /usr/sbin/ldconfig from host\n"),
+    ("nccl-ib-network-error",
+     "NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 "
+     "vendor err 129 (Send)\n",
+     "https://github.com/NVIDIA/nccl/issues/1664",
+     "hostname-test:986:1338 [6] NCCL INFO NCCL_IB_TIMEOUT set by environment to 18.\n"),
+    ("slurm-gres-misconfigured",
+     "sbatch: error: Invalid generic resource (gres) specification\n",
+     "https://github.com/awslabs/awsome-distributed-ai/issues/196",
+     "Name=gpu File=/dev/nvidia0 CPUs=48-63,176-191\n"),
+    ("kernel-lockdown-blocks-module",
+     "[  398.381052] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7\n",
+     "https://github.com/RinCat/RTL88x2BU-Linux-Driver/issues/114",
+     "\tlockdown=\t[SECURITY]\n"),
+]
+
+
+class NewCauses(unittest.TestCase):
+    def test_each_new_cause_is_named_and_not_on_its_near_miss(self):
+        for cause, text, source, near in CASES:
+            with self.subTest(cause=cause, source=source):
+                self.assertIn(cause, causes_of(text))
+                self.assertNotIn(cause, causes_of(near))
+
+    def test_explain_documents_each_new_cause(self):
+        for cause, _, _, _ in CASES:
+            with self.subTest(cause=cause):
+                p = subprocess.run([GPUDOCTOR, "explain", cause], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=30)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn(cause, p.stdout.decode())
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+def rules_of(data):
+    """explain's matched rules for raw bytes (the normaliser sees them as they are)."""
+    import json
+    p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=data,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return [m["rule"] for m in json.loads(p.stdout)["matches"]]
+
+
+class PastedForms(unittest.TestCase):
+    """The normaliser's forms of issue 20, each with real text."""
+
+    RMINIT = b"NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)"
+
+    def test_dmesg_human_relative_with_comma(self):
+        # dmesg -H: "[Nov30 08:12]" at a new minute, then "[  +0,000150]" deltas
+        data = b"[Nov30 08:12] nvidia: loading out-of-tree module taints kernel.\n" \
+               b"[  +0,000150] " + self.RMINIT + b"\n"
+        self.assertIn("nvrm-rminit-failed", rules_of(data))
+        # the prefix is gone, not just tolerated: the line folds with a plain copy
+        self.assertEqual(rules_of(b"[  +0.000150] " + self.RMINIT + b"\n" + self.RMINIT + b"\n"),
+                         ["nvrm-rminit-failed"])
+
+    def test_crlf_and_cr_only(self):
+        line = b"nvidia-container-cli: ldcache error: process /sbin/ldconfig failed with error code: 127"
+        self.assertIn("ctk-ldcache-error", rules_of(b"x\r\n" + line + b"\r\ny\r\n"))
+        self.assertIn("ctk-ldcache-error", rules_of(b"x\r" + line + b"\ry\r"))
+        # a progress bar redrawn with CR in an LF log keeps only what was shown last
+        self.assertNotIn("ctk-ldcache-error", rules_of(b"a\n" + line + b"\r100%\n"))
+
+    def test_quoted_and_html_escaped(self):
+        # https://github.com/NVIDIA/libnvidia-container/issues/177 quoted in a reply
+        q = b"> > nvidia-container-cli: ldcache error: process /usr/sbin/ldconfig failed with error code: 1\n"
+        self.assertIn("ctk-ldcache-error", rules_of(q))
+        # a traceback line copied from an issue's HTML
+        h = b"RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus error. It is " \
+            b"possible that dataloader&#39;s workers are out of shared memory. Please try to raise " \
+            b"your shared memory limit.\n"
+        self.assertIn("dataloader-bus-error", rules_of(h))
+        self.assertIn("tf-oom-tensor", rules_of(
+            b"OOM when allocating tensor with shape[16,112,112,147] and type float on "
+            b"/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc &lt;br&gt;\n"))
+
+    def test_wrapped_message_is_joined(self):
+        # https://github.com/shrubb/latent-pose-reenactment/issues/21: the renderer broke the line
+        wrapped = b"ERROR: Unexpected bus error encountered in worker. This might be caused by\n" \
+                  b"insufficient shared memory (shm).\n"
+        self.assertIn("dataloader-bus-error", rules_of(wrapped))
+        # near miss: two unrelated lines that happen to meet mid-phrase join to nothing known
+        self.assertEqual(rules_of(b"loading the model from\nthe cache directory\n"), [])
+
+
+class Speed(unittest.TestCase):
+    def test_100_mb_in_one_second(self):
+        import time
+        if os.environ.get("GD_SKIP_SPEED"):
+            self.skipTest("GD_SKIP_SPEED set")
+        # a plain training log with a wrapped line and an error now and then
+        block = (b"2026-11-30 08:12:01.123 INFO step 1200 loss 0.1234 lr 3e-4 throughput 1234.5 samples/s\n"
+                 * 60 + b"[  +0,000150] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
+                 b"This might be caused by\ninsufficient shared memory (shm).\n")
+        data = block * (100 * 1024 * 1024 // len(block))
+        best = None
+        for _ in range(2):
+            t = time.monotonic()
+            rules_of(data)
+            best = min(best or 1e9, time.monotonic() - t)
+        # 1 s is the goal on an unloaded machine; a shared CI machine gets 3x
+        self.assertLess(best, 3.0, f"100 MB took {best:.2f} s")
+        print(f"\n  explain: 100 MB in {best:.2f} s", file=sys.stderr)
+
+
+def hits(data):
+    import json
+    p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=data,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return json.loads(p.stdout)["matches"]
+
+
+class Decoding(unittest.TestCase):
+    def test_oom_numbers_say_who_holds_the_memory(self):
+        # https://github.com/phamquiluan/ResidualMaskingNetwork/issues/15: another process held it
+        other = hits(b"RuntimeError: CUDA out of memory. Tried to allocate 36.00 MiB (GPU 0; 10.76 GiB "
+                     b"total capacity; 996.23 MiB already allocated; 8.81 MiB free; 1010.00 MiB reserved "
+                     b"in total by PyTorch)\n")[0]
+        self.assertIn("held outside this process", other["decoded"]["oom_free"])
+        # https://github.com/CompVis/stable-diffusion/issues/702: the job itself filled the GPU
+        own = hits(b"OutOfMemoryError: CUDA out of memory. Tried to allocate 192.00 MiB (GPU 0; 4.00 GiB "
+                   b"total capacity; 3.08 GiB already allocated; 0 bytes free; 3.47 GiB reserved in "
+                   b"total by PyTorch)\n")[0]
+        self.assertIn("do not fit", own["decoded"]["oom_free"])
+        # near miss: the PyTorch 2 wording has no such numbers, so nothing is claimed
+        new = hits(b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+                   b"a total capacity of 79.19 GiB of which 1.19 GiB is free.\n")[0]
+        self.assertNotIn("oom_free", new["decoded"])
+
+    def test_error_codes_by_name_and_number(self):
+        def causes(line):
+            return [c["cause"] for m in hits(line) for c in m["causes"]]
+        self.assertEqual(causes(b"pynvml.nvml.NVMLError_GpuIsLost: GPU is lost\n"), ["gpu-lost"])
+        self.assertEqual(causes(b"RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH\n"),
+                         ["lib-mixed-builds", "cudnn-version-mismatch"])
+        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"),
+                         ["gpu-memory-held"])
+        # a code that implies no stack cause names none (an illegal address is the program's bug)
+        self.assertEqual(causes(b"CUDA error 700\n"), [])
+        # near miss: a success code is no error
+        self.assertEqual(hits(b"ncclSuccess\n"), [])
+
+    def test_table_is_generated_from_the_headers(self):
+        inc = "/usr/local/cuda/include"
+        if not all(os.path.exists(os.path.join(inc, f))
+                   for f in ("cuda.h", "driver_types.h", "cudnn_graph.h", "nccl.h")):
+            self.skipTest("the CUDA, cuDNN and NCCL headers are not installed here")
+        gen = os.path.join(REPO, "src", "knowledge", "data", "errcodes-from-headers.py")
+        out = subprocess.run([sys.executable, gen, inc], stdout=subprocess.PIPE, check=True).stdout
+        with open(os.path.join(REPO, "src", "explain", "errcodes.c"), "rb") as f:
+            self.assertEqual(out, f.read(), "src/explain/errcodes.c is not what the headers give")
+
+
+class Ranking(unittest.TestCase):
+    def result(self, data):
+        import json
+        p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=data,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        return json.loads(p.stdout)
+
+    SMI = b"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. " \
+          b"Make sure that the latest NVIDIA driver is installed and running.\n"
+
+    def test_the_most_specific_evidence_wins(self):
+        # https://github.com/linux-surface/linux-surface/issues/906 with nvidia-smi's generic line
+        doc = self.result(self.SMI + b"modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n")
+        self.assertEqual(doc["result"]["most_specific_cause"], "secure-boot-blocks-module")
+        # near miss: the generic line alone keeps its own first candidate
+        self.assertEqual(self.result(self.SMI)["result"]["most_specific_cause"], "nvidia-module-not-loaded")
+
+    def test_no_nouveau_without_nouveau_in_the_log(self):
+        # https://github.com/NVIDIA/gpu-operator/issues/1146: RmInitAdapter, nouveau nowhere
+        doc = self.result(b"NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)\n")
+        named = [c["cause"] for m in doc["matches"] for c in m["causes"]]
+        self.assertNotIn("nouveau-loaded", named)
+        # with nouveau's own probe line (https://github.com/negativo17/nvidia-driver/issues/73) it is named
+        doc = self.result(b"NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:894)\n"
+                          b"[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n")
+        named = [c["cause"] for m in doc["matches"] for c in m["causes"]]
+        self.assertIn("nouveau-loaded", named)
