@@ -9,12 +9,14 @@
  * column is "@errcode" name the causes of the code they captured.
  *
  *	const struct errcode *c = errcode_by_name("CUDA_ERROR_STUB_LIBRARY", 23);
- *	if (c && c->causes) ...	// "libcuda-stub-on-path"
+ *	if (c && c->causes[0]) ...	// CAUSE_LIBCUDA_STUB_ON_PATH
  */
 #ifndef GD_ERRCODES_H
 #define GD_ERRCODES_H
 
 #include <stddef.h>
+
+#include "knowledge/causes.h"
 
 enum errcode_family { ERR_CU, ERR_CUDART, ERR_CUDNN, ERR_NCCL, ERR_NVML };
 
@@ -22,7 +24,7 @@ struct errcode {
 	enum errcode_family family;
 	long code;
 	const char *name;
-	const char *causes;	/* ';'-separated catalogue ids, or NULL */
+	enum cause_id causes[4];	/* the causes it implies; CAUSE_NONE ends the list */
 };
 
 extern const struct errcode errcodes[];

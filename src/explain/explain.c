@@ -71,18 +71,9 @@ static size_t rule_causes(const struct logrule *r, const struct logmatch_hit *h,
 			ec = errcode_by_number(!strcmp(name, "cuda_error") ? ERR_CUDART : ERR_CU,
 					      strtol(v, NULL, 10));
 	}
-	for (const char *p = ec ? ec->causes : NULL; p && *p && n < LR_MAX_CAUSES;) {
-		size_t l = strcspn(p, ";");
-		char id[96];
-
-		if (l && l < sizeof(id)) {
-			memcpy(id, p, l);
-			id[l] = 0;
-			if (cause_from_id(id) != CAUSE_NONE)
-				out[n++] = cause_from_id(id);
-		}
-		p += l + (p[l] == ';');
-	}
+	for (size_t k = 0; ec && k < sizeof(ec->causes) / sizeof(ec->causes[0]) && ec->causes[k] != CAUSE_NONE &&
+	     n < LR_MAX_CAUSES; k++)
+		out[n++] = ec->causes[k];
 	return n;
 }
 

@@ -189,7 +189,8 @@ class ProjectRules(unittest.TestCase):
         pat_doc = re.compile("(" + notes + ")")
         pat_code = re.compile("(" + notes + r"|/home/)")   # docs show /home/u/... as examples
         for p in list(sources()) + [os.path.join(REPO, "README.md")] + \
-                [os.path.join(REPO, "docs", f) for f in os.listdir(os.path.join(REPO, "docs"))]:
+                [os.path.join(REPO, "docs", f) for f in os.listdir(os.path.join(REPO, "docs"))
+                 if os.path.isfile(os.path.join(REPO, "docs", f))]:
             text = open(p, encoding="utf-8").read()
             if p.endswith((".c", ".h")):
                 comments = "".join(m.group(0) for m in re.finditer(r"/\*.*?\*/|//[^\n]*", text, re.S))

@@ -138,7 +138,11 @@ def main():
         causes = CAUSES.get(n)
         if fam == "ERR_NVML" and n.startswith("NVMLError_"):
             causes = CAUSES.get("NVML_ERROR_" + re.sub(r"(?<!^)([A-Z])", r"_\1", n[10:]).upper())
-        cell = '"%s"' % causes if causes else "NULL"
+        # Causes by enum: an id the catalogue lacks does not compile.
+        enums = ["CAUSE_" + x.upper().replace("-", "_") for x in causes.split(";")] if causes else []
+        if len(enums) > 4:
+            sys.exit(f"{n}: more than 4 causes")
+        cell = "{ %s }" % ", ".join(enums) if enums else "{ CAUSE_NONE }"
         out.write('\t{ %s, %d, "%s", %s },\n' % (fam, c, n, cell))
     out.write("};\n\nconst unsigned long errcodes_count = sizeof(errcodes) / sizeof(errcodes[0]);\n")
 
