@@ -62,7 +62,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		it->hit = h;
 		it->layer = r->layer;
 		for (size_t k = 0; k < r->ncaps; k++)
-			it->decoded[k] = logdecode(kb, r->capnames[k], h->caps[k]);
+			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
 		for (size_t c = 0; c < r->ncauses; c++) {
 			struct xcause *xc = &it->causes[it->ncauses++];
 			const struct cause *cat = cause_get(r->causes[c]);

@@ -23,6 +23,9 @@ struct kb;
 
 /* A one-line meaning (malloc'ed), or NULL when there is nothing to add. */
 char *logdecode(const struct kb *kb, const char *name, const char *value);
+/* The same, with the line the value came from (NULL: unknown): an XID's
+ * action can be carried in its message (XID 154, kb_xid.h). */
+char *logdecode_line(const struct kb *kb, const char *name, const char *value, const char *line);
 
 /* "PCI:0000:3b:00", "0000:3b:00.0", "3b:00.0" -> "0000:3b:00.0" into out (>= 16); 0 or -1. */
 int logdecode_pci(const char *value, char *out, unsigned long size);
