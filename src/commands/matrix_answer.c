@@ -549,6 +549,28 @@ static const char *lowest_driver(const struct kb *kb, const struct env *x, const
 	return best;
 }
 
+/* cupy.tsv rows start a range of releases ("13.4" holds for 13.4-13.6 until
+ * a later row of the same package and major): does row c describe `ver`?  A
+ * bare major ("13") takes the newest row of each package. */
+static int cupy_row_applies(const struct kb *kb, const struct kb_cupy *c, const char *ver)
+{
+	int bare = !strchr(ver, '.');
+
+	if (strtol(ver, NULL, 10) != strtol(c->cupy, NULL, 10))
+		return 0;
+	if (!bare && version_cmp_str(c->cupy, ver) > 0)
+		return 0;
+	for (size_t i = 0; i < kb_cupy_count(kb); i++) {
+		const struct kb_cupy *o = kb_cupy_at(kb, i);
+
+		if (o == c || strcmp(o->package, c->package) || strtol(o->cupy, NULL, 10) != strtol(c->cupy, NULL, 10))
+			continue;
+		if (version_cmp_str(o->cupy, c->cupy) > 0 && (bare || version_cmp_str(o->cupy, ver) <= 0))
+			return 0;
+	}
+	return 1;
+}
+
 static int ask_cupy(const struct kb *kb, const char *ver, const struct env *x, struct matrix_result *r,
 		    struct err *e)
 {
@@ -561,7 +583,7 @@ static int ask_cupy(const struct kb *kb, const char *ver, const struct env *x, s
 		struct kb_verdict v;
 		char label[64];
 
-		if (version_cmp_str(c->cupy, ver) != 0 && strtol(ver, NULL, 10) != strtol(c->cupy, NULL, 10))
+		if (!cupy_row_applies(kb, c, ver))
 			continue;
 		if (x->cuda_major > 0 && c->cuda_from / 1000 != x->cuda_major)
 			continue;

@@ -278,6 +278,22 @@ const char *kb_pip_resolve(const struct kb *kb, const char *package, const char 
 /* The newest served version of `package` that still runs on CC < 7.5, or NULL. */
 const char *kb_pip_cudnn_pre_turing(const struct kb *kb, const char *package);
 
+/*
+ * Python versions as 100*major + minor (3.12 -> 312).  kb_python_range()
+ * reads a release's Python column: "3.10-3.14", "3.11+" (hi 399), "3.12",
+ * or a list whose last part counts ("3.7, 3.9-3.12").  0 or -1.
+ */
+int kb_python_range(const char *range, int *lo, int *hi);
+/*
+ * The newest python3.X package that the distribution release `repo`
+ * ("debian12", "ubuntu2204", "rhel9": plan's repository names) ships with
+ * lo <= X <= hi (facts.tsv python.packages.REPO, from the distribution's own
+ * package index).  Returns the version (311) with its package name in pkg,
+ * 0 when the release ships none in the range, -1 when the kb does not know
+ * the release's packages.
+ */
+int kb_python_packaged(const struct kb *kb, const char *repo, int lo, int hi, char *pkg, unsigned long size);
+
 /* Was JAX `version` released (facts.tsv jax.releases)?  1, 0, or -1 not recorded. */
 int kb_jax_released(const struct kb *kb, const char *version);
 

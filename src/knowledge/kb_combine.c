@@ -263,3 +263,71 @@ int kb_jax_released(const struct kb *kb, const char *version)
 			return 1;
 	return 0;
 }
+
+/* "3.12" -> 312; -1 when it is not a 3.X version. */
+static int py_num(const char *s)
+{
+	struct version v;
+
+	if (version_parse(s, &v) < 0 || v.n < 2 || v.part[0] != 3 || v.part[1] > 98)
+		return -1;
+	return (int)(v.part[0] * 100 + v.part[1]);
+}
+
+int kb_python_range(const char *range, int *lo, int *hi)
+{
+	const char *last, *dash;
+	char a[16] = "";
+
+	if (!range)
+		return -1;
+	last = strrchr(range, ',');
+	range = last ? last + 1 : range;
+	while (*range == ' ')
+		range++;
+	snprintf(a, sizeof(a), "%.*s", (int)strcspn(range, "-+"), range);
+	if ((*lo = py_num(a)) < 0)
+		return -1;
+	dash = range + strlen(a);
+	if (*dash == '+')
+		*hi = 399;
+	else if (*dash == '-')
+		*hi = py_num(dash + 1);
+	else
+		*hi = *lo;
+	return *hi >= *lo ? 0 : -1;
+}
+
+int kb_python_packaged(const struct kb *kb, const char *repo, int lo, int hi, char *pkg, unsigned long size)
+{
+	char key[64];
+	const char *list;
+	int best = 0;
+
+	if (!repo || !*repo)
+		return -1;
+	snprintf(key, sizeof(key), "python.packages.%s", repo);
+	if (!(list = kb_fact(kb, key)))
+		return -1;
+	/* "3.9:python39 3.11:python3.11" */
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, " ");
+		char item[64];
+		char *colon;
+		int v;
+
+		snprintf(item, sizeof(item), "%.*s", (int)(n < 63 ? n : 63), p);
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (!(colon = strchr(item, ':')))
+			continue;
+		*colon = '\0';
+		v = py_num(item);
+		if (v >= lo && v <= hi && v > best) {
+			best = v;
+			snprintf(pkg, size, "%s", colon + 1);
+		}
+	}
+	return best;
+}

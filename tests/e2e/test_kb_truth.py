@@ -33,6 +33,106 @@ def decoded(doc):
     return "\n".join(out)
 
 
+def plan_root(os_id, os_version, py=None, like=None):
+    """A machine with an H100 on a working 580 driver and, when py is given,
+    a system Python of that version in /usr."""
+    from fixtures_lower import add_gpus, add_kernel
+    from gdtest import Root
+    r = Root()
+    text = 'ID=%s\nVERSION_ID="%s"\n' % (os_id, os_version)
+    if like:
+        text += 'ID_LIKE="%s"\n' % like
+    r.write("etc/os-release", text)
+    add_gpus(r, 1, device_id=0x2330, driver="nvidia")
+    add_kernel(r, driver_version="580.95.05", modules=["nvidia", "nvidia_uvm"])
+    if py:
+        r.write("usr/bin/python3", "", mode=0o755)
+        r.mkdir("usr/lib/python%s" % py)
+        r.mkdir("usr/lib/python3/dist-packages")
+    return r
+
+
+def plan(r, *args, env=None):
+    rc, out, err = run(["plan", "--format", "json"] + list(args), root=r.path, env=env or clean_env())
+    doc = json.loads(out)
+    return {s["id"]: s for s in doc["steps"]}, doc
+
+
+class PythonPerDistribution(unittest.TestCase):
+    """plan's Python step: the newest system Python that fits, else the
+    newest python3.X the distribution release ships that fits (facts.tsv
+    python.packages.*), else a standalone CPython from uv; never a package
+    the release does not ship."""
+
+    def py(self, r, *args, env=None):
+        steps, _ = plan(r, *args, env=env)
+        return "\n".join(steps["python"]["commands"]), steps["python"]["why"]
+
+    def test_debian12_has_no_python310_or_312(self):
+        r = plan_root("debian", "12", py="3.9")
+        # torch 2.14 supports 3.10-3.14: Debian 12 ships python3.11, not 3.10
+        c, _ = self.py(r, "--torch", "2.14")
+        self.assertIn("apt-get install -y python3.11 python3.11-venv", c)
+        self.assertNotIn("python3.10", c)
+        # TF 2.19 (3.9-3.12) is met by the system's 3.9: no install at all
+        c, _ = self.py(r, "--tf", "2.19")
+        self.assertNotIn("apt-get", c)
+        # JAX 0.12 needs 3.12+: Debian 12 ships none; a standalone CPython, not python3.12
+        c, why = self.py(r, "--jax", "0.12.0")
+        self.assertNotIn("apt-get", c)
+        self.assertIn("uv python install 3.13", c)
+        self.assertIn("python3.11", why)      # says what the release ships
+
+    def test_newest_packaged_version_that_fits(self):
+        # Ubuntu 20.04 ships 3.8 and 3.9; TF 2.13 supports 3.8-3.11: 3.9, the newest it has
+        r = plan_root("ubuntu", "20.04")
+        c, _ = self.py(r, "--tf", "2.13")
+        self.assertIn("python3.9 python3.9-venv", c)
+        # RHEL 8 names its packages python39 / python3.11 / python3.12
+        r = plan_root("rocky", "8.10", like="rhel centos fedora")
+        c, _ = self.py(r, "--torch", "2.14")
+        self.assertIn("dnf install -y python3.12", c)
+        r = plan_root("rocky", "8.10", like="rhel centos fedora")
+        c, _ = self.py(r, "--tf", "2.13")
+        self.assertIn("dnf install -y python3.11", c)
+
+    def test_unknown_release_gets_uv_not_a_guess(self):
+        r = plan_root("ubuntu", "26.04")
+        c, why = self.py(r, "--torch", "2.14")
+        self.assertNotIn("apt-get install -y python3", c)
+        self.assertIn("uv python install", c)
+        self.assertIn("does not know", why)
+
+    def test_newest_system_python_that_fits(self):
+        # /usr/local's 3.11 is found first, /usr's 3.12 is newer: 3.12 it is
+        r = plan_root("ubuntu", "24.04", py="3.12")
+        r.write("usr/local/bin/python3", "", mode=0o755)
+        r.mkdir("usr/local/lib/python3.11/site-packages")
+        c, _ = self.py(r, "--torch", "2.15")
+        self.assertIn("/usr/bin/python3 -m venv", c)
+
+    def test_virtualenv_whose_base_is_312(self):
+        # the H200 machine: /usr/bin/python3 is 3.12.3, seen only through an
+        # active virtualenv's pyvenv.cfg home (no site dir of /usr itself)
+        r = plan_root("ubuntu", "24.04")
+        r.write("usr/bin/python3.12", "", mode=0o755)
+        r.symlink("usr/bin/python3", "python3.12")
+        r.write("home/u/venv/pyvenv.cfg",
+                "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.12.3\n")
+        r.mkdir("home/u/venv/lib/python3.12/site-packages")
+        r.symlink("home/u/venv/bin/python3", "/usr/bin/python3.12")
+        env = clean_env(VIRTUAL_ENV="/home/u/venv")
+        c, why = self.py(r, "--torch", "2.15", env=env)
+        self.assertIn("-m venv", c)
+        self.assertNotIn("apt-get install", c)
+        self.assertNotIn("uv python", c)
+        self.assertIn("3.12", why)
+        rc, out, _ = run(["check", "--json", "--upto", "frameworks"], root=r.path, env=env)
+        doc = json.loads(out)
+        envs = doc["inventory"]["python_environments"] if "inventory" in doc else doc["python_environments"]
+        self.assertIn("/usr/bin/python3.12", [e.get("base_python") for e in envs])
+
+
 class FourPartVersions(unittest.TestCase):
     """JAX 0.12.0.1 and 0.9.0.1 are on PyPI (https://pypi.org/pypi/jax/json,
     read 2026-12-01); a four-part release is a release."""
