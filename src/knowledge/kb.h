@@ -197,9 +197,28 @@ const struct kb_cudnn *kb_cudnn_at(const struct kb *kb, size_t i);
 /* GPUs: all rows, and lookups by name ("RTX 4090", "h100 pcie") or CC. */
 size_t kb_gpu_count(const struct kb *kb);
 const struct kb_gpu *kb_gpu_at(const struct kb *kb, size_t i);
-/* Best match: exact name (case-insensitive), else the shortest name containing
- * every word of `name`.  NULL when none. */
+/*
+ * GPUs by name, in tiers; the first tier with a match wins:
+ *   1. exact: the table's name, the same without a brand word ("GTX 1080" is
+ *      "GeForce GTX 1080", never its Ti), or a name the driver prints;
+ *   2. every word as a whole token ("A100" in "A100 SXM4 40GB");
+ *   3. every word as a substring.
+ * An exact match of an id the newest driver no longer lists (10de:2336
+ * "H100", listed by two 525 releases) does not end the search: tier 2 is
+ * looked at too.  kb_gpu_candidates() fills up to max candidates, best
+ * first (still listed by the newest driver, then the main product over
+ * variants, then the shorter name) and returns how many there are;
+ * kb_gpu_by_name() is the first, or NULL.  A caller whose answer depends on
+ * the candidate (their compute capabilities differ) lists them and asks.
+ */
 const struct kb_gpu *kb_gpu_by_name(const struct kb *kb, const char *name);
+size_t kb_gpu_candidates(const struct kb *kb, const char *name, const struct kb_gpu **out, size_t max);
+/* 1 when the newest driver read (gpu_drivers.tsv) still lists the id, or
+ * the id was listed until its architecture's last branch (Pascal: R580);
+ * 0 for an id NVIDIA stopped listing while the architecture went on. */
+int kb_gpu_current(const struct kb *kb, const struct kb_gpu *g);
+/* The newest driver that lists the id, NULL when the newest still does. */
+const char *kb_gpu_last_driver(const struct kb *kb, unsigned device);
 
 /* A single fact (facts.tsv), or NULL. */
 const char *kb_fact(const struct kb *kb, const char *key);

@@ -45,6 +45,30 @@ const char *kb_gpu_driver_names(const struct kb *kb, unsigned device)
 	return r ? r->names : NULL;
 }
 
+static long branch_of(const char *driver);
+
+const char *kb_gpu_last_driver(const struct kb *kb, unsigned device)
+{
+	const struct kb_gpudrv *r = gpudrv_of(kb, device);
+
+	return r ? r->last_driver : NULL;
+}
+
+int kb_gpu_current(const struct kb *kb, const struct kb_gpu *g)
+{
+	const struct kb_gpudrv *r = g && g->vendor == 0x10de ? gpudrv_of(kb, g->device) : NULL;
+	const struct kb_arch *a;
+
+	if (!r)
+		return 0;
+	if (!r->last_driver)
+		return 1;
+	/* dropped with its whole architecture (Pascal after R580): still the
+	 * product's own id; dropped while the architecture went on: not */
+	a = kb_arch_info(kb, g->cc_major, g->cc_minor);
+	return a && a->last_branch >= 0 && branch_of(r->last_driver) >= a->last_branch;
+}
+
 const char *kb_gpu_first_driver(const struct kb *kb, const struct kb_gpu *g)
 {
 	const struct kb_gpudrv *r;

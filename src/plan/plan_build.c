@@ -612,9 +612,12 @@ after_driver:
 	}
 	if (!system) {
 		s = step(p, "cuda", PLAN_DONE, "libraries", "CUDA runtime and cuDNN from pip wheels");
-		why(s, "they come with the framework as nvidia-*-cu%d wheels inside the virtualenv (cuDNN %s), so no "
-		    "system toolkit is installed; /usr/local/cuda is not used by them.", t.cuda / 1000,
-		    f.cudnn[0] ? f.cudnn : "as pinned");
+		/* the cuDNN named is what the planned release's install brings, not
+		 * what any environment holds today: say so */
+		why(s, "pip installs them with the framework as nvidia-*-cu%d wheels into the virtualenv of the "
+		    "framework step (%s %s brings cuDNN %s), so no system toolkit is installed; /usr/local/cuda "
+		    "is not used by them.", t.cuda / 1000, p->framework, p->release,
+		    f.cudnn[0] ? f.cudnn : "as its wheel pins");
 	} else {
 		const char *cv = t.tf ? t.tf->cuda : NULL, *dnn = t.tf ? t.tf->cudnn : f.cudnn;
 		char cvs[16], dash[16];

@@ -198,3 +198,43 @@ class XidActions(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class GpuNames(unittest.TestCase):
+    """An exact name beats a prefix; an ambiguous name lists its candidates
+    and asks when the answer depends on which; a name resolves to an id the
+    current drivers list (gpu_drivers.tsv last_driver)."""
+
+    def gpu(self, name):
+        rc, out, err = run(["matrix", "--json", "--gpu", name], env=clean_env())
+        return rc, out, err
+
+    def line(self, name):
+        rc, out, err = run(["matrix", "--gpu", name], env=clean_env())
+        return out.splitlines()[0] if out else err
+
+    def test_exact_beats_prefix(self):
+        self.assertIn("(10de:1b80)", self.line("GTX 1080"))       # not the Ti, 10de:1b06
+        self.assertIn("(10de:1b06)", self.line("GTX 1080 Ti"))
+        self.assertIn("(10de:1b80)", self.line("NVIDIA GeForce GTX 1080"))
+        self.assertIn("(10de:1eb8)", self.line("T4"))             # "Tesla T4"
+
+    def test_h100_is_a_current_id(self):
+        # 10de:2336 "H100" was listed only by 525.47.07 and 525.85.05
+        line = self.line("H100")
+        self.assertNotIn("2336", line)
+        self.assertIn("Hopper", line)
+        self.assertIn("(10de:2330)", self.line("NVIDIA H100 80GB HBM3"))
+
+    def test_ambiguous_name_lists_candidates(self):
+        rc, out, err = run(["matrix", "--gpu", "TITAN X"], env=clean_env())
+        self.assertNotEqual(rc, 0)
+        self.assertIn("ambiguous", err)
+        self.assertIn("10de:1b00", err)     # TITAN X Pascal, CC 6.1
+        self.assertIn("10de:17c2", err)     # GTX TITAN X, CC 5.2
+        self.assertIn("(10de:1b00)", self.line("TITAN X Pascal"))
+
+    def test_same_capability_candidates_are_noted(self):
+        rc, out, err = run(["matrix", "--gpu", "A100"], env=clean_env())
+        self.assertEqual(err, "")
+        self.assertIn("also matches", out)
