@@ -403,6 +403,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	probe_in_init(&pin, ctx, kb);
 	inventory_init(&inv);
 	report_init(&rep);
+	snprintf(rep.kb_as_of, sizeof(rep.kb_as_of), "%s", kb_as_of(kb) ? kb_as_of(kb) : "");
 	check_run_in(&pin, &inv, &rep, top);
 	if (top < LAYER_COUNT - 1)
 		mark_not_checked(&rep, top);

@@ -8,8 +8,10 @@
 #include "explain/confirm.h"
 #include "explain/logdecode.h"
 #include "knowledge/causes.h"
+#include "knowledge/kb.h"
 #include "report/report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,7 @@ static int item_cmp(const void *a, const void *b)
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,
 		       const struct confirm_in *ci)
 {
+	snprintf(x->kb_as_of, sizeof(x->kb_as_of), "%s", kb && kb_as_of(kb) ? kb_as_of(kb) : "");
 	x->lines_seen = m->lines_seen;
 	x->input_lines = m->input_lines;
 	x->dropped = m->dropped;

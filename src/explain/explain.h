@@ -62,6 +62,7 @@ struct explanation {
 	struct xitem *items;	/* sorted: causes by layer bottom-up, then scope, then benign */
 	size_t n;
 	size_t ncause_items, nscope_items, nbenign_items;
+	char kb_as_of[16];	/* the knowledge base's as-of date, "" unknown */
 };
 
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,

@@ -768,6 +768,19 @@ size_t kb_table_count(const struct kb *kb)
 	return KB_NTABLES;
 }
 
+const char *kb_as_of(const struct kb *kb)
+{
+	const char *oldest = NULL;
+
+	for (size_t i = 0; kb && i < KB_NTABLES; i++) {
+		if (!kb->tab[i].as_of)
+			return NULL;
+		if (!oldest || strcmp(kb->tab[i].as_of, oldest) < 0)
+			oldest = kb->tab[i].as_of;
+	}
+	return oldest;
+}
+
 void kb_table_info(const struct kb *kb, size_t i, struct kb_table_info *out)
 {
 	const struct kb_table *t = &kb->tab[i < KB_NTABLES ? i : 0];

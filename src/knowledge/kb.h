@@ -237,6 +237,12 @@ struct kb_table_info {
 	size_t rows;
 };
 size_t kb_table_count(const struct kb *kb);
+/* The knowledge base's as-of date: the oldest "# as-of:" of its tables
+ * ("2026-11-30"), the day up to which all of it was read from its sources;
+ * NULL when a table has none.  Shown by --version, in every JSON document and
+ * in the markdown report, so that an answer about a newer release can be
+ * read as what it is. */
+const char *kb_as_of(const struct kb *kb);
 void kb_table_info(const struct kb *kb, size_t i, struct kb_table_info *out);
 
 /*

@@ -433,6 +433,8 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 	char gd[300], venv[300], drv[32];
 	int fit, branch = PLAN_DEFAULT_BRANCH, system = 0;
 
+	snprintf(p->kb_as_of, sizeof(p->kb_as_of), "%s", kb_as_of(kb) ? kb_as_of(kb) : "");
+
 	/* A quoted word cut to fit would leave its quote open: refuse instead. */
 	if (r->venv && strlen(shq(r->venv)) >= sizeof(venv))
 		return err_set(e, "--venv is too long for the plan's commands (%zu bytes quoted, %zu at most)",

@@ -238,3 +238,36 @@ class GpuNames(unittest.TestCase):
         rc, out, err = run(["matrix", "--gpu", "A100"], env=clean_env())
         self.assertEqual(err, "")
         self.assertIn("also matches", out)
+
+
+class KbAsOf(unittest.TestCase):
+    """The knowledge base's as-of date (the oldest "# as-of:" of its tables)
+    in --version, in every JSON document and in the markdown report."""
+
+    def oldest(self):
+        import glob
+        import re
+        from gdtest import REPO
+        dates = []
+        for p in glob.glob(os.path.join(REPO, "src/knowledge/data/*.tsv")):
+            for line in open(p, encoding="utf-8"):
+                m = re.match(r"# as-of: (\d{4}-\d\d-\d\d)", line)
+                if m:
+                    dates.append(m.group(1))
+        return min(dates)
+
+    def test_version(self):
+        rc, out, err = run(["--version"], env=clean_env())
+        self.assertIn("knowledge as of %s" % self.oldest(), out)
+
+    def test_json_documents(self):
+        d = self.oldest()
+        for args in (["matrix", "--json", "--cuda", "12.4"], ["--json", "check", "--upto", "hardware"],
+                     ["matrix", "--json", "--kb-info"]):
+            rc, out, err = run(args, env=clean_env())
+            self.assertEqual(json.loads(out)["kb_as_of"], d, args)
+        self.assertEqual(explain_text("hello\n").get("kb_as_of"), d)
+
+    def test_markdown_report(self):
+        rc, out, err = run(["check", "--format", "markdown", "--upto", "hardware"], env=clean_env())
+        self.assertIn("knowledge as of %s" % self.oldest(), out)
