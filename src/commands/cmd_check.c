@@ -181,8 +181,10 @@ int check_run_in(const struct probe_in *pin, struct inventory *inv, struct repor
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
-		if (s->id == LAYER_LIBRARIES)
+		if (s->id == LAYER_LIBRARIES) {
 			upper_scan_join(scan, nscan);
+			frameworks_adopt_library_versions(&inv->fw, &inv->libs);
+		}
 		t = child_now();
 		in.blocked = blocked_by >= 0;
 		in.live = !ctx->no_load && !in.blocked;

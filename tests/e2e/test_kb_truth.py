@@ -271,3 +271,96 @@ class KbAsOf(unittest.TestCase):
     def test_markdown_report(self):
         rc, out, err = run(["check", "--format", "markdown", "--upto", "hardware"], env=clean_env())
         self.assertIn("knowledge as of %s" % self.oldest(), out)
+
+
+class OneCudnnReading(unittest.TestCase):
+    """The frameworks layer takes cuDNN's version from the libraries layer,
+    and a cuDNN front library that would load sub-libraries of another
+    release is a failure, with the copy that wins and why."""
+
+    SITE = "opt/venv/lib/python3.11/site-packages"
+
+    def root(self, record=True):
+        import fixtures
+        import fixtures_fw as fw
+        r = fixtures.healthy_root(device_id=fixtures.H200_PCI_ID)
+        site = fw.add_venv(r)
+        fw.add_torch(r, site, archs=("sm_80", "sm_90"))
+        fw.add_nvidia_wheel(r, site, "nvidia-cuda-runtime-cu12", "12.4.127", "cuda_runtime",
+                            ["libcudart.so.12"])
+        fw.add_nvidia_wheel(r, site, "nvidia-cublas-cu12", "12.4.5.8", "cublas",
+                            ["libcublasLt.so.12", "libcublas.so.12"],
+                            needed={"libcublas.so.12": ["libcublasLt.so.12"]})
+        paths = fw.add_cudnn_wheel(r, site, "9.5.1.17", cu="12")
+        if not record:
+            # a RECORD that does not list the libraries (edited, or another installer's):
+            # the frameworks scan cannot tie them to the wheel, the libraries layer can
+            d = f"{site}/nvidia_cudnn_cu12-9.5.1.17.dist-info"
+            r.write(f"{d}/RECORD", f"{d.split('/')[-1]}/RECORD,,\n")
+        return r
+
+    def env(self, **kw):
+        e = clean_env(PATH="/usr/bin:/bin", HOME="/nonexistent", VIRTUAL_ENV="/opt/venv")
+        e.update({k: str(v) for k, v in kw.items()})
+        return e
+
+    def doc(self, r, **kw):
+        rc, out, err = run(["--json", "check"], root=r.path, env=self.env(**kw))
+        return json.loads(out)
+
+    def torch(self, doc):
+        (t,) = [f for f in doc["inventory"]["frameworks"] if f["name"] == "torch"]
+        return {l["soname"]: l for l in t["libraries"]}
+
+    def test_one_version_for_the_wheel_cudnn(self):
+        doc = self.doc(self.root(record=False))
+        libs = self.torch(doc)
+        self.assertEqual(libs["libcudnn.so.9"]["version"], "9.5.1.17")
+        copies = [c for c in doc["inventory"]["libraries"]
+                  if c["path"].endswith("nvidia/cudnn/lib/libcudnn.so.9")]
+        self.assertEqual([c["version"] for c in copies], ["9.5.1.17"])
+        for f in doc["findings"]:
+            self.assertNotIn("unknown version", f["title"], f)
+
+    def test_mixed_sub_libraries_are_a_failure(self):
+        import fixtures_fw as fw
+        r = self.root(record=False)
+        sysdir = fw.add_system_cudnn(r, version="9.1.0")
+        doc = self.doc(r, LD_LIBRARY_PATH=sysdir)
+        (f,) = [f for f in doc["findings"] if f["id"] == "frameworks.opt_venv.torch.cudnn"]
+        self.assertEqual(f["cause"], "cudnn-version-mismatch", json.dumps(f, indent=1))
+        self.assertIn("cuDNN 9.5.1 shim", f["title"])
+        ev = "\n".join(f["evidence"])
+        self.assertIn(f"{sysdir}/libcudnn_graph.so.9.1.0", ev)   # the copy that wins
+        self.assertIn("DT_RUNPATH", ev)                              # why: read, not assumed
+        self.assertIn("LD_LIBRARY_PATH", ev)
+        s = [x for x in doc["findings"] if x["id"] == "frameworks.opt_venv.torch"][0]
+        self.assertEqual(s["cause"], "cudnn-version-mismatch")
+        # the near miss: the same release through LD_LIBRARY_PATH is not a mismatch
+        r = self.root(record=False)
+        sysdir = fw.add_system_cudnn(r, version="9.5.1")
+        doc = self.doc(r, LD_LIBRARY_PATH=sysdir)
+        self.assertNotIn("cudnn-version-mismatch", [x["cause"] for x in doc["findings"]])
+
+    def test_rpath_front_library_keeps_its_sub_libraries(self):
+        # today's cuDNN wheels: DT_RPATH $ORIGIN, which outranks LD_LIBRARY_PATH
+        import fixtures
+        import fixtures_fw as fw
+        r = fixtures.healthy_root(device_id=fixtures.H200_PCI_ID)
+        site = fw.add_venv(r)
+        fw.add_torch(r, site, archs=("sm_80", "sm_90"))
+        fw.add_nvidia_wheel(r, site, "nvidia-cuda-runtime-cu12", "12.4.127", "cuda_runtime",
+                            ["libcudart.so.12"])
+        fw.add_nvidia_wheel(r, site, "nvidia-cublas-cu12", "12.4.5.8", "cublas",
+                            ["libcublasLt.so.12", "libcublas.so.12"],
+                            needed={"libcublas.so.12": ["libcublasLt.so.12"]})
+        sonames = ["libcudnn.so.9"] + [f"{s}.so.9" for s in fw.CUDNN9_SUBS]
+        for so in sonames:
+            r.shared_lib(f"{site}/nvidia/cudnn/lib/{so}", soname=so, rpath="$ORIGIN")
+        fw.add_dist(r, site, "nvidia-cudnn-cu12", "9.5.1.17",
+                    record=[f"nvidia/cudnn/lib/{so}" for so in sonames])
+        sysdir = fw.add_system_cudnn(r, version="9.1.0")
+        doc = self.doc(r, LD_LIBRARY_PATH=sysdir)
+        libs = self.torch(doc)
+        self.assertEqual(libs["libcudnn_graph.so.9"]["source"], "rpath")
+        self.assertNotIn("frameworks.opt_venv.torch.cudnn", [x["id"] for x in doc["findings"]])
