@@ -364,3 +364,46 @@ class OneCudnnReading(unittest.TestCase):
         libs = self.torch(doc)
         self.assertEqual(libs["libcudnn_graph.so.9"]["source"], "rpath")
         self.assertNotIn("frameworks.opt_venv.torch.cudnn", [x["id"] for x in doc["findings"]])
+
+
+class ExplainSourcesAudit(unittest.TestCase):
+    """tests/explain/sources-audit.tsv: every explain rule, its source, and the
+    line from that source that the rule matches."""
+
+    def rows(self):
+        from gdtest import REPO
+        out = {}
+        for line in open(os.path.join(REPO, "tests/explain/sources-audit.tsv"), encoding="utf-8"):
+            if line.startswith("#") or line.startswith("rule\t") or not line.strip():
+                continue
+            c = line.rstrip("\n").split("\t")
+            self.assertEqual(len(c), 4, line)
+            self.assertNotIn(c[0], out, "listed twice: " + c[0])
+            out[c[0]] = c
+        return out
+
+    def rules(self):
+        from gdtest import REPO
+        out = {}
+        for line in open(os.path.join(REPO, "src/knowledge/data/explain.tsv"), encoding="utf-8"):
+            if line.startswith("#") or line.startswith("id\t") or not line.strip():
+                continue
+            c = line.rstrip("\n").split("\t")
+            out[c[0]] = c[-1]
+        return out
+
+    def test_every_rule_has_its_source_and_a_quote_it_matches(self):
+        rows, rules = self.rows(), self.rules()
+        self.assertEqual(sorted(rows), sorted(rules), "audit rows and explain rules differ")
+        for rule, (r, source, quote, checked) in rows.items():
+            self.assertEqual(source, rules[rule], rule)
+            self.assertTrue(checked.split()[0] in ("fixture", "search", "docs", "source", "none"), rule)
+            if quote == "-":
+                self.assertEqual(checked.split()[0], "none", rule)
+                continue
+            doc = explain_text(quote.replace("\\n", "\n") + "\n")
+            self.assertIn(rule, [m["rule"] for m in doc["matches"]], "%s does not match its quote" % rule)
+
+    def test_no_rule_cites_a_thread_of_another_error(self):
+        # NVIDIA/nccl#290's log is an unhandled *system* error
+        self.assertNotEqual(self.rules()["nccl-unhandled-cuda-error"], "https://github.com/NVIDIA/nccl/issues/290")
