@@ -36,6 +36,13 @@ struct kb_verdict {
 };
 #define KB_VIA_SASS 1
 #define KB_VIA_PTX 2
+/* kb_driver_knows_gpu: ok -1 with via KB_VIA_UNLISTED: the driver does not
+ * list the PCI id, but it supports the GPU's chip (another id of the chip
+ * is listed by that driver or an older one), and the driver binds any
+ * device of a supported chip: "not officially supported", not "refused".
+ * The first-release rule stays: a driver older than every listed id of a
+ * new chip does not know it (ok 0). */
+#define KB_VIA_UNLISTED 3
 
 /* GPUs, by PCI id.  Unknown numbers are negative (or NAN for doubles). */
 struct kb_gpu {

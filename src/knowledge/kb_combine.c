@@ -110,6 +110,46 @@ static int in_backport(const char *backports, const char *driver)
 	return -1;	/* not a backport branch */
 }
 
+/* The first driver that lists any id of g's chip: "-" rows (older than the
+ * table) count as the table's first tag; NULL when no id of the chip is
+ * listed or the chip is not known. */
+static const char *chip_first_driver(const struct kb *kb, const struct kb_gpu *g)
+{
+	const char *best = NULL;
+
+	if (!g->chip)
+		return NULL;
+	for (size_t i = 0; i < kb->ngpus; i++) {
+		const struct kb_gpu *o = &kb->gpus[i];
+		const struct kb_gpudrv *r;
+		const char *d;
+
+		if (!o->chip || strcmp(o->chip, g->chip) || o->vendor != 0x10de || !(r = gpudrv_of(kb, o->device)))
+			continue;
+		d = r->first_driver ? r->first_driver : "515.43.04";
+		if (!best || version_cmp_str(d, best) < 0)
+			best = d;
+	}
+	return best;
+}
+
+static int unlisted(struct kb_verdict *v, const char *source, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int unlisted(struct kb_verdict *v, const char *source, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!v)
+		return -1;
+	v->ok = -1;
+	v->source = source;
+	v->via = KB_VIA_UNLISTED;
+	va_start(ap, fmt);
+	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int kb_driver_knows_gpu(const struct kb *kb, const char *driver, const struct kb_gpu *g,
 			int cc_major, int cc_minor, struct kb_verdict *v)
 {
@@ -135,14 +175,30 @@ int kb_driver_knows_gpu(const struct kb *kb, const char *driver, const struct kb
 		return say(v, 0, a->source, "driver %s is newer than R%d, the last driver branch for %s "
 			   "(sm_%d%d): it does not support %s", driver, a->last_branch,
 			   a->arch ? a->arch : "this architecture", cc_major, cc_minor, what);
+	/* an id NVIDIA stopped listing while its architecture went on */
+	if (r && r->last_driver && version_cmp_str(driver, r->last_driver) > 0 && branch_of(r->last_driver) != br &&
+	    !kb_gpu_current(kb, g))
+		return unlisted(v, r->source, "driver %s does not list %s (PCI id 10de:%04x; the last driver that "
+				"lists it is %s): not officially supported, though the driver binds devices of "
+				"its chip %s", driver, what, g->device, r->last_driver, g->chip ? g->chip : "");
 	if (r && r->first_driver) {
 		int bp = in_backport(r->backports, driver);
+		const char *chip_first;
 
 		if (version_cmp_str(driver, r->first_driver) >= 0)
 			return say(v, 1, r->source, "driver %s knows %s (first listed in %s)", driver, what,
 				   r->first_driver);
 		if (bp == 1)
 			return say(v, 1, r->source, "driver %s knows %s (backported to R%ld)", driver, what, br);
+		/* not listed, but its chip is: the driver binds it, unofficially;
+		 * a new chip's first cards keep the first-release rule */
+		chip_first = chip_first_driver(kb, g);
+		if (chip_first && version_cmp_str(driver, chip_first) >= 0)
+			return unlisted(v, r->source, "driver %s does not list %s (PCI id 10de:%04x, first listed "
+					"in %s%s%s): not officially supported, though it supports the chip %s "
+					"(listed from %s) and binds any device of it", driver, what, g->device,
+					r->first_driver, r->backports ? ", backported to " : "",
+					r->backports ? r->backports : "", g->chip, chip_first);
 		return say(v, 0, r->source, "driver %s predates %s: the first driver that lists it (PCI id "
 			   "10de:%04x) is %s%s%s", driver, what, g->device, r->first_driver,
 			   r->backports ? ", backported to " : "", r->backports ? r->backports : "");

@@ -261,8 +261,21 @@ static void test_first_driver(void)
 	CHECK_INT(kb_driver_knows_gpu(kb, "570.86.15", pci(0x2901), -1, -1, &v), 1);
 	/* H20-3e (232c): backported to 535.216.03 and 550.40.80, main line from 565.77 */
 	CHECK_INT(kb_driver_knows_gpu(kb, "535.216.03", pci(0x232c), -1, -1, &v), 1);
-	CHECK_INT(kb_driver_knows_gpu(kb, "545.29.06", pci(0x232c), -1, -1, &v), 0);
-	CHECK_INT(kb_driver_knows_gpu(kb, "550.40.07", pci(0x232c), -1, -1, &v), 0);
+	/* between them the id is not listed, but GH100 is supported: "not
+	 * officially supported" (unknown, never yes), not refused (issue 21) */
+	CHECK_INT(kb_driver_knows_gpu(kb, "545.29.06", pci(0x232c), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	CHECK_INT(kb_driver_knows_gpu(kb, "550.40.07", pci(0x232c), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	/* H200 SXM (2335, first listed 550.40.65) on R535: GH100 listed since 520.56.06 */
+	CHECK_INT(kb_driver_knows_gpu(kb, "535.104.05", pci(0x2335), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	/* 10de:2336 "H100 80GB HBM2e", listed by 525.47.07 and 525.85.05 only */
+	CHECK_INT(kb_driver_knows_gpu(kb, "525.85.05", pci(0x2336), -1, -1, &v), 1);
+	CHECK_INT(kb_driver_knows_gpu(kb, "580.95.05", pci(0x2336), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	/* the first-release rule: no id of AD102 is listed before 520.56.06 */
+	CHECK_INT(kb_driver_knows_gpu(kb, "515.43.04", pci(0x2684), -1, -1, &v), 0);
 	CHECK_INT(kb_driver_knows_gpu(kb, "550.100", pci(0x232c), -1, -1, &v), 1);
 	CHECK_INT(kb_driver_knows_gpu(kb, "580.95.05", pci(0x232c), -1, -1, &v), 1);
 	/* an old GPU: the architecture's first driver (T4: Turing, CUDA 10.0's 410.48) */
