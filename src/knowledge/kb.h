@@ -326,6 +326,17 @@ int kb_python_range(const char *range, int *lo, int *hi);
  */
 int kb_python_packaged(const struct kb *kb, const char *repo, int lo, int hi, char *pkg, unsigned long size);
 
+/*
+ * The newest release of a framework ("torch", "tensorflow", "jax", "cupy")
+ * the knowledge base knows, or NULL.  kb_predates() is 1 when `version` (an
+ * installed one, "2.16.0+cu130") is a newer release line than that: for
+ * torch, TensorFlow and CuPy a newer major.minor, for JAX any newer version.
+ * Such a framework is judged from its own files, with a note that the
+ * knowledge base predates it.
+ */
+const char *kb_newest_release(const struct kb *kb, const char *framework);
+int kb_predates(const struct kb *kb, const char *framework, const char *version);
+
 /* Was JAX `version` released (facts.tsv jax.releases)?  1, 0, or -1 not recorded. */
 int kb_jax_released(const struct kb *kb, const char *version);
 

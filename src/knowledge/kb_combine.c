@@ -411,3 +411,45 @@ int kb_python_packaged(const struct kb *kb, const char *repo, int lo, int hi, ch
 	}
 	return best;
 }
+
+const char *kb_newest_release(const struct kb *kb, const char *fw)
+{
+	const char *best = NULL;
+
+	if (!kb || !fw)
+		return NULL;
+	if (!strcmp(fw, "jax")) {
+		const char *list = kb_fact(kb, "jax.releases"), *last;
+
+		if (!list)
+			return NULL;
+		last = strrchr(list, ' ');
+		return last ? last + 1 : list;
+	}
+	for (size_t i = 0; !strcmp(fw, "torch") && i < kb->ntorch; i++)
+		if (!best || version_cmp_str(kb->torch[i].version, best) > 0)
+			best = kb->torch[i].version;
+	for (size_t i = 0; !strcmp(fw, "tensorflow") && i < kb->ntf; i++)
+		if (!best || version_cmp_str(kb->tf[i].version, best) > 0)
+			best = kb->tf[i].version;
+	for (size_t i = 0; !strcmp(fw, "cupy") && i < kb->ncupy; i++)
+		if (!best || version_cmp_str(kb->cupy[i].cupy, best) > 0)
+			best = kb->cupy[i].cupy;
+	return best;
+}
+
+int kb_predates(const struct kb *kb, const char *fw, const char *version)
+{
+	const char *newest = kb_newest_release(kb, fw);
+	struct version a, b;
+
+	if (!newest || !version || version_parse(version, &a) < 0 || version_parse(newest, &b) < 0)
+		return 0;
+	if (!strcmp(fw, "jax"))
+		return version_cmp_str(version, newest) > 0;
+	a.part[2] = a.part[3] = a.part[4] = 0;	/* the release line: major.minor */
+	b.part[2] = b.part[3] = b.part[4] = 0;
+	if (!strcmp(fw, "cupy"))		/* cupy.tsv rows: "14", "13.6" */
+		a.part[1] = b.part[1] = 0;
+	return version_cmp(&a, &b) > 0;
+}

@@ -1114,6 +1114,13 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	finding_evidence(f, "%s %s (%s) in %s environment %s, Python %s", w->dist ? w->dist : w->name,
 			 w->version ? w->version : "?", w->flavour ? w->flavour : "?", w->env_kind,
 			 w->env_prefix, w->python_version ? w->python_version : "?");
+	if (r->in->kb && kb_predates(r->in->kb, w->name, w->version))
+		/* what the verdict rests on when the tables do not know the release */
+		finding_evidence(f, "the knowledge base (as of %s; its newest %s is %s) predates %s %s: judged from "
+				 "its own files (its METADATA, the GPU code in its libraries, %s)",
+				 kb_as_of(r->in->kb) ? kb_as_of(r->in->kb) : "?", w->name,
+				 kb_newest_release(r->in->kb, w->name), w->name, w->version,
+				 w->build_file ? w->build_file : "its version file");
 	if (w->build_file)
 		finding_evidence(f, "%s: CUDA %s, cuDNN %s", w->build_file, w->cuda_build ? w->cuda_build : "none",
 				 w->cudnn_build ? w->cudnn_build : "?");

@@ -407,3 +407,36 @@ class ExplainSourcesAudit(unittest.TestCase):
     def test_no_rule_cites_a_thread_of_another_error(self):
         # NVIDIA/nccl#290's log is an unhandled *system* error
         self.assertNotEqual(self.rules()["nccl-unhandled-cuda-error"], "https://github.com/NVIDIA/nccl/issues/290")
+
+
+class NewerThanTheKb(unittest.TestCase):
+    """An installed framework newer than the knowledge base is judged from its
+    own files, with a note that the knowledge base predates it."""
+
+    def doc(self, version, cuda="'13.0'"):
+        import fixtures
+        import fixtures_fw as fw
+        r = fixtures.healthy_root(device_id=fixtures.H200_PCI_ID)
+        site = fw.add_venv(r)
+        fw.add_torch(r, site, version=version, cuda=cuda, archs=("sm_80", "sm_90", "sm_100", "sm_120"))
+        fw.add_torch_cu12_wheels(r, site)
+        env = clean_env(PATH="/usr/bin:/bin", HOME="/nonexistent", VIRTUAL_ENV="/opt/venv")
+        rc, out, err = run(["--json", "check"], root=r.path, env=env)
+        d = json.loads(out)
+        (s,) = [f for f in d["findings"] if f["id"] == "frameworks.opt_venv.torch"]
+        return s
+
+    def test_a_release_newer_than_the_kb(self):
+        # torch 2.16 is not in torch.tsv (its newest is 2.15, issue 21's as-of)
+        s = self.doc("2.16.0+cu130")
+        ev = "\n".join(s["evidence"])
+        self.assertIn("predates torch 2.16.0+cu130", ev)
+        self.assertIn("its newest torch is 2.15", ev)
+        self.assertIn("sm_120", ev)          # its own GPU code, read from its files
+        self.assertIn(s["status"], ("ok", "warn", "fail"))
+
+    def test_near_miss_a_known_release(self):
+        s = self.doc("2.15.0+cu130")
+        self.assertNotIn("predates", "\n".join(s["evidence"]))
+        s = self.doc("2.15.1+cu130")        # a patch release of a known line
+        self.assertNotIn("predates", "\n".join(s["evidence"]))
