@@ -62,6 +62,12 @@ class Parsers(unittest.TestCase):
         out = list(kbr.diff_torch(kbr.parse_pypi(json.dumps(d))))
         self.assertTrue(any("+ 2.99" in l and "newer than the table" in l for l in out), out)
 
+    def test_pypi_tensorflow(self):
+        p = kbr.parse_pypi(rec("pypi-tensorflow.json"))
+        self.assertEqual(kbr.py_range(p["releases"]["2.21.0"]), "3.10-3.13")
+        self.assertEqual(kbr.py_range(p["releases"]["2.19.0"]), "3.9-3.12")
+        self.assertEqual(list(kbr.diff_tf(p)), [])
+
     def test_pypi_cupy(self):
         p = kbr.parse_pypi(rec("pypi-cupy-cuda12x.json"))
         self.assertIn("3.13", p["releases"]["13.4.0"])

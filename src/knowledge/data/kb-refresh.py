@@ -179,6 +179,14 @@ def diff_torch(p):
                   "torch/version.py and libtorch_cuda.so's fatbin) (pypi:torch)" % mm
 
 
+def diff_tf(p):
+    """tf.tsv rows are one release each ("2.21.0"); from 2.2 on only Python 3
+    matters (older rows list 2.7 too, which the cpXY tags here do not
+    count)."""
+    rows = [r for r in read_tsv("tf.tsv") if vkey(r["version"]) >= vkey("2.2.0")]
+    yield from diff_python("tf.tsv", "version", p, rows, lambda row, v: v == row)
+
+
 def diff_cupy(p):
     rows = [r for r in read_tsv("cupy.tsv") if r["package"] == p["name"]]
     nxt = {}
@@ -258,6 +266,8 @@ def run(offline=None, out=sys.stdout):
             lines += list(diff_jax(p))
         elif pkg == "torch":
             lines += list(diff_torch(p))
+        elif pkg == "tensorflow":
+            lines += list(diff_tf(p))
         elif pkg.startswith("cupy-"):
             lines += list(diff_cupy(p))
     text = get(offline, "xid-catalog.html", XID_URL)
