@@ -65,6 +65,13 @@ $(B)/tests/%: tests/unit/%.c $(B)/libgd.a tests/unit/tap.h
 
 unit: $(UNIT_BINS)
 
+# A maintainer step with the network (not run by CI or check): read the
+# knowledge base's primary sources again and print a reviewable diff
+# (docs/knowledge.md).  OGKM=<clone of NVIDIA/open-gpu-kernel-modules> adds
+# the GPU lists.
+kb-refresh:
+	python3 src/knowledge/data/kb-refresh.py
+
 check: $(B)/gpudoctor $(UNIT_BINS)
 	GPUDOCTOR=$(abspath $(B)/gpudoctor) BUILD=$(abspath $(B)) CC="$(CC)" \
 	  tests/run-tests.sh $(UNIT_BINS)
@@ -76,5 +83,5 @@ install: $(B)/gpudoctor
 clean:
 	rm -rf build build-asan build-fuzz build-compat
 
-.PHONY: all unit check install clean
+.PHONY: all unit check install clean kb-refresh
 -include $(OBJS:.o=.d)

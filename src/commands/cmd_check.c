@@ -182,8 +182,10 @@ int check_run_in(const struct probe_in *pin, struct inventory *inv, struct repor
 		const struct layer_step *s = &steps[l];
 		struct rules_in in = { .ctx = ctx, .inv = inv, .kb = kb };
 
-		if (s->id == LAYER_LIBRARIES)
+		if (s->id == LAYER_LIBRARIES) {
 			upper_scan_join(scan, nscan);
+			frameworks_adopt_library_versions(&inv->fw, &inv->libs);
+		}
 		t = child_now();
 		in.blocked = blocked_by >= 0;
 		in.live = !ctx->no_load && !in.blocked;
@@ -404,6 +406,7 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	probe_in_init(&pin, ctx, kb);
 	inventory_init(&inv);
 	report_init(&rep);
+	snprintf(rep.kb_as_of, sizeof(rep.kb_as_of), "%s", kb_as_of(kb) ? kb_as_of(kb) : "");
 	check_run_in(&pin, &inv, &rep, top);
 	if (top < LAYER_COUNT - 1)
 		mark_not_checked(&rep, top);

@@ -8,7 +8,9 @@
  */
 #include "commands/commands.h"
 #include "core/ctx.h"
+#include "core/err.h"
 #include "core/termesc.h"
+#include "knowledge/kb.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -190,7 +192,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-vv")) {
 			ctx.verbose += 2;
 		} else if (!strcmp(a, "--version")) {
-			printf("gpudoctor %s\n", GD_VERSION);
+			struct kb *vkb = NULL;
+			struct err ve;
+
+			/* the knowledge's date: answers about releases after it are the kb's guesses */
+			if (kb_open(ctx.kb_dir, &vkb, &ve) == 0 && kb_as_of(vkb))
+				printf("gpudoctor %s (knowledge as of %s)\n", GD_VERSION, kb_as_of(vkb));
+			else
+				printf("gpudoctor %s\n", GD_VERSION);
+			kb_close(vkb);
 			ret = fflush(stdout) || ferror(stdout) ? 2 : 0;
 			goto out;
 		} else if (!cmd && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {

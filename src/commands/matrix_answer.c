@@ -549,6 +549,28 @@ static const char *lowest_driver(const struct kb *kb, const struct env *x, const
 	return best;
 }
 
+/* cupy.tsv rows start a range of releases ("13.4" holds for 13.4-13.6 until
+ * a later row of the same package and major): does row c describe `ver`?  A
+ * bare major ("13") takes the newest row of each package. */
+static int cupy_row_applies(const struct kb *kb, const struct kb_cupy *c, const char *ver)
+{
+	int bare = !strchr(ver, '.');
+
+	if (strtol(ver, NULL, 10) != strtol(c->cupy, NULL, 10))
+		return 0;
+	if (!bare && version_cmp_str(c->cupy, ver) > 0)
+		return 0;
+	for (size_t i = 0; i < kb_cupy_count(kb); i++) {
+		const struct kb_cupy *o = kb_cupy_at(kb, i);
+
+		if (o == c || strcmp(o->package, c->package) || strtol(o->cupy, NULL, 10) != strtol(c->cupy, NULL, 10))
+			continue;
+		if (version_cmp_str(o->cupy, c->cupy) > 0 && (bare || version_cmp_str(o->cupy, ver) <= 0))
+			return 0;
+	}
+	return 1;
+}
+
 static int ask_cupy(const struct kb *kb, const char *ver, const struct env *x, struct matrix_result *r,
 		    struct err *e)
 {
@@ -561,7 +583,7 @@ static int ask_cupy(const struct kb *kb, const char *ver, const struct env *x, s
 		struct kb_verdict v;
 		char label[64];
 
-		if (version_cmp_str(c->cupy, ver) != 0 && strtol(ver, NULL, 10) != strtol(c->cupy, NULL, 10))
+		if (!cupy_row_applies(kb, c, ver))
 			continue;
 		if (x->cuda_major > 0 && c->cuda_from / 1000 != x->cuda_major)
 			continue;
@@ -669,10 +691,33 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 			note(r, "PCI id %04x:%04x is not in the knowledge base: its compute capability is unknown", ven, dev);
 	}
 	if (q->gpu) {
-		const struct kb_gpu *n = kb_gpu_by_name(kb, q->gpu);
+		const struct kb_gpu *cand[8];
+		size_t nc = kb_gpu_candidates(kb, q->gpu, cand, 8), shown = nc < 8 ? nc : 8;
+		const struct kb_gpu *n = nc ? cand[0] : NULL;
+		int differ = 0;
 
 		if (!n)
 			return err_set(e, "--gpu '%s': no GPU of that name in the knowledge base (try --cc X.Y)", q->gpu);
+		for (size_t i = 1; i < shown; i++)
+			differ |= cand[i]->cc_major != n->cc_major || cand[i]->cc_minor != n->cc_minor;
+		if (nc > 1) {
+			/* the candidates, so that an ambiguous name is never answered for the wrong GPU */
+			struct buf list = BUF_INIT;
+
+			for (size_t i = 0; i < shown; i++)
+				buf_printf(&list, "%s%s (10de:%04x, CC %d.%d)", i ? "; " : "", cand[i]->name,
+					   cand[i]->device, cand[i]->cc_major, cand[i]->cc_minor);
+			if (nc > shown)
+				buf_printf(&list, "; and %zu more", nc - shown);
+			if (differ) {
+				err_set(e, "--gpu '%s' is ambiguous: %s. Name one (a longer name, or --pci 10de:XXXX)",
+					q->gpu, list.s);
+				buf_release(&list);
+				return -1;
+			}
+			note(r, "--gpu '%s' also matches other GPUs of the same compute capability: %s", q->gpu, list.s);
+			buf_release(&list);
+		}
 		if (g && (g->cc_major != n->cc_major || g->cc_minor != n->cc_minor)) {
 			note(r, "--pci is %s (CC %d.%d) but --gpu matches %s (CC %d.%d)", g->name, g->cc_major,
 			     g->cc_minor, n->name, n->cc_major, n->cc_minor);

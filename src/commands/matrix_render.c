@@ -48,6 +48,7 @@ void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const
 	json_init(&j, 1);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "schema", "gpudoctor.matrix/1");
+	json_str(&j, "kb_as_of", kb_as_of(kb));
 	json_obj_begin(&j, "query");
 	json_str(&j, "tf", q->tf);
 	json_str(&j, "torch", q->torch);
@@ -116,6 +117,7 @@ void matrix_kb_info(const struct kb *kb, const char *kb_dir, int json)
 	json_init(&j, 1);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "schema", "gpudoctor.kb-info/1");
+	json_str(&j, "kb_as_of", kb_as_of(kb));
 	json_str(&j, "kb_dir", kb_dir);
 	json_arr_begin(&j, "tables");
 	for (size_t i = 0; i < kb_table_count(kb); i++) {

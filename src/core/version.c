@@ -40,6 +40,29 @@ int version_cmp(const struct version *a, const struct version *b)
 	return 0;
 }
 
+/* The next dotted component of *s, advancing *s; -1 at the end, -2 for a
+ * part that does not fit. */
+static long next_part(const char **s)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)**s))
+		return -1;
+	errno = 0;
+	v = strtol(*s, &end, 10);
+	if (errno == ERANGE || v > VERSION_PART_MAX)
+		return -2;
+	*s = end;
+	if (**s == '.' && isdigit((unsigned char)(*s)[1]))
+		(*s)++;
+	else
+		*s = "";	/* the number ends here */
+	return v;
+}
+
+/* Component by component with no limit on their number ("0.12.0.1",
+ * "1.2.3.4.5.6.7"): struct version keeps VERSION_MAX_PARTS, this does not. */
 int version_cmp_str(const char *a, const char *b)
 {
 	struct version va, vb;
@@ -49,7 +72,20 @@ int version_cmp_str(const char *a, const char *b)
 		return 0;
 	if (ra < 0 || rb < 0)
 		return ra < 0 ? -1 : 1;
-	return version_cmp(&va, &vb);
+	for (;;) {
+		long x = next_part(&a), y = next_part(&b);
+
+		if (x == -2 || y == -2)		/* version_parse() said both fit */
+			return version_cmp(&va, &vb);
+		if (x < 0 && y < 0)
+			return 0;
+		if (x < 0)
+			x = 0;
+		if (y < 0)
+			y = 0;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
 }
 
 void version_from_cuda_int(int v, int *major, int *minor)

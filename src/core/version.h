@@ -2,7 +2,8 @@
  * version.h - dotted version numbers ("580.95.05", "9.19.0", "12.4").
  *
  * Versions compare component by component as integers; a missing component
- * counts as 0 ("12.4" == "12.4.0").  Driver versions keep their leading zeros
+ * counts as 0 ("12.4" == "12.4.0").  struct version holds the first
+ * VERSION_MAX_PARTS; version_cmp_str() compares any number.  Driver versions keep their leading zeros
  * as printed ("580.95.05") but compare numerically.
  */
 #ifndef GD_VERSION_H
@@ -22,7 +23,8 @@ struct version {
  * (also when a part is larger than VERSION_PART_MAX). */
 int version_parse(const char *s, struct version *v);
 int version_cmp(const struct version *a, const struct version *b);
-/* Parse both and compare; an unparsable string sorts first. */
+/* Parse both and compare, with any number of components (JAX 0.12.0.1 >
+ * 0.12.0); an unparsable string sorts first. */
 int version_cmp_str(const char *a, const char *b);
 
 /* CUDA's integer encoding, 1000*major + 10*minor (12040 -> 12.4). */

@@ -9,8 +9,10 @@
 #include "explain/errcodes.h"
 #include "explain/logdecode.h"
 #include "knowledge/causes.h"
+#include "knowledge/kb.h"
 #include "report/report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +166,7 @@ static void pick_primary(struct explanation *x)
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,
 		       const struct confirm_in *ci)
 {
+	snprintf(x->kb_as_of, sizeof(x->kb_as_of), "%s", kb && kb_as_of(kb) ? kb_as_of(kb) : "");
 	x->lines_seen = m->lines_seen;
 	x->input_lines = m->input_lines;
 	x->dropped = m->dropped;
@@ -180,7 +183,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		it->hit = h;
 		it->layer = r->layer;
 		for (size_t k = 0; k < r->ncaps; k++)
-			it->decoded[k] = logdecode(kb, r->capnames[k], h->caps[k]);
+			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
 		decode_together(it, r, h);
 		ncauses = rule_causes(r, h, causes);
 		for (size_t c = 0; c < ncauses; c++) {

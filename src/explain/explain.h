@@ -70,6 +70,7 @@ struct explanation {
 	 */
 	const struct xitem *primary_item;
 	const struct xcause *primary;
+	char kb_as_of[16];	/* the knowledge base's as-of date, "" unknown */
 };
 
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,

@@ -145,6 +145,7 @@ void explain_render_json(const struct explanation *x, struct buf *out)
 	json_init(&j, 1);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "schema", "gpudoctor.explain/1");
+	json_str(&j, "kb_as_of", x->kb_as_of[0] ? x->kb_as_of : NULL);
 	json_obj_begin(&j, "input");
 	jstr(&j, "name", x->input);
 	json_int(&j, "lines", x->input_lines);

@@ -142,6 +142,11 @@ static const char *decode_key(const char *name)
 
 char *logdecode(const struct kb *kb, const char *name, const char *value)
 {
+	return logdecode_line(kb, name, value, NULL);
+}
+
+char *logdecode_line(const struct kb *kb, const char *name, const char *value, const char *line)
+{
 	long v;
 
 	if (!name || !value || !*value)
@@ -219,11 +224,12 @@ char *logdecode(const struct kb *kb, const char *name, const char *value)
 	}
 	if (!strcmp(name, "xid")) {
 		struct kb_xid x;
+		char act[256];
 
 		if (v < 0 || v > 100000 || !kb || kb_xid_find(kb, (int)v, &x) < 0)
 			return NULL;
-		return xasprintf("XID %ld: %s; NVIDIA's action: %s", v, x.meaning,
-				 kb_xid_action_name(x.action));
+		return xasprintf("XID %ld: %s; %s", v, x.meaning,
+				 kb_xid_action_text(&x, line, act, sizeof(act)));
 	}
 	if (!strcmp(name, "pci")) {
 		char bdf[32];

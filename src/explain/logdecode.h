@@ -28,6 +28,9 @@ struct kb;
 
 /* A one-line meaning (malloc'ed), or NULL when there is nothing to add. */
 char *logdecode(const struct kb *kb, const char *name, const char *value);
+/* The same, with the line the value came from (NULL: unknown): an XID's
+ * action can be carried in its message (XID 154, kb_xid.h). */
+char *logdecode_line(const struct kb *kb, const char *name, const char *value, const char *line);
 
 /*
  * What PyTorch's "(GPU 0; T total capacity; A already allocated; F free"

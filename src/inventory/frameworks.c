@@ -1,5 +1,7 @@
 /* frameworks.c - the frameworks part of the inventory: its lifecycle and JSON names; see frameworks.h. */
 #include "inventory/frameworks.h"
+#include "inventory/libraries.h"
+#include "core/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,4 +125,54 @@ const char *fw_role_id(enum fw_role r)
 	case FW_ROLE_NCCL: return "nccl";
 	}
 	return "?";
+}
+
+/* The libraries layer's copy of a file named by its path or real path. */
+static const struct lib_copy *copy_of(const struct libraries_inventory *libs, const char *path,
+				      const char *realpath)
+{
+	for (size_t i = 0; path && i < libs->n; i++) {
+		const struct lib_copy *c = &libs->copies[i];
+
+		if ((realpath && c->realpath && !strcmp(c->realpath, realpath)) ||
+		    (c->path && !strcmp(c->path, path)) || (c->realpath && !strcmp(c->realpath, path)))
+			return c;
+	}
+	return NULL;
+}
+
+static void adopt(char **dst, const struct lib_copy *c)
+{
+	if (!c || !c->version)
+		return;
+	free(*dst);
+	*dst = xstrdup(c->version);
+}
+
+void frameworks_adopt_library_versions(struct frameworks_inventory *fw, const struct libraries_inventory *libs)
+{
+	for (size_t i = 0; libs && i < fw->n; i++) {
+		struct fw_entry *w = &fw->fws[i];
+		const char *shim = NULL;
+
+		for (size_t k = 0; k < w->nlibs; k++) {
+			struct fw_lib *l = &w->libs[k];
+
+			if (l->path)
+				adopt(&l->version, copy_of(libs, l->path, l->realpath));
+			if (l->role == FW_ROLE_CUDNN && l->version)
+				shim = l->version;
+		}
+		/* a shadowed sub-library is the one beside the shim: the shim's
+		 * release unless the libraries layer read the file itself */
+		for (size_t k = 0; k < w->nlibs; k++) {
+			struct fw_lib *l = &w->libs[k];
+
+			if (!l->shadowed)
+				continue;
+			adopt(&l->shadowed_version, copy_of(libs, l->shadowed, NULL));
+			if (!l->shadowed_version && shim)
+				l->shadowed_version = xstrdup(shim);
+		}
+	}
 }

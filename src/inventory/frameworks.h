@@ -160,4 +160,15 @@ struct frameworks_inventory {
 void frameworks_inventory_init(struct frameworks_inventory *p);
 void frameworks_inventory_release(struct frameworks_inventory *p);
 
+struct libraries_inventory;
+/*
+ * One reading per fact: a library's version is the libraries layer's (its
+ * file name, version.json, dist-info, cudnn_version.h: libraries.h), which
+ * the frameworks scan, running beside it, could not see.  Called once both
+ * scans are done: each framework library (and the copy a cuDNN
+ * sub-library shadows) takes the version of the same file in the
+ * libraries inventory when that one is known.
+ */
+void frameworks_adopt_library_versions(struct frameworks_inventory *fw, const struct libraries_inventory *libs);
+
 #endif

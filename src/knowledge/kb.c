@@ -601,7 +601,7 @@ static int conv_gpudrv(struct conv *c)
 {
 	struct kb *kb = c->kb;
 
-	COLS("device", "first_driver", "backports", "names", "source");
+	COLS("device", "first_driver", "backports", "last_driver", "names", "source");
 	kb->gpudrv = xcalloc(c->t->nrows + 1, sizeof(*kb->gpudrv));
 	for (c->row = 0; c->row < c->t->nrows; c->row++) {
 		struct kb_gpudrv *r = &kb->gpudrv[kb->ngpudrv];
@@ -610,7 +610,8 @@ static int conv_gpudrv(struct conv *c)
 
 		if (!d || strlen(d) != 4 || (r->device = (unsigned)strtoul(d, &end, 16), *end))
 			return bad(c, col[0], "a 4-digit hex device id");
-		if (get_version(c, col[1], 1, &r->first_driver) < 0 || get_source(c, col[4], &r->source) < 0)
+		if (get_version(c, col[1], 1, &r->first_driver) < 0 || get_version(c, col[3], 1, &r->last_driver) < 0 ||
+		    get_source(c, col[5], &r->source) < 0)
 			return -1;
 		/* every backport is a driver version */
 		for (b = r->backports = str(c, col[2]); b && *b;) {
@@ -626,7 +627,7 @@ static int conv_gpudrv(struct conv *c)
 				return bad(c, col[2], "a ';' list of driver versions");
 			b += n + (b[n] == ';');
 		}
-		r->names = str(c, col[3]);
+		r->names = str(c, col[4]);
 		kb->ngpudrv++;
 	}
 	return 0;
@@ -765,6 +766,19 @@ size_t kb_table_count(const struct kb *kb)
 {
 	(void)kb;
 	return KB_NTABLES;
+}
+
+const char *kb_as_of(const struct kb *kb)
+{
+	const char *oldest = NULL;
+
+	for (size_t i = 0; kb && i < KB_NTABLES; i++) {
+		if (!kb->tab[i].as_of)
+			return NULL;
+		if (!oldest || strcmp(kb->tab[i].as_of, oldest) < 0)
+			oldest = kb->tab[i].as_of;
+	}
+	return oldest;
 }
 
 void kb_table_info(const struct kb *kb, size_t i, struct kb_table_info *out)

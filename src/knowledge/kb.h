@@ -36,6 +36,13 @@ struct kb_verdict {
 };
 #define KB_VIA_SASS 1
 #define KB_VIA_PTX 2
+/* kb_driver_knows_gpu: ok -1 with via KB_VIA_UNLISTED: the driver does not
+ * list the PCI id, but it supports the GPU's chip (another id of the chip
+ * is listed by that driver or an older one), and the driver binds any
+ * device of a supported chip: "not officially supported", not "refused".
+ * The first-release rule stays: a driver older than every listed id of a
+ * new chip does not know it (ok 0). */
+#define KB_VIA_UNLISTED 3
 
 /* GPUs, by PCI id.  Unknown numbers are negative (or NAN for doubles). */
 struct kb_gpu {
@@ -197,9 +204,28 @@ const struct kb_cudnn *kb_cudnn_at(const struct kb *kb, size_t i);
 /* GPUs: all rows, and lookups by name ("RTX 4090", "h100 pcie") or CC. */
 size_t kb_gpu_count(const struct kb *kb);
 const struct kb_gpu *kb_gpu_at(const struct kb *kb, size_t i);
-/* Best match: exact name (case-insensitive), else the shortest name containing
- * every word of `name`.  NULL when none. */
+/*
+ * GPUs by name, in tiers; the first tier with a match wins:
+ *   1. exact: the table's name, the same without a brand word ("GTX 1080" is
+ *      "GeForce GTX 1080", never its Ti), or a name the driver prints;
+ *   2. every word as a whole token ("A100" in "A100 SXM4 40GB");
+ *   3. every word as a substring.
+ * An exact match of an id the newest driver no longer lists (10de:2336
+ * "H100", listed by two 525 releases) does not end the search: tier 2 is
+ * looked at too.  kb_gpu_candidates() fills up to max candidates, best
+ * first (still listed by the newest driver, then the main product over
+ * variants, then the shorter name) and returns how many there are;
+ * kb_gpu_by_name() is the first, or NULL.  A caller whose answer depends on
+ * the candidate (their compute capabilities differ) lists them and asks.
+ */
 const struct kb_gpu *kb_gpu_by_name(const struct kb *kb, const char *name);
+size_t kb_gpu_candidates(const struct kb *kb, const char *name, const struct kb_gpu **out, size_t max);
+/* 1 when the newest driver read (gpu_drivers.tsv) still lists the id, or
+ * the id was listed until its architecture's last branch (Pascal: R580);
+ * 0 for an id NVIDIA stopped listing while the architecture went on. */
+int kb_gpu_current(const struct kb *kb, const struct kb_gpu *g);
+/* The newest driver that lists the id, NULL when the newest still does. */
+const char *kb_gpu_last_driver(const struct kb *kb, unsigned device);
 
 /* A single fact (facts.tsv), or NULL. */
 const char *kb_fact(const struct kb *kb, const char *key);
@@ -218,6 +244,12 @@ struct kb_table_info {
 	size_t rows;
 };
 size_t kb_table_count(const struct kb *kb);
+/* The knowledge base's as-of date: the oldest "# as-of:" of its tables
+ * ("2026-11-30"), the day up to which all of it was read from its sources;
+ * NULL when a table has none.  Shown by --version, in every JSON document and
+ * in the markdown report, so that an answer about a newer release can be
+ * read as what it is. */
+const char *kb_as_of(const struct kb *kb);
 void kb_table_info(const struct kb *kb, size_t i, struct kb_table_info *out);
 
 /*
@@ -277,6 +309,33 @@ int kb_cudnn_runs_on(const struct kb *kb, const char *version, int cc_major, int
 const char *kb_pip_resolve(const struct kb *kb, const char *package, const char *requirement);
 /* The newest served version of `package` that still runs on CC < 7.5, or NULL. */
 const char *kb_pip_cudnn_pre_turing(const struct kb *kb, const char *package);
+
+/*
+ * Python versions as 100*major + minor (3.12 -> 312).  kb_python_range()
+ * reads a release's Python column: "3.10-3.14", "3.11+" (hi 399), "3.12",
+ * or a list whose last part counts ("3.7, 3.9-3.12").  0 or -1.
+ */
+int kb_python_range(const char *range, int *lo, int *hi);
+/*
+ * The newest python3.X package that the distribution release `repo`
+ * ("debian12", "ubuntu2204", "rhel9": plan's repository names) ships with
+ * lo <= X <= hi (facts.tsv python.packages.REPO, from the distribution's own
+ * package index).  Returns the version (311) with its package name in pkg,
+ * 0 when the release ships none in the range, -1 when the kb does not know
+ * the release's packages.
+ */
+int kb_python_packaged(const struct kb *kb, const char *repo, int lo, int hi, char *pkg, unsigned long size);
+
+/*
+ * The newest release of a framework ("torch", "tensorflow", "jax", "cupy")
+ * the knowledge base knows, or NULL.  kb_predates() is 1 when `version` (an
+ * installed one, "2.16.0+cu130") is a newer release line than that: for
+ * torch, TensorFlow and CuPy a newer major.minor, for JAX any newer version.
+ * Such a framework is judged from its own files, with a note that the
+ * knowledge base predates it.
+ */
+const char *kb_newest_release(const struct kb *kb, const char *framework);
+int kb_predates(const struct kb *kb, const char *framework, const char *version);
 
 /* Was JAX `version` released (facts.tsv jax.releases)?  1, 0, or -1 not recorded. */
 int kb_jax_released(const struct kb *kb, const char *version);

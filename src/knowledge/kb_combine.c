@@ -45,6 +45,30 @@ const char *kb_gpu_driver_names(const struct kb *kb, unsigned device)
 	return r ? r->names : NULL;
 }
 
+static long branch_of(const char *driver);
+
+const char *kb_gpu_last_driver(const struct kb *kb, unsigned device)
+{
+	const struct kb_gpudrv *r = gpudrv_of(kb, device);
+
+	return r ? r->last_driver : NULL;
+}
+
+int kb_gpu_current(const struct kb *kb, const struct kb_gpu *g)
+{
+	const struct kb_gpudrv *r = g && g->vendor == 0x10de ? gpudrv_of(kb, g->device) : NULL;
+	const struct kb_arch *a;
+
+	if (!r)
+		return 0;
+	if (!r->last_driver)
+		return 1;
+	/* dropped with its whole architecture (Pascal after R580): still the
+	 * product's own id; dropped while the architecture went on: not */
+	a = kb_arch_info(kb, g->cc_major, g->cc_minor);
+	return a && a->last_branch >= 0 && branch_of(r->last_driver) >= a->last_branch;
+}
+
 const char *kb_gpu_first_driver(const struct kb *kb, const struct kb_gpu *g)
 {
 	const struct kb_gpudrv *r;
@@ -86,6 +110,46 @@ static int in_backport(const char *backports, const char *driver)
 	return -1;	/* not a backport branch */
 }
 
+/* The first driver that lists any id of g's chip: "-" rows (older than the
+ * table) count as the table's first tag; NULL when no id of the chip is
+ * listed or the chip is not known. */
+static const char *chip_first_driver(const struct kb *kb, const struct kb_gpu *g)
+{
+	const char *best = NULL;
+
+	if (!g->chip)
+		return NULL;
+	for (size_t i = 0; i < kb->ngpus; i++) {
+		const struct kb_gpu *o = &kb->gpus[i];
+		const struct kb_gpudrv *r;
+		const char *d;
+
+		if (!o->chip || strcmp(o->chip, g->chip) || o->vendor != 0x10de || !(r = gpudrv_of(kb, o->device)))
+			continue;
+		d = r->first_driver ? r->first_driver : "515.43.04";
+		if (!best || version_cmp_str(d, best) < 0)
+			best = d;
+	}
+	return best;
+}
+
+static int unlisted(struct kb_verdict *v, const char *source, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int unlisted(struct kb_verdict *v, const char *source, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!v)
+		return -1;
+	v->ok = -1;
+	v->source = source;
+	v->via = KB_VIA_UNLISTED;
+	va_start(ap, fmt);
+	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int kb_driver_knows_gpu(const struct kb *kb, const char *driver, const struct kb_gpu *g,
 			int cc_major, int cc_minor, struct kb_verdict *v)
 {
@@ -111,14 +175,30 @@ int kb_driver_knows_gpu(const struct kb *kb, const char *driver, const struct kb
 		return say(v, 0, a->source, "driver %s is newer than R%d, the last driver branch for %s "
 			   "(sm_%d%d): it does not support %s", driver, a->last_branch,
 			   a->arch ? a->arch : "this architecture", cc_major, cc_minor, what);
+	/* an id NVIDIA stopped listing while its architecture went on */
+	if (r && r->last_driver && version_cmp_str(driver, r->last_driver) > 0 && branch_of(r->last_driver) != br &&
+	    !kb_gpu_current(kb, g))
+		return unlisted(v, r->source, "driver %s does not list %s (PCI id 10de:%04x; the last driver that "
+				"lists it is %s): not officially supported, though the driver binds devices of "
+				"its chip %s", driver, what, g->device, r->last_driver, g->chip ? g->chip : "");
 	if (r && r->first_driver) {
 		int bp = in_backport(r->backports, driver);
+		const char *chip_first;
 
 		if (version_cmp_str(driver, r->first_driver) >= 0)
 			return say(v, 1, r->source, "driver %s knows %s (first listed in %s)", driver, what,
 				   r->first_driver);
 		if (bp == 1)
 			return say(v, 1, r->source, "driver %s knows %s (backported to R%ld)", driver, what, br);
+		/* not listed, but its chip is: the driver binds it, unofficially;
+		 * a new chip's first cards keep the first-release rule */
+		chip_first = chip_first_driver(kb, g);
+		if (chip_first && version_cmp_str(driver, chip_first) >= 0)
+			return unlisted(v, r->source, "driver %s does not list %s (PCI id 10de:%04x, first listed "
+					"in %s%s%s): not officially supported, though it supports the chip %s "
+					"(listed from %s) and binds any device of it", driver, what, g->device,
+					r->first_driver, r->backports ? ", backported to " : "",
+					r->backports ? r->backports : "", g->chip, chip_first);
 		return say(v, 0, r->source, "driver %s predates %s: the first driver that lists it (PCI id "
 			   "10de:%04x) is %s%s%s", driver, what, g->device, r->first_driver,
 			   r->backports ? ", backported to " : "", r->backports ? r->backports : "");
@@ -262,4 +342,114 @@ int kb_jax_released(const struct kb *kb, const char *version)
 		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
 			return 1;
 	return 0;
+}
+
+/* "3.12" -> 312; -1 when it is not a 3.X version. */
+static int py_num(const char *s)
+{
+	struct version v;
+
+	if (version_parse(s, &v) < 0 || v.n < 2 || v.part[0] != 3 || v.part[1] > 98)
+		return -1;
+	return (int)(v.part[0] * 100 + v.part[1]);
+}
+
+int kb_python_range(const char *range, int *lo, int *hi)
+{
+	const char *last, *dash;
+	char a[16] = "";
+
+	if (!range)
+		return -1;
+	last = strrchr(range, ',');
+	range = last ? last + 1 : range;
+	while (*range == ' ')
+		range++;
+	snprintf(a, sizeof(a), "%.*s", (int)strcspn(range, "-+"), range);
+	if ((*lo = py_num(a)) < 0)
+		return -1;
+	dash = range + strlen(a);
+	if (*dash == '+')
+		*hi = 399;
+	else if (*dash == '-')
+		*hi = py_num(dash + 1);
+	else
+		*hi = *lo;
+	return *hi >= *lo ? 0 : -1;
+}
+
+int kb_python_packaged(const struct kb *kb, const char *repo, int lo, int hi, char *pkg, unsigned long size)
+{
+	char key[64];
+	const char *list;
+	int best = 0;
+
+	if (!repo || !*repo)
+		return -1;
+	snprintf(key, sizeof(key), "python.packages.%s", repo);
+	if (!(list = kb_fact(kb, key)))
+		return -1;
+	/* "3.9:python39 3.11:python3.11" */
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, " ");
+		char item[64];
+		char *colon;
+		int v;
+
+		snprintf(item, sizeof(item), "%.*s", (int)(n < 63 ? n : 63), p);
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (!(colon = strchr(item, ':')))
+			continue;
+		*colon = '\0';
+		v = py_num(item);
+		if (v >= lo && v <= hi && v > best) {
+			best = v;
+			snprintf(pkg, size, "%s", colon + 1);
+		}
+	}
+	return best;
+}
+
+const char *kb_newest_release(const struct kb *kb, const char *fw)
+{
+	const char *best = NULL;
+
+	if (!kb || !fw)
+		return NULL;
+	if (!strcmp(fw, "jax")) {
+		const char *list = kb_fact(kb, "jax.releases"), *last;
+
+		if (!list)
+			return NULL;
+		last = strrchr(list, ' ');
+		return last ? last + 1 : list;
+	}
+	for (size_t i = 0; !strcmp(fw, "torch") && i < kb->ntorch; i++)
+		if (!best || version_cmp_str(kb->torch[i].version, best) > 0)
+			best = kb->torch[i].version;
+	for (size_t i = 0; !strcmp(fw, "tensorflow") && i < kb->ntf; i++)
+		if (!best || version_cmp_str(kb->tf[i].version, best) > 0)
+			best = kb->tf[i].version;
+	for (size_t i = 0; !strcmp(fw, "cupy") && i < kb->ncupy; i++)
+		if (!best || version_cmp_str(kb->cupy[i].cupy, best) > 0)
+			best = kb->cupy[i].cupy;
+	return best;
+}
+
+int kb_predates(const struct kb *kb, const char *fw, const char *version)
+{
+	const char *newest = kb_newest_release(kb, fw);
+	struct version a, b;
+
+	if (!newest || !version || version_parse(version, &a) < 0 || version_parse(newest, &b) < 0)
+		return 0;
+	if (!strcmp(fw, "jax"))
+		return version_cmp_str(version, newest) > 0;
+	a.part[2] = a.part[3] = a.part[4] = 0;	/* the release line: major.minor */
+	b.part[2] = b.part[3] = b.part[4] = 0;
+	if (!strcmp(fw, "cupy"))		/* cupy.tsv rows: "14", "13.6" */
+		a.part[1] = b.part[1] = 0;
+	return version_cmp(&a, &b) > 0;
 }

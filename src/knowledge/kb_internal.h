@@ -38,6 +38,7 @@ struct kb_gpudrv {
 	unsigned device;
 	const char *first_driver;	/* NULL: older than the table (the arch floor applies) */
 	const char *backports;		/* "535.216.03;550.40.80" or NULL */
+	const char *last_driver;	/* the newest tag that lists it; NULL: still listed */
 	const char *names;		/* "NVIDIA A10G|..." or NULL */
 	const char *source;
 };

@@ -146,46 +146,87 @@ static int driver_name_is(const char *names, const char *q)
 	return 0;
 }
 
-const struct kb_gpu *kb_gpu_by_name(const struct kb *kb, const char *name)
+/* "GeForce GTX 1080" -> "GTX 1080": the brand word people leave out. */
+static const char *skip_brand(const char *s)
 {
-	const struct kb_gpu *best = NULL;
+	static const char *const brand[] = { "GeForce ", "Tesla ", "Quadro " };
+
+	s = skip_vendor(s);
+	for (size_t i = 0; i < sizeof(brand) / sizeof(brand[0]); i++)
+		if (!strncasecmp(s, brand[i], strlen(brand[i])))
+			return s + strlen(brand[i]);
+	return s;
+}
+
+static int name_exact(const struct kb *kb, const struct kb_gpu *g, const char *q)
+{
+	return !strcasecmp(g->name, q) || !strcasecmp(skip_brand(g->name), skip_brand(q)) ||
+	       (g->device != 0xffffffffu && driver_name_is(kb_gpu_driver_names(kb, g->device), q));
+}
+
+/* Best first: still listed by the newest driver, then better(). */
+static int before(const struct kb *kb, const struct kb_gpu *g, const struct kb_gpu *h)
+{
+	int a = kb_gpu_current(kb, g), b = kb_gpu_current(kb, h);
+
+	if (a != b)
+		return a > b;
+	return better(kb, g, h) && g != h;
+}
+
+static size_t add_candidate(const struct kb *kb, const struct kb_gpu *g, const struct kb_gpu **out,
+			    size_t n, size_t max)
+{
+	size_t at = n < max ? n : max;
+
+	/* insertion in order; past max the worst falls off */
+	while (at > 0 && before(kb, g, out[at - 1])) {
+		if (at < max)
+			out[at] = out[at - 1];
+		at--;
+	}
+	if (at < max)
+		out[at] = g;
+	return n + 1;
+}
+
+size_t kb_gpu_candidates(const struct kb *kb, const char *name, const struct kb_gpu **out, size_t max)
+{
 	const char *q;
+	size_t n = 0;
+	int current_exact = 0;
 
 	if (!kb || !name)
-		return NULL;
+		return 0;
 	q = skip_vendor(name);
 	if (!*q)
-		return NULL;
+		return 0;
 	for (size_t i = 0; i < kb->ngpus; i++)
-		if (!strcasecmp(kb->gpus[i].name, q))
-			return &kb->gpus[i];
-	/* as nvidia-smi prints it: the driver's own names ("NVIDIA H100 80GB HBM3", "Tesla T4") */
-	for (size_t i = 0; i < kb->ngpus; i++) {
-		const struct kb_gpu *g = &kb->gpus[i];
+		if (name_exact(kb, &kb->gpus[i], q)) {
+			n = add_candidate(kb, &kb->gpus[i], out, n, max);
+			current_exact |= kb_gpu_current(kb, &kb->gpus[i]) || kb->gpus[i].device == 0xffffffffu ||
+					 !kb_gpu_driver_names(kb, kb->gpus[i].device);
+		}
+	/* an exact name of an id no current driver lists: the current products
+	 * of that name are candidates too */
+	if (n && current_exact)
+		return n;
+	for (size_t i = 0; i < kb->ngpus; i++)
+		if (!name_exact(kb, &kb->gpus[i], q) && has_tokens(kb->gpus[i].name, q))
+			n = add_candidate(kb, &kb->gpus[i], out, n, max);
+	if (n)
+		return n;
+	for (size_t i = 0; i < kb->ngpus; i++)
+		if (has_words(kb->gpus[i].name, q))
+			n = add_candidate(kb, &kb->gpus[i], out, n, max);
+	return n;
+}
 
-		if (g->device != 0xffffffffu && driver_name_is(kb_gpu_driver_names(kb, g->device), q) &&
-		    better(kb, g, best))
-			best = g;
-	}
-	if (best)
-		return best;
-	/* every word as a whole token: the main product over variants */
-	for (size_t i = 0; i < kb->ngpus; i++) {
-		const struct kb_gpu *g = &kb->gpus[i];
+const struct kb_gpu *kb_gpu_by_name(const struct kb *kb, const char *name)
+{
+	const struct kb_gpu *best[1];
 
-		if (has_tokens(g->name, q) && better(kb, g, best))
-			best = g;
-	}
-	if (best)
-		return best;
-	/* last: every word as a substring ("4090" in "RTX4090" spellings) */
-	for (size_t i = 0; i < kb->ngpus; i++) {
-		const struct kb_gpu *g = &kb->gpus[i];
-
-		if (has_words(g->name, q) && better(kb, g, best))
-			best = g;
-	}
-	return best;
+	return kb_gpu_candidates(kb, name, best, 1) ? best[0] : NULL;
 }
 
 /* The branch row of a driver version ("535.104.05" -> R535), or NULL. */

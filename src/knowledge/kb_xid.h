@@ -41,6 +41,27 @@ int kb_xid_find(const struct kb *kb, int xid, struct kb_xid *out);
 int kb_xid_count(const struct kb *kb);
 const struct kb_xid *kb_xid_at(const struct kb *kb, int i);
 
+/*
+ * What to do about one logged XID, and who says so.  The action is NVIDIA's
+ * where NVIDIA gives one: the catalogue's immediate bucket, or for XID 154
+ * the action the driver prints in the line itself ("... to 0x2 (Node Reboot
+ * Required)", NVML's nvmlGpuRecoveryAction_t: 0 none, 1 GPU reset, 2 node
+ * reboot, 3 drain P2P, 4 drain and reset).  Where the catalogue gives none
+ * (162-172), the action is gpudoctor's judgement and by_nvidia is 0.
+ * message may be NULL (the line is not known).
+ */
+struct kb_xid_judgement {
+	enum kb_xid_action action;
+	int by_nvidia;		/* 1: NVIDIA's action; 0: gpudoctor's judgement */
+	int from_message;	/* 1: read from the line (XID 154) */
+	const char *note;	/* the catalogue's note that goes with it, or NULL */
+};
+void kb_xid_judge(const struct kb_xid *x, const char *message, struct kb_xid_judgement *out);
+/* "NVIDIA's action: reboot (in the message: Node Reboot Required)" or
+ * "no action in NVIDIA's catalogue; gpudoctor's judgement: inspect-hw",
+ * with the note after "; ".  Returns buf. */
+char *kb_xid_action_text(const struct kb_xid *x, const char *message, char *buf, unsigned long size);
+
 /* "reset-gpu" <-> KB_XID_RESET_GPU; parse returns -1 for an unknown name. */
 const char *kb_xid_action_name(enum kb_xid_action a);
 int kb_xid_action_parse(const char *s, enum kb_xid_action *out);

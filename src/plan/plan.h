@@ -129,6 +129,7 @@ struct plan {
 	char family[16];	/* "debian", "rhel", "" unknown */
 	char repo[32];		/* NVIDIA's repository name: "ubuntu2204", "rhel9" */
 	char gpu[128];
+	char kb_as_of[16];	/* the knowledge base's as-of date, "" unknown */
 	char notes[8][512];
 	size_t nnotes;
 	struct plan_step steps[PLAN_MAX];

@@ -433,6 +433,8 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 	char gd[300], venv[300], drv[32];
 	int fit, branch = PLAN_DEFAULT_BRANCH, system = 0;
 
+	snprintf(p->kb_as_of, sizeof(p->kb_as_of), "%s", kb_as_of(kb) ? kb_as_of(kb) : "");
+
 	/* A quoted word cut to fit would leave its quote open: refuse instead. */
 	if (r->venv && strlen(shq(r->venv)) >= sizeof(venv))
 		return err_set(e, "--venv is too long for the plan's commands (%zu bytes quoted, %zu at most)",
@@ -612,9 +614,12 @@ after_driver:
 	}
 	if (!system) {
 		s = step(p, "cuda", PLAN_DONE, "libraries", "CUDA runtime and cuDNN from pip wheels");
-		why(s, "they come with the framework as nvidia-*-cu%d wheels inside the virtualenv (cuDNN %s), so no "
-		    "system toolkit is installed; /usr/local/cuda is not used by them.", t.cuda / 1000,
-		    f.cudnn[0] ? f.cudnn : "as pinned");
+		/* the cuDNN named is what the planned release's install brings, not
+		 * what any environment holds today: say so */
+		why(s, "pip installs them with the framework as nvidia-*-cu%d wheels into the virtualenv of the "
+		    "framework step (%s %s brings cuDNN %s), so no system toolkit is installed; /usr/local/cuda "
+		    "is not used by them.", t.cuda / 1000, p->framework, p->release,
+		    f.cudnn[0] ? f.cudnn : "as its wheel pins");
 	} else {
 		const char *cv = t.tf ? t.tf->cuda : NULL, *dnn = t.tf ? t.tf->cudnn : f.cudnn;
 		char cvs[16], dash[16];
@@ -668,57 +673,70 @@ after_driver:
 		return 0;
 	}
 
-	/* 8. a virtualenv with a Python the release supports */
+	/* 8. a virtualenv with a Python the release supports: the newest system
+	 * Python that fits, else the newest python3.X package the distribution
+	 * ships that fits (facts.tsv python.packages.REPO), else a standalone
+	 * CPython (uv); never a package name that was not read from an index. */
 	{
-		const char *range = t.python, *py = NULL, *pyv = NULL;
-		char want[16] = "";
-		int lo = 0, hi = 99;
+		const char *py = NULL, *pyv = NULL;
+		char want[16] = "", pkg[64] = "";
+		int lo = 0, hi = 399, best = -1, have;
 
-		if (range) {
-			const char *last = strrchr(range, ',');
-			struct version v1, v2;
-			char a1[16] = "", b1[16] = "";
-
-			range = last ? last + 1 : range;
-			while (*range == ' ')
-				range++;
-			sscanf(range, "%15[0-9.]-%15[0-9.]", a1, b1);
-			if (version_parse(a1, &v1) == 0)
-				lo = (int)(v1.part[0] * 100 + v1.part[1]);
-			if (version_parse(b1, &v2) == 0)
-				hi = (int)(v2.part[0] * 100 + v2.part[1]);
-		}
+		if (kb_python_range(t.python, &lo, &hi) < 0)
+			lo = 0, hi = 399;
 		for (size_t i = 0; i < m->npythons; i++) {
 			struct version v;
 			int n;
 
-			if (strcmp(m->pythons[i].kind, "system") || version_parse(m->pythons[i].version, &v) < 0)
+			if (strcmp(m->pythons[i].kind, "system") || version_parse(m->pythons[i].version, &v) < 0 ||
+			    v.n < 2)
 				continue;
 			n = (int)(v.part[0] * 100 + v.part[1]);
-			if (n >= lo && n <= hi && v.part[0] == 3) {
+			if (n >= lo && n <= hi && v.part[0] == 3 && n > best) {
+				best = n;
 				py = m->pythons[i].path;
 				pyv = m->pythons[i].version;
-				break;
 			}
 		}
+		have = py ? 0 : kb_python_packaged(kb, p->repo, lo, hi, pkg, sizeof(pkg));
 		if (py) {
 			s = step(p, "python", PLAN_TODO, NULL, "a virtualenv for %s %s", p->framework, p->release);
 			why(s, "%s (Python %s) fits the release's Python %s; the framework goes into its own virtualenv.",
 			    shq(py), pyv, t.python ? t.python : "3");
 			cmd(s, "%s -m venv %s", shq(py), venv);
-		} else {
-			int pick = hi < 99 ? hi : lo > 0 ? lo : 312;
-
-			if (pick > 313)
-				pick = 313;
-			snprintf(want, sizeof(want), "%d.%d", pick / 100, pick % 100);
+		} else if (have > 0) {
+			snprintf(want, sizeof(want), "%d.%d", have / 100, have % 100);
 			s = step(p, "python", PLAN_TODO, NULL, "Python %s and a virtualenv", want);
-			why(s, "no system Python on this machine fits the release's Python %s.", t.python ? t.python : "?");
+			why(s, "no system Python on this machine fits the release's Python %s; %s %s ships %s, the newest "
+			    "Python it packages that the release supports.", t.python ? t.python : "?", m->os_id,
+			    m->os_version, pkg);
 			if (!strcmp(p->family, "rhel"))
-				cmd(s, "sudo dnf install -y python%s", want);
+				cmd(s, "sudo dnf install -y %s", pkg);
 			else
-				cmd(s, "sudo apt-get install -y python%s python%s-venv", want, want);
+				cmd(s, "sudo apt-get install -y %s %s-venv", pkg, pkg);
 			cmd(s, "python%s -m venv %s", want, venv);
+		} else {
+			/* no package fits (or the release's packages are unknown): a
+			 * standalone CPython from uv, the newest the release supports
+			 * up to 3.13 (the newest with wheels from every framework) */
+			int pick = hi < 313 ? hi : lo > 313 ? lo : 313;
+
+			snprintf(want, sizeof(want), "%d.%d", pick / 100, pick % 100);
+			s = step(p, "python", PLAN_TODO, NULL, "Python %s (standalone, from uv) and a virtualenv", want);
+			if (have == 0) {
+				char key[64];
+
+				snprintf(key, sizeof(key), "python.packages.%s", p->repo);
+				why(s, "no system Python on this machine fits the release's Python %s, and %s %s packages no "
+				    "Python in that range (it ships %s); uv installs a standalone CPython %s beside the "
+				    "system's.", t.python ? t.python : "?", m->os_id, m->os_version, kb_fact(kb, key), want);
+			} else
+				why(s, "no system Python on this machine fits the release's Python %s, and gpudoctor does not "
+				    "know which python3.X packages %s ships; uv installs a standalone CPython %s beside the "
+				    "system's.", t.python ? t.python : "?", m->os_id ? m->os_id : "this distribution", want);
+			cmd(s, "command -v uv >/dev/null || curl -LsSf https://astral.sh/uv/install.sh | sh");
+			cmd(s, "uv python install %s", want);
+			cmd(s, "uv venv --seed --python %s %s", want, venv);
 		}
 		if (venv[0] == '"')	/* "$HOME/venvs/x": insert /bin/... inside the quotes */
 			cmd(s, "\"%.*s/bin/python\" -m pip install --upgrade pip", (int)strlen(venv) - 2, venv + 1);

@@ -130,6 +130,23 @@ static void read_python(const struct inventory *inv, struct plan_machine *m)
 		m->pythons[m->npythons].kind = e->kind;
 		m->npythons++;
 	}
+	/* A venv's base interpreter (pyvenv.cfg home) is a system Python of the
+	 * venv's version, even when its own prefix was not listed (no site dir). */
+	for (size_t i = 0; i < inv->pyenvs.n && m->npythons < PLAN_MAX; i++) {
+		const struct pyenv *e = &inv->pyenvs.envs[i];
+		int dup = 0;
+
+		if (!e->base_python || !e->python_version)
+			continue;
+		for (size_t k = 0; k < m->npythons; k++)
+			dup |= !strcmp(m->pythons[k].path, e->base_python) && !strcmp(m->pythons[k].kind, "system");
+		if (dup)
+			continue;
+		m->pythons[m->npythons].path = xstrdup(e->base_python);
+		m->pythons[m->npythons].version = xstrdup(e->python_version);
+		m->pythons[m->npythons].kind = "system";
+		m->npythons++;
+	}
 	for (size_t i = 0; i < inv->fw.n && m->nfws < PLAN_MAX; i++) {
 		const struct fw_entry *f = &inv->fw.fws[i];
 

@@ -74,6 +74,7 @@ void plan_render_json(const struct plan *p, struct buf *out)
 	json_init(&j, 1);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "schema", "gpudoctor.plan/1");
+	json_str(&j, "kb_as_of", p->kb_as_of[0] ? p->kb_as_of : NULL);
 	json_str(&j, "framework", p->framework);
 	json_str(&j, "release", p->release);
 	json_str(&j, "install", p->install[0] ? p->install : NULL);

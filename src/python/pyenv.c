@@ -123,6 +123,34 @@ static char *pyenv_major_minor(const char *v)
 	return xstrndup(v, n);
 }
 
+static char *pyenv_cfg_get(const char *text, const char *key);
+
+/* A venv's base interpreter from pyvenv.cfg's `home` (the directory of the
+ * interpreter the venv was made from): home/python3.X, else home/python3. */
+static char *pyenv_base_python(const char *root, const char *cfg, const char *version)
+{
+	char *home = pyenv_cfg_get(cfg, "home"), *out = NULL;
+
+	if (home && home[0] == '/') {
+		char *names[2];
+
+		names[0] = version ? xasprintf("python%s", version) : NULL;
+		names[1] = xstrdup("python3");
+		for (int i = 0; i < 2 && !out; i++) {
+			char *c = names[i] ? fs_join(home, names[i]) : NULL;
+
+			if (c && fs_exists(root, c))
+				out = c;
+			else
+				free(c);
+		}
+		free(names[0]);
+		free(names[1]);
+	}
+	free(home);
+	return out;
+}
+
 /* Value of "key = value" in a pyvenv.cfg text, or NULL. */
 static char *pyenv_cfg_get(const char *text, const char *key)
 {
@@ -172,6 +200,7 @@ static void pyenv_free_one(struct pyenv *p)
 	free(p->prefix);
 	free(p->python);
 	free(p->python_version);
+	free(p->base_python);
 	for (size_t i = 0; i < p->nsite; i++)
 		free(p->site_dirs[i]);
 	free(p->site_dirs);
@@ -239,6 +268,7 @@ static void pyenv_add(const char *root, struct pyenv_list *out, struct pyenv_see
 			p.python_version = pyenv_major_minor(v);
 			free(v);
 		}
+		p.base_python = pyenv_base_python(root, cfg.s, p.python_version);
 	} else {
 		char *meta = fs_join(prefix, "conda-meta");
 
@@ -487,6 +517,7 @@ void pyenv_list_copy(struct pyenv_list *dst, const struct pyenv_list *src)
 		d->kind = s->kind;
 		d->python = xstrdup_or_null(s->python);
 		d->python_version = xstrdup_or_null(s->python_version);
+		d->base_python = xstrdup_or_null(s->base_python);
 		d->site_dirs = s->nsite ? xcalloc(s->nsite, sizeof(char *)) : NULL;
 		d->nsite = d->site_cap = s->nsite;
 		for (size_t k = 0; k < s->nsite; k++)

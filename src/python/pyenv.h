@@ -33,6 +33,9 @@ struct pyenv {
 	char **site_dirs;	/* site-packages / dist-packages directories */
 	size_t nsite, site_cap;
 	int active;		/* it is VIRTUAL_ENV or CONDA_PREFIX */
+	char *base_python;	/* a venv's base interpreter: pyvenv.cfg's `home` joined with
+				 * python3.X (the venv's version) or python3, when that file
+				 * exists; its version is python_version.  NULL otherwise */
 };
 
 struct pyenv_list {

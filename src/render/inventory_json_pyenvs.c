@@ -21,6 +21,7 @@ void inventory_json_pyenvs(const struct inventory *inv, struct json *j)
 		json_str(j, "python_version", e->python_version);
 		json_str_array(j, "site_dirs", e->site_dirs, e->nsite);
 		json_bool(j, "active", e->active);
+		json_str(j, "base_python", e->base_python);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

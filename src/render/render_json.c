@@ -4,6 +4,7 @@
 #include "render/inventory_json.h"
 #include "core/ctx.h"
 #include "core/json.h"
+#include "knowledge/kb.h"
 
 #include <string.h>
 
@@ -16,6 +17,7 @@ void render_json(const struct gd_ctx *ctx, const struct kb *kb, const struct rep
 	json_obj_begin(&j, NULL);
 	json_str(&j, "schema", "gpudoctor.check/1");
 	json_str(&j, "gpudoctor", GD_VERSION);
+	json_str(&j, "kb_as_of", kb_as_of(kb));
 	json_str(&j, "root", ctx->root);
 	json_str(&j, "status", status_name(rep->status));
 	json_arr_begin(&j, "layers");

@@ -180,7 +180,8 @@ void render_markdown(const struct gd_ctx *ctx, const struct report *rep, const s
 	} else {
 		buf_puts(out, "ok");
 	}
-	buf_printf(out, "; %zu failed, %zu warnings, %zu ok (gpudoctor %s%s)\n\n", nfail, nwarn, nok, GD_VERSION,
+	buf_printf(out, "; %zu failed, %zu warnings, %zu ok (gpudoctor %s, knowledge as of %s%s)\n\n", nfail, nwarn,
+		   nok, GD_VERSION, rep->kb_as_of[0] ? rep->kb_as_of : "unknown",
 		   ctx->no_load ? ", --no-load" : "");
 	versions(inv, out);
 	buf_printf(out, "\n<details><summary>Findings: %zu failed, %zu warnings, %zu ok</summary>\n\n", nfail,

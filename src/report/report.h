@@ -57,6 +57,7 @@ struct report {
 	/* Wall time spent on each layer (static probe + live probe + rules), ms. */
 	double layer_ms[LAYER_COUNT];
 	double total_ms;
+	char kb_as_of[16];	/* the knowledge base's as-of date (kb_as_of()), "" unknown */
 };
 
 void report_init(struct report *r);

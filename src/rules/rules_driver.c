@@ -511,6 +511,37 @@ static void summary_versions(const struct driver_inventory *d, struct buf *b)
 		buf_printf(b, ", libcuda %s from a forward-compatibility package", d->cuda.version);
 }
 
+/* The driver does not list the GPU's id but supports its chip: it binds the
+ * GPU, without NVIDIA's support (docs/knowledge.md, "Supported lists"). */
+static void rules_driver_unlisted_gpu(const struct rules_in *in, struct report *rep, const struct hw_pci_fn *p,
+				      const struct kb_gpu *g, const struct kb_verdict *v)
+{
+	const char *drv = in->inv->driver.version, *first = kb_gpu_first_driver(in->kb, g), *url;
+	const char *last = kb_gpu_last_driver(in->kb, g->device);
+	struct buf id = BUF_INIT;
+	struct finding *f;
+
+	buf_printf(&id, "driver.knows-gpu.%s", p->bdf);
+	f = report_add(rep, LAYER_DRIVER, id.s, CAUSE_GPU_NOT_OFFICIALLY_SUPPORTED, REACH_WORK,
+		       "driver %s does not list GPU %s (%s, PCI id 10de:%04x): not officially supported", drv,
+		       p->bdf, g->name, g->device);
+	buf_release(&id);
+	finding_evidence(f, "/sys/bus/pci/devices/%s: 10de:%04lx (%s, chip %s)", p->bdf, p->device, g->name,
+			 g->chip ? g->chip : "?");
+	finding_evidence(f, "%s", v->why);
+	url = v->source ? kb_source_url(in->kb, v->source) : NULL;
+	if (v->source)
+		finding_evidence(f, "source: %s%s%s", v->source, url ? " " : "", url ? url : "");
+	if (last && version_cmp_str(drv, last) > 0)
+		/* NVIDIA stopped listing the id: no newer driver will */
+		finding_fix(f, "nothing is needed for the GPU to work; for a pairing NVIDIA supports, use the R%.*s "
+			    "branch, the last that lists 10de:%04x (%s)", (int)strcspn(last, "."), last, g->device,
+			    last);
+	else
+		finding_fix(f, "install a driver that lists 10de:%04x (%s or newer), e.g. the distribution's current "
+			    "nvidia-driver package", g->device, first ? first : "the current release");
+}
+
 /*
  * Does the driver bind each NVIDIA GPU?  The first driver per PCI device id
  * (gpu_drivers.tsv), else per architecture, and the architecture's last
@@ -538,8 +569,13 @@ static void rules_driver_knows_gpus(const struct rules_in *in, struct report *re
 		struct finding *f;
 
 		memset(&v, 0, sizeof(v));
-		if (!g || kb_driver_knows_gpu(in->kb, drv, g, -1, -1, &v) != 0)
+		if (!g)
 			continue;
+		if (kb_driver_knows_gpu(in->kb, drv, g, -1, -1, &v) != 0) {
+			if (v.ok == -1 && v.via == KB_VIA_UNLISTED)
+				rules_driver_unlisted_gpu(in, rep, p, g, &v);
+			continue;
+		}
 		too_new = a && a->last_branch >= 0 && version_parse(drv, &dv) == 0 && dv.part[0] > a->last_branch;
 		nlen = names ? (int)strcspn(names, "|") : (int)strlen(g->name);
 		buf_printf(&id, "driver.knows-gpu.%s", p->bdf);

@@ -452,6 +452,18 @@ static char *rf_release3(const char *v)
  * (cuDNN refuses at its first call: "cuDNN version incompatibility"), warn
  * when the same release comes from another directory.
  */
+/* The libraries layer's record of the cuDNN front library (its dynamic section). */
+static const struct lib_copy *rf_shim_copy(const struct rf *r, const struct fw_lib *c)
+{
+	const struct libraries_inventory *libs = &r->in->inv->libs;
+	const struct lib_copy *sc = c->realpath ? libraries_copy_by_realpath(libs, c->realpath) : NULL;
+
+	for (size_t i = 0; !sc && c->path && i < libs->n; i++)
+		if (libs->copies[i].path && !strcmp(libs->copies[i].path, c->path))
+			sc = &libs->copies[i];
+	return sc;
+}
+
 static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *idbase,
 			  const struct fw_lib *c, int id_taken, struct rf_acc *a)
 {
@@ -469,8 +481,15 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 			continue;
 		if (!first)
 			first = l;
-		if (l->version && l->shadowed_version && version_cmp_str(l->version, l->shadowed_version) != 0)
-			differs = 1;
+		/* a release is its first three parts: "9.5.1" (a file name) is
+		 * "9.5.1.17" (the wheel's version) */
+		if (l->version && l->shadowed_version) {
+			char *x = rf_release3(l->version), *y = rf_release3(l->shadowed_version);
+
+			differs |= version_cmp_str(x, y) != 0;
+			free(x);
+			free(y);
+		}
 		if (l->via != LDSO_LD_LIBRARY_PATH)
 			llp = 0;
 		dir = rf_dirname(l->path);
@@ -510,8 +529,23 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 				 l->version ? l->version : "unknown", l->shadowed,
 				 l->shadowed_version ? l->shadowed_version : "of an unknown version");
 	}
-	finding_evidence(f, "%s has DT_RUNPATH $ORIGIN, so LD_LIBRARY_PATH is searched before its own directory",
-			 c->path);
+	{
+		/* why the other copy wins, from the front library's own dynamic
+		 * section (read by the libraries layer), never assumed: DT_RUNPATH
+		 * comes after LD_LIBRARY_PATH, DT_RPATH before it */
+		const struct lib_copy *sc = rf_shim_copy(r, c);
+
+		if (sc && sc->runpath && !sc->rpath)
+			finding_evidence(f, "%s has DT_RUNPATH '%s' and no DT_RPATH, so LD_LIBRARY_PATH is searched "
+					 "before the directories it names", c->path, sc->runpath);
+		else if (sc && sc->rpath)
+			finding_evidence(f, "%s has DT_RPATH '%s'%s%s: the loader searched it first, and the "
+					 "sub-libraries were not there", c->path, sc->rpath,
+					 sc->runpath ? " and DT_RUNPATH " : "", sc->runpath ? sc->runpath : "");
+		else
+			finding_evidence(f, "%s: its dynamic section was not read (no DT_RPATH or DT_RUNPATH known), "
+					 "so the loader's default search order applies", c->path);
+	}
 	if (differs)
 		finding_evidence(f, "mixed cuDNN releases fail at the first cuDNN call (\"cuDNN version incompatibility\")");
 	if (llp)
@@ -1080,6 +1114,13 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	finding_evidence(f, "%s %s (%s) in %s environment %s, Python %s", w->dist ? w->dist : w->name,
 			 w->version ? w->version : "?", w->flavour ? w->flavour : "?", w->env_kind,
 			 w->env_prefix, w->python_version ? w->python_version : "?");
+	if (r->in->kb && kb_predates(r->in->kb, w->name, w->version))
+		/* what the verdict rests on when the tables do not know the release */
+		finding_evidence(f, "the knowledge base (as of %s; its newest %s is %s) predates %s %s: judged from "
+				 "its own files (its METADATA, the GPU code in its libraries, %s)",
+				 kb_as_of(r->in->kb) ? kb_as_of(r->in->kb) : "?", w->name,
+				 kb_newest_release(r->in->kb, w->name), w->name, w->version,
+				 w->build_file ? w->build_file : "its version file");
 	if (w->build_file)
 		finding_evidence(f, "%s: CUDA %s, cuDNN %s", w->build_file, w->cuda_build ? w->cuda_build : "none",
 				 w->cudnn_build ? w->cudnn_build : "?");

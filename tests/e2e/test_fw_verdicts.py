@@ -114,27 +114,41 @@ class KnownFailure(GDTestCase):
 
 class DriverKnowsGpu(GDTestCase):
     def test_driver_older_than_the_gpu(self):
-        # the H200 (10de:2335) is first listed by 550.40.65
-        doc = check(torch_root(driver_version="545.29.06"), env=env())
+        # a new chip's first cards: the B200 (10de:2901, GB100) is first listed by 570.86.15,
+        # and no id of GB100 is listed before it (the first-release rule)
+        doc = check(torch_root(driver_version="565.57.01", device_id=0x2901), NO_LOAD, env=env())
         f = assert_cause(self, doc, "driver-too-old-for-gpu", "fail")
         self.assertEqual(f["layer"], "driver")
         self.assertEqual(f["id"], "driver.knows-gpu.0000:18:00.0")
-        self.assertEqual(f["title"], "driver 545.29.06 does not know GPU 0000:18:00.0 (NVIDIA H200, PCI id 10de:2335)")
+        self.assertEqual(f["title"], "driver 565.57.01 does not know GPU 0000:18:00.0 (NVIDIA B200, PCI id 10de:2901)")
         ev = "\n".join(f["evidence"])
-        self.assertIn("/sys/bus/pci/devices/0000:18:00.0: 10de:2335", ev)
-        self.assertIn("driver 545.29.06 (", ev)
-        self.assertIn("first driver that lists it (PCI id 10de:2335) is 550.40.65", ev)
+        self.assertIn("/sys/bus/pci/devices/0000:18:00.0: 10de:2901", ev)
+        self.assertIn("driver 565.57.01 (", ev)
+        self.assertIn("first driver that lists it (PCI id 10de:2901) is 570.86.15", ev)
         self.assertIn("source: open-gpu-chips https://github.com/NVIDIA/open-gpu-kernel-modules", ev)
-        self.assertIn("550.40.65", f["fix"])
+        self.assertIn("570.86.15", f["fix"])
         # the framework's verdict follows: it has no GPU to run on
         s = finding(doc, fid="frameworks.opt_venv.torch")
         self.assertEqual(s["cause"], "driver-too-old-for-gpu", json.dumps(s, indent=1))
-        self.assertIn("will not work on the GPU", s["title"])
-        self.assertIn("550.40.65", s["fix"])
+        self.assertIn("570.86.15", s["fix"])
+
+    def test_unlisted_id_of_a_supported_chip(self):
+        # the H200 (10de:2335) is first listed by 550.40.65, but GH100 (the H100 PCIe,
+        # 10de:2331) since 520.56.06: 545.29.06 binds it, without NVIDIA's support
+        doc = check(torch_root(driver_version="545.29.06"), env=env())
+        assert_no_cause(self, doc, "driver-too-old-for-gpu")
+        f = assert_cause(self, doc, "gpu-not-officially-supported", "warn")
+        self.assertEqual(f["id"], "driver.knows-gpu.0000:18:00.0")
+        self.assertIn("not officially supported", f["title"])
+        ev = "\n".join(f["evidence"])
+        self.assertIn("first listed in 550.40.65", ev)
+        self.assertIn("GH100", ev)
+        self.assertIn("550.40.65", f["fix"])
 
     def test_near_miss_first_driver_that_lists_it(self):
         doc = check(torch_root(driver_version="550.40.65"), env=env())
         assert_no_cause(self, doc, "driver-too-old-for-gpu")
+        assert_no_cause(self, doc, "gpu-not-officially-supported")
         assert_no_cause(self, doc, "driver-too-new-for-gpu")
 
     def test_driver_branch_after_the_architectures_last(self):

@@ -149,10 +149,12 @@ class TestPlanFixtures(GDTestCase):
         fw = steps(doc)["framework"]
         self.assertIn('"nvidia-cudnn-cu12==9.10.2.21"', cmds(fw))
         self.assertIn('"tensorflow[and-cuda]==2.21.*"', cmds(fw))
-        # JAX 0.12.0 needs Python >= 3.12 (PyPI data-requires-python): the system's 3.10 does not do
+        # JAX 0.12.0 needs Python >= 3.12 (PyPI data-requires-python): the system's 3.10 does not do,
+        # and Ubuntu 22.04 packages no python3.12 (only 3.10 and 3.11): a standalone CPython from uv
         rc, doc, _ = plan(r, "--jax", "0.12.0")
         py = steps(doc)["python"]
-        self.assertIn("python3.12 python3.12-venv", cmds(py))
+        self.assertNotIn("python3.12-venv", cmds(py))
+        self.assertIn("uv python install 3.13", cmds(py))
         self.assertIn("nvidia-cudnn-cu12==9.10.2.21", cmds(steps(doc)["framework"]))
         # R535 runs CUDA 12.5 only under minor-version compatibility; TF 2.21 has sm_60 SASS: fine
         self.assertEqual(steps(doc)["driver"]["state"], "done")

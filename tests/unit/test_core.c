@@ -97,6 +97,13 @@ static void test_version_compare(void)
 	CHECK(version_cmp_str("12.4", "12.4.0") == 0);
 	CHECK(version_cmp_str("9.10.2", "9.9.0") > 0);
 	CHECK(version_cmp_str("garbage", "1.0") < 0);
+	/* four and more components (JAX 0.12.0.1, 0.9.0.1 are real releases) */
+	CHECK(version_cmp_str("0.12.0.1", "0.12.0") > 0);
+	CHECK(version_cmp_str("0.12.0.1", "0.12.1") < 0);
+	CHECK(version_cmp_str("0.9.0.1", "0.9.0") > 0);
+	CHECK(version_cmp_str("0.9.0.1", "0.10.0") < 0);
+	CHECK(version_cmp_str("1.2.3.4.5.6.7", "1.2.3.4.5.6.6") > 0);
+	CHECK(version_cmp_str("1.2.3.4.5.6", "1.2.3.4.5.6.0") == 0);
 	int ma, mi;
 	version_from_cuda_int(12040, &ma, &mi);
 	CHECK_INT(ma, 12);

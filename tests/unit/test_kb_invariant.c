@@ -261,8 +261,21 @@ static void test_first_driver(void)
 	CHECK_INT(kb_driver_knows_gpu(kb, "570.86.15", pci(0x2901), -1, -1, &v), 1);
 	/* H20-3e (232c): backported to 535.216.03 and 550.40.80, main line from 565.77 */
 	CHECK_INT(kb_driver_knows_gpu(kb, "535.216.03", pci(0x232c), -1, -1, &v), 1);
-	CHECK_INT(kb_driver_knows_gpu(kb, "545.29.06", pci(0x232c), -1, -1, &v), 0);
-	CHECK_INT(kb_driver_knows_gpu(kb, "550.40.07", pci(0x232c), -1, -1, &v), 0);
+	/* between them the id is not listed, but GH100 is supported: "not
+	 * officially supported" (unknown, never yes), not refused (issue 21) */
+	CHECK_INT(kb_driver_knows_gpu(kb, "545.29.06", pci(0x232c), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	CHECK_INT(kb_driver_knows_gpu(kb, "550.40.07", pci(0x232c), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	/* H200 SXM (2335, first listed 550.40.65) on R535: GH100 listed since 520.56.06 */
+	CHECK_INT(kb_driver_knows_gpu(kb, "535.104.05", pci(0x2335), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	/* 10de:2336 "H100 80GB HBM2e", listed by 525.47.07 and 525.85.05 only */
+	CHECK_INT(kb_driver_knows_gpu(kb, "525.85.05", pci(0x2336), -1, -1, &v), 1);
+	CHECK_INT(kb_driver_knows_gpu(kb, "580.95.05", pci(0x2336), -1, -1, &v), -1);
+	CHECK_INT(v.via, KB_VIA_UNLISTED);
+	/* the first-release rule: no id of AD102 is listed before 520.56.06 */
+	CHECK_INT(kb_driver_knows_gpu(kb, "515.43.04", pci(0x2684), -1, -1, &v), 0);
 	CHECK_INT(kb_driver_knows_gpu(kb, "550.100", pci(0x232c), -1, -1, &v), 1);
 	CHECK_INT(kb_driver_knows_gpu(kb, "580.95.05", pci(0x232c), -1, -1, &v), 1);
 	/* an old GPU: the architecture's first driver (T4: Turing, CUDA 10.0's 410.48) */
@@ -388,6 +401,10 @@ static void test_jax_releases(void)
 	CHECK_INT(kb_jax_released(kb, "0.12.0"), 1);
 	CHECK_INT(kb_jax_released(kb, "0.4.99"), 0);
 	CHECK_INT(kb_jax_released(kb, "0.4.3"), 0);	/* a prefix of 0.4.30 is not a release */
+	/* four-part releases are releases (PyPI, issue 21) */
+	CHECK_INT(kb_jax_released(kb, "0.12.0.1"), 1);
+	CHECK_INT(kb_jax_released(kb, "0.9.0.1"), 1);
+	CHECK_INT(kb_jax_released(kb, "0.12.0.2"), 0);
 	CHECK_STR(kb_jax_release(kb, "0.4.29", "cuda12")->cudnn_min, "9.0");
 	CHECK_STR(kb_jax_release(kb, "0.4.26", "cuda12")->cudnn_max, "9");
 }
@@ -401,6 +418,9 @@ static void test_names(void)
 		{ "NVIDIA L40S", 0x26b9 }, { "NVIDIA H100 80GB HBM3", 0x2330 },
 		{ "Tesla V100-SXM2-32GB", 0x1db5 }, { "NVIDIA A100-SXM4-80GB", 0x20b2 }, { "T4", 0x1eb8 },
 		{ "A100", 0x20b0 }, { "V100", 0x1db1 },
+		/* an exact name beats a prefix; the current id wins (issue 21) */
+		{ "GTX 1080", 0x1b80 }, { "GTX 1080 Ti", 0x1b06 }, { "NVIDIA GeForce GTX 1080", 0x1b80 },
+		{ "H100", 0x2339 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -412,6 +432,98 @@ static void test_names(void)
 			       cases[i].dev);
 		CHECK(g && g->device == cases[i].dev);
 	}
+}
+
+/* ---- Python per distribution release (issue 21) ----
+ *
+ * A separate dimension of the product: every release's Python column x every
+ * distribution release.  What kb_python_packaged() names must be a package
+ * the release ships (its facts.tsv list), inside the release's range, and
+ * the newest such; a release the kb does not know gets -1, never a guess. */
+
+static const char *const repos[] = {
+	"debian11", "debian12", "debian13", "ubuntu2004", "ubuntu2204", "ubuntu2404", "ubuntu2604",
+	"rhel8", "rhel9", "rhel10", "fedora42",
+};
+
+/* The newest version of the fact's list in [lo, hi], by a reading of its own. */
+static int newest_listed(const char *list, int lo, int hi, char *pkg, size_t size)
+{
+	int best = 0;
+
+	for (const char *p = list; p && *p;) {
+		int ma, mi, n = 0;
+		char name[64];
+
+		if (sscanf(p, "%d.%d:%63[^ ]%n", &ma, &mi, name, &n) != 3 || n == 0)
+			break;
+		if (ma * 100 + mi >= lo && ma * 100 + mi <= hi && ma * 100 + mi > best) {
+			best = ma * 100 + mi;
+			snprintf(pkg, size, "%s", name);
+		}
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	return best;
+}
+
+static void check_python_range(const char *what, const char *range)
+{
+	int lo, hi;
+
+	if (kb_python_range(range, &lo, &hi) < 0) {
+		printf("#   %s: Python range '%s' does not parse\n", what, range ? range : "(null)");
+		CHECK(0);
+		return;
+	}
+	for (size_t r = 0; r < sizeof(repos) / sizeof(repos[0]); r++) {
+		char key[64], pkg[64] = "", want[64] = "";
+		const char *list;
+		int got, expect;
+
+		snprintf(key, sizeof(key), "python.packages.%s", repos[r]);
+		list = kb_fact(kb, key);
+		got = kb_python_packaged(kb, repos[r], lo, hi, pkg, sizeof(pkg));
+		if (!list) {
+			if (got != -1)
+				printf("#   %s on %s: an unknown release answered %d\n", what, repos[r], got);
+			CHECK(got == -1);
+			continue;
+		}
+		expect = newest_listed(list, lo, hi, want, sizeof(want));
+		if (got != expect || (got > 0 && strcmp(pkg, want)))
+			printf("#   %s (%s) on %s: got %d %s, expected %d %s\n", what, range, repos[r], got, pkg,
+			       expect, want);
+		CHECK(got == expect && (got == 0 || !strcmp(pkg, want)));
+	}
+}
+
+static void test_python_packages(void)
+{
+	int lo, hi;
+	char pkg[64];
+
+	for (size_t i = 0; i < kb_tf_count(kb); i++)
+		check_python_range(kb_tf_at(kb, i)->version, kb_tf_at(kb, i)->python);
+	for (size_t i = 0; i < kb_torch_count(kb); i++)
+		check_python_range(kb_torch_at(kb, i)->version, kb_torch_at(kb, i)->python);
+	for (size_t i = 0; i < kb_cupy_count(kb); i++)
+		check_python_range(kb_cupy_at(kb, i)->package, kb_cupy_at(kb, i)->python);
+	/* the audit's cases: Debian 12 has python3.11 only */
+	CHECK_INT(kb_python_packaged(kb, "debian12", 310, 314, pkg, sizeof(pkg)), 311);
+	CHECK_STR(pkg, "python3.11");
+	CHECK_INT(kb_python_packaged(kb, "debian12", 312, 399, pkg, sizeof(pkg)), 0);
+	CHECK_INT(kb_python_packaged(kb, "debian12", 309, 312, pkg, sizeof(pkg)), 311);
+	CHECK_INT(kb_python_packaged(kb, "rhel8", 309, 312, pkg, sizeof(pkg)), 312);
+	CHECK_STR(pkg, "python3.12");
+	CHECK_INT(kb_python_packaged(kb, "rhel8", 308, 309, pkg, sizeof(pkg)), 309);
+	CHECK_STR(pkg, "python39");
+	CHECK_INT(kb_python_range("3.11+", &lo, &hi), 0);
+	CHECK_INT(lo, 311);
+	CHECK_INT(kb_python_range("3.7, 3.9-3.12", &lo, &hi), 0);
+	CHECK_INT(lo * 1000 + hi, 309312);
+	CHECK_INT(kb_python_range("2.7", &lo, &hi), -1);
 }
 
 int main(void)
@@ -429,6 +541,7 @@ int main(void)
 	RUN(test_torch_archs);
 	RUN(test_jax_releases);
 	RUN(test_names);
+	RUN(test_python_packages);
 	RUN(test_invariant);
 	kb_close(kb);
 	return tap_done();
