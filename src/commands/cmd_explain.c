@@ -253,7 +253,11 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 			buf_release(&log);
 			return 2;
 		}
-		if (status != 0) {
+		/* stopped by a signal forwarded to it: the user asked to stop, not for an explanation */
+		if (status != 0 && logrun_forwarded() && status != 127) {
+			fprintf(stderr, "\ngpudoctor explain: '%s' ended with status %d after signal %d\n",
+				tesc(argv[optind]), status, logrun_forwarded());
+		} else if (status != 0) {
 			fprintf(stderr, "\ngpudoctor explain: '%s' exited with status %d\n", tesc(argv[optind]),
 				status);
 			if (explain_log(ctx, argv[optind], log.s, log.len, dropped, no_live, stderr, &ex) < 0)
