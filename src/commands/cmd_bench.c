@@ -9,6 +9,7 @@
  * process, out of memory), a GEMM or convolution gave wrong results, or
  * cuDNN or NCCL failed, 2 usage or internal error.
  */
+#include "commands/cli.h"
 #include "bench/bench_conv.h"
 #include "bench/bench_render.h"
 #include "bench/bench_run.h"
@@ -143,11 +144,8 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 			bench_opts_free(&o);
 			return 0;
 		default:
-			fprintf(stderr, "gpudoctor bench: unknown option or missing value '%s'\n",
-				tesc(argv[optind - 1]));
-			bench_usage(stderr);
 			bench_opts_free(&o);
-			return 2;
+			return cli_bad_option("bench", bench_usage, argc, argv, longopts);
 		}
 	}
 	if (optind < argc) {

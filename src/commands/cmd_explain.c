@@ -14,11 +14,13 @@
  * explained, 3 no rule matched, 2 usage or error; with --run, the
  * command's own status.
  */
+#include "commands/cli.h"
 #include "commands/check_run.h"
 #include "commands/commands.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/termesc.h"
+#include "core/xalloc.h"
 #include "explain/confirm.h"
 #include "explain/explain.h"
 #include "explain/logmatch.h"
@@ -58,9 +60,11 @@ static void explain_usage(FILE *f)
 	      "                      on stderr if CMD fails; exit with CMD's status\n"
 	      "  --no-live           do not look at this machine: explain the log only\n"
 	      "  --cause ID          print the catalogue entry of a cause id\n"
+	      "  --list-causes       list the cause ids of the catalogue, with layer and title\n"
 	      "\n"
 	      "Exit status: 0 something was explained, 3 no rule matched (explain never\n"
-	      "guesses), 2 usage or error; with --run, the command's status.\n", f);
+	      "guesses), 2 usage or error; with --run, the command's status (SIGINT,\n"
+	      "SIGTERM and SIGHUP are forwarded to the command's process group).\n", f);
 }
 
 /* The highest layer any matched cause lives in, or -1; sonames need the libraries layer. */
@@ -180,10 +184,19 @@ static int explain_cause(const struct gd_ctx *ctx, const char *id)
 	struct buf out = BUF_INIT;
 
 	if (explain_render_cause(id, ctx->json, &out) < 0) {
-		fprintf(stderr, "gpudoctor explain: '%s' is neither a file nor a cause id "
-				"(see 'gpudoctor explain --list-causes')\n", tesc(id));
+		size_t n;
+		const struct cause *c = cause_all(&n);
+		const char **ids = xcalloc(n + 1, sizeof(*ids));
+		int r;
+
+		for (size_t i = 0; i < n; i++)
+			ids[i] = c[i].id;
+		r = cli_error_hint("explain", explain_usage, cli_suggest(id, ids, n),
+				   "'%s' is neither a file nor a cause id (gpudoctor explain --list-causes lists them)",
+				   id);
+		free(ids);
 		buf_release(&out);
-		return 2;
+		return r;
 	}
 	fwrite(out.s, 1, out.len, stdout);
 	buf_release(&out);
@@ -218,6 +231,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 	const char *mapped = NULL;
 	size_t mapped_len = 0;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -234,8 +248,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'L':
 			return list_causes();
 		default:
-			explain_usage(stderr);
-			return 2;
+			return cli_bad_option("explain", explain_usage, argc, argv, opts);
 		}
 	}
 	if (run) {

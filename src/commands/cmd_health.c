@@ -11,6 +11,7 @@
  * Every child has a deadline inside the hard one, so the whole command
  * returns in time even when the driver hangs.
  */
+#include "commands/cli.h"
 #include "commands/check_run.h"
 #include "commands/commands.h"
 #include "core/buf.h"
@@ -449,6 +450,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 	double t0 = child_now(), x, budget;
 	int c;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -478,8 +480,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 				return 2;
 			break;
 		default:
-			health_usage(stderr);
-			return 2;
+			return cli_bad_option("health", health_usage, argc, argv, opts);
 		}
 	}
 	if (optind < argc) {

@@ -4,6 +4,7 @@
  * --solve reads this machine (matrix_machine.c).  Exit status: 0 answered,
  * 1 the given combination does not work, 2 usage or data error.
  */
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "commands/matrix.h"
 #include "core/ctx.h"
@@ -90,9 +91,7 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'i': info = 1; break;
 		case 'h': usage(stdout); return 0;
 		default:
-			fprintf(stderr, "gpudoctor matrix: unknown or incomplete option '%s'; see --help\n",
-				tesc(argv[optind - 1]));
-			return 2;
+			return cli_bad_option("matrix", usage, argc, argv, opts);
 		}
 	}
 	if (optind < argc) {

@@ -9,6 +9,7 @@
  * Also the child side of the daemon's static check (--static-sweep, hidden):
  * check's pipeline with --no-load, printed as key=value lines.
  */
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/fs.h"
@@ -163,6 +164,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 	o.ctx = ctx;
 	o.log = log_line;
 	o.print = print_text;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -206,10 +208,14 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 			static_only = 1;
 			break;
 		default:
-			watch_usage(stderr);
-			return 2;
+			return cli_bad_option("watch", watch_usage, argc, argv, opts);
 		}
 	}
+	/* refused, not ignored: nothing here would print JSON */
+	if (ctx->json)
+		return cli_error("watch", watch_usage, "watch has no --json output: its machine-readable outputs "
+				 "are /metrics and the state file; for one JSON verdict run 'gpudoctor health --json' "
+				 "or 'gpudoctor check --json'");
 	if (optind < argc) {
 		fprintf(stderr, "gpudoctor watch: unexpected argument '%s'\n", tesc(argv[optind]));
 		return 2;

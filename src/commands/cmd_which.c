@@ -3,6 +3,7 @@
  * a soname, the step of the search that found it, and every candidate it
  * passed over; with --from FILE --all, the whole dependency tree of FILE.
  */
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/json.h"
@@ -210,13 +211,14 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 	struct ldso_env env = { 0 };
 	struct err e = ERR_INIT;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': from = optarg; break;
 		case 'a': all = 1; break;
 		case 's': secure = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return cli_bad_option("which", usage, argc, argv, opts);
 		}
 	}
 	soname = optind < argc ? argv[optind] : NULL;
