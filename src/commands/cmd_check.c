@@ -245,7 +245,7 @@ static int absolute_paths(const struct gd_ctx *ctx, const char **v, size_t n, co
 		if (v[i][0] == '/')
 			continue;
 		if (strcmp(ctx->root, "/") != 0 || !(cwd = getcwd(NULL, 0))) {
-			fprintf(stderr, "gpudoctor check: %s '%s': give an absolute path (inside --root's tree)\n",
+			fprintf(stderr, "error: %s '%s': give an absolute path (inside --root's tree)\n",
 				opt, tesc(v[i]));
 			return -1;
 		}
@@ -405,8 +405,8 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	}
 	if (cctx.live && cctx.no_load) {
 		fputs(cctx.no_load_implied
-		      ? "gpudoctor check: --live runs the tree's interpreters: give --load-from-root\n"
-		      : "gpudoctor check: --live runs interpreters, --no-load forbids it\n", stderr);
+		      ? "error: --live runs the tree's interpreters: give --load-from-root\n"
+		      : "error: --live runs interpreters, --no-load forbids it\n", stderr);
 		ret = 2;
 		goto out_opts;
 	}

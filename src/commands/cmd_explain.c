@@ -111,7 +111,7 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 	int top, live;
 
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0 || logrules_load(ctx->kb_dir, &rules, &e) < 0) {
-		fprintf(stderr, "gpudoctor explain: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		kb_close(kb);
 		return -1;
 	}
@@ -257,12 +257,11 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		if (optind < argc && !strcmp(argv[optind], "--"))
 			optind++;
 		if (optind >= argc) {
-			fputs("gpudoctor explain: --run needs a command after --\n", stderr);
-			return 2;
+			return cli_error("explain", explain_usage, "--run needs a command after --");
 		}
 		fflush(stdout);
 		if (logrun_command(argv + optind, EXPLAIN_CAP, &log, &dropped, &status, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot run '%s': %s\n", tesc(argv[optind]), tesc(e.msg));
+			fprintf(stderr, "error: cannot run '%s': %s\n", tesc(argv[optind]), tesc(e.msg));
 			buf_release(&log);
 			return 2;
 		}
@@ -280,8 +279,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		return status;
 	}
 	if (optind + 1 < argc) {
-		fprintf(stderr, "gpudoctor explain: one log at a time ('%s' is extra)\n", tesc(argv[optind + 1]));
-		return 2;
+		return cli_error("explain", explain_usage, "one log at a time ('%s' is extra)", argv[optind + 1]);
 	}
 	if (optind < argc)
 		name = argv[optind];
@@ -291,7 +289,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		if (fd < 0) {
 			if (errno == ENOENT)
 				return explain_cause(ctx, name);
-			fprintf(stderr, "gpudoctor explain: cannot open '%s': %s\n", tesc(name), strerror(errno));
+			fprintf(stderr, "error: cannot open '%s': %s\n", tesc(name), strerror(errno));
 			return 2;
 		}
 		if (logrun_map(fd, &mapped, &mapped_len) == 0) {
@@ -302,19 +300,18 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 			return ret;
 		}
 		if (logrun_read(fd, EXPLAIN_CAP, &log, &dropped, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot read '%s': %s\n", tesc(name), tesc(e.msg));
+			fprintf(stderr, "error: cannot read '%s': %s\n", tesc(name), tesc(e.msg));
 			close(fd);
 			buf_release(&log);
 			return 2;
 		}
 		close(fd);
 	} else {
-		if (optind >= argc && isatty(0)) {
-			explain_usage(stderr);
-			return 2;
-		}
+		if (optind >= argc && isatty(0))
+			return cli_error("explain", explain_usage,
+					 "no log: name a FILE, pipe one in, give a cause id or --run -- CMD");
 		if (logrun_read(0, EXPLAIN_CAP, &log, &dropped, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot read stdin: %s\n", tesc(e.msg));
+			fprintf(stderr, "error: cannot read stdin: %s\n", tesc(e.msg));
 			buf_release(&log);
 			return 2;
 		}

@@ -418,7 +418,7 @@ static int parse_seconds_opt(const char *name, const char *v, double lo, double 
 	double x = strtod(v, &end);
 
 	if (end == v || *end || !(x >= lo && x <= hi)) {
-		fprintf(stderr, "gpudoctor health: %s '%s' is not a number of seconds in [%g, %g]\n",
+		fprintf(stderr, "error: %s '%s' is not a number of seconds in [%g, %g]\n",
 			name, tesc(v), lo, hi);
 		return -1;
 	}
@@ -464,7 +464,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'K': o.layers_kv = 1; break;
 		case 'D':
 			if (optarg[0] != '/') {
-				fprintf(stderr, "gpudoctor health: --state-dir needs an absolute path, not '%s'\n",
+				fprintf(stderr, "error: --state-dir needs an absolute path, not '%s'\n",
 					tesc(optarg));
 				return 2;
 			}
@@ -484,14 +484,12 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor health: unexpected argument '%s'\n", tesc(argv[optind]));
-		return 2;
+		return cli_error("health", health_usage, "unexpected argument '%s'", argv[optind]);
 	}
 	if (o.layers_kv)
 		return health_layers_child(ctx, o.hardware_only);
 	if ((o.node || o.reboot) && !o.slurm) {
-		fputs("gpudoctor health: --node and --reboot go with --slurm\n", stderr);
-		return 2;
+		return cli_error("health", health_usage, "--node and --reboot go with --slurm");
 	}
 	health_init(&h);
 	/* Leave scontrol a third of the deadline (two calls), else half a second. */

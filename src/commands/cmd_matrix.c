@@ -95,11 +95,10 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor matrix: unexpected argument '%s'; see --help\n", tesc(argv[optind]));
-		return 2;
+		return cli_error("matrix", usage, "unexpected argument '%s'", argv[optind]);
 	}
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor matrix: knowledge base: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: knowledge base: %s\n", tesc(e.msg));
 		return 2;
 	}
 	if (info) {
@@ -115,7 +114,7 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		return 2;
 	}
 	if (matrix_answer(kb, &q, q.solve ? &m : NULL, r, &e) < 0) {
-		fprintf(stderr, "gpudoctor matrix: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		ret = 2;
 	} else {
 		if (ctx->json)

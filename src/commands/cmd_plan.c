@@ -95,7 +95,7 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 				      "--format must be text, json or sh, not '%s'", format);
 	}
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor plan: knowledge base: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: knowledge base: %s\n", tesc(e.msg));
 		return 2;
 	}
 	/* the static facts of every layer: nothing is loaded or run */
@@ -107,7 +107,7 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 	plan_machine_read(&pctx, &inv, &m);
 	p = plan_new();
 	if (plan_build(kb, &m, &req, p, &e) < 0) {
-		fprintf(stderr, "gpudoctor plan: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		ret = 2;
 	} else {
 		if (!strcmp(format, "sh"))

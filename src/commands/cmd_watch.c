@@ -172,7 +172,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 			return 0;
 		case 'i':
 			if (parse_interval(optarg, &o.interval) < 0) {
-				fprintf(stderr, "gpudoctor watch: --interval '%s' is not a duration like 30s\n", tesc(optarg));
+				fprintf(stderr, "error: --interval '%s' is not a duration like 30s\n", tesc(optarg));
 				return 2;
 			}
 			break;
@@ -194,7 +194,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'n':
 			o.static_every = atoi(optarg);
 			if (o.static_every < 1) {
-				fputs("gpudoctor watch: --static-every needs a number of sweeps >= 1\n", stderr);
+				fputs("error: --static-every needs a number of sweeps >= 1\n", stderr);
 				return 2;
 			}
 			break;
@@ -217,8 +217,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 				 "are /metrics and the state file; for one JSON verdict run 'gpudoctor health --json' "
 				 "or 'gpudoctor check --json'");
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor watch: unexpected argument '%s'\n", tesc(argv[optind]));
-		return 2;
+		return cli_error("watch", watch_usage, "unexpected argument '%s'", argv[optind]);
 	}
 	if (static_only)
 		return static_sweep(ctx);
@@ -227,7 +226,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 
 		ret = watch_ack(o.state_dir, ack, &said, &e);
 		if (ret < 0)
-			fprintf(stderr, "gpudoctor watch: %s\n", tesc(e.msg));
+			fprintf(stderr, "error: %s\n", tesc(e.msg));
 		else
 			fputs(said.s ? said.s : "", stdout);
 		buf_release(&said);
@@ -239,7 +238,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		o.listen = "none";
 	ret = watch_run(&o, &e);
 	if (ret < 0) {
-		fprintf(stderr, "gpudoctor watch: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		return 2;
 	}
 	return ret;
