@@ -261,6 +261,10 @@ def man_top(top, cmds, ver, date):
             out += [f".SH {roff((heading or 'options').upper())}"] + man_options(body)
         elif kind == "prose" and heading != "commands":
             out += [".SH NOTES" if not heading else f".SH {roff(heading.upper())}", ".PP", roff(body)]
+        elif kind == "literal" and heading and heading != "commands":
+            # "exit status (every command):" becomes the page's EXIT STATUS section
+            title = heading.split(" (")[0].upper()
+            out += [f".SH {roff(title)}", ".PP", ".nf", ".RS 4"] + [roff(x) for x in body] + [".RE", ".fi"]
     out += man_sections()
     out += [".SH SEE ALSO"] + [", ".join([f"\\fBgpudoctor\\-{roff(n)}\\fR(1)" for n, _ in cmds] +
                                          ["\\fBgpudoctor\\-causes\\fR(7)"])]

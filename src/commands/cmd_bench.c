@@ -9,6 +9,7 @@
  * process, out of memory), a GEMM or convolution gave wrong results, or
  * cuDNN or NCCL failed, 2 usage or internal error.
  */
+#include "commands/cli.h"
 #include "bench/bench_conv.h"
 #include "bench/bench_render.h"
 #include "bench/bench_run.h"
@@ -101,7 +102,7 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'g':
 			o.gpu = (int)strtol(optarg, &end, 10);
 			if (*end || !*optarg || o.gpu < 0 || o.gpu > 1023) {
-				fprintf(stderr, "gpudoctor bench: --gpu '%s' is not a GPU index (0, 1, ...)\n", tesc(optarg));
+				fprintf(stderr, "error: --gpu '%s' is not a GPU index (0, 1, ...)\n", tesc(optarg));
 				bench_opts_free(&o);
 				return 2;
 			}
@@ -128,7 +129,7 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 			struct bench_conv_shape sh;
 
 			if (bench_conv_shape_parse(optarg, &sh) < 0) {
-				fprintf(stderr, "gpudoctor bench: --conv-shape '%s' is not N,C,H,W,K[,R,S[,pad[,stride]]] with a non-empty output\n", optarg);
+				fprintf(stderr, "error: --conv-shape '%s' is not N,C,H,W,K[,R,S[,pad[,stride]]] with a non-empty output\n", optarg);
 				bench_opts_free(&o);
 				return 2;
 			}
@@ -143,20 +144,17 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 			bench_opts_free(&o);
 			return 0;
 		default:
-			fprintf(stderr, "gpudoctor bench: unknown option or missing value '%s'\n",
-				tesc(argv[optind - 1]));
-			bench_usage(stderr);
 			bench_opts_free(&o);
-			return 2;
+			return cli_bad_option("bench", bench_usage, argc, argv, longopts);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor bench: unexpected argument '%s'\n", tesc(argv[optind]));
+		fprintf(stderr, "error: unexpected argument '%s'\n", tesc(argv[optind]));
 		bench_opts_free(&o);
 		return 2;
 	}
 	if (ctx->no_load) {
-		fputs("gpudoctor bench: --no-load forbids loading the driver, and bench must load it to measure\n", stderr);
+		fputs("error: --no-load forbids loading the driver, and bench must load it to measure\n", stderr);
 		bench_opts_free(&o);
 		return 2;
 	}

@@ -8,6 +8,7 @@
  * checks do not run and they are reported as blocked, while their static
  * findings are still shown.
  */
+#include "commands/cli.h"
 #include "bench/bench_deep.h"
 #include "commands/commands.h"
 #include "commands/check_run.h"
@@ -247,7 +248,7 @@ static int absolute_paths(const struct gd_ctx *ctx, const char **v, size_t n, co
 		if (v[i][0] == '/')
 			continue;
 		if (strcmp(ctx->root, "/") != 0 || !(cwd = getcwd(NULL, 0))) {
-			fprintf(stderr, "gpudoctor check: %s '%s': give an absolute path (inside --root's tree)\n",
+			fprintf(stderr, "error: %s '%s': give an absolute path (inside --root's tree)\n",
 				opt, tesc(v[i]));
 			return -1;
 		}
@@ -328,9 +329,11 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
 	int c, ret = 0, markdown = 0;
+	const char *format = NULL;
 
 	cctx.python_paths = pys;
 	cctx.site_dirs = sites;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -338,14 +341,16 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			ret = 0;
 			goto out_opts;
 		case 'F':
+			format = optarg;
 			if (!strcmp(optarg, "json")) {
 				cctx.json = 1;
 			} else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) {
 				markdown = 1;
 			} else if (strcmp(optarg, "text")) {
-				fprintf(stderr, "gpudoctor check: --format must be text, json or markdown, not '%s'\n",
-					optarg);
-				ret = 2;
+				static const char *const formats[] = { "text", "json", "markdown" };
+
+				ret = cli_error_hint("check", check_usage, cli_suggest(optarg, formats, 3),
+						     "--format must be text, json or markdown, not '%s'", optarg);
 				goto out_opts;
 			}
 			break;
@@ -363,11 +368,19 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 			break;
 		case 'U':
 		case 'Y':
-			if (layer_from_name(optarg) < 0 || (c == 'U' ? only >= 0 : top != LAYER_COUNT - 1)) {
-				fprintf(stderr, "gpudoctor check: --%s '%s': expected one layer of hardware, kernel, "
-					"containers, devices, driver, cuda, libraries, frameworks (and one of "
-					"--upto/--layer)\n", c == 'U' ? "upto" : "layer", optarg);
-				ret = 2;
+			if (layer_from_name(optarg) < 0) {
+				const char *layers[LAYER_COUNT];
+
+				for (int l = 0; l < LAYER_COUNT; l++)
+					layers[l] = layer_name((enum layer_id)l);
+				ret = cli_error_hint("check", check_usage, cli_suggest(optarg, layers, LAYER_COUNT),
+						     "--%s '%s' is not a layer: hardware, kernel, containers, devices, "
+						     "driver, cuda, libraries or frameworks", c == 'U' ? "upto" : "layer",
+						     optarg);
+				goto out_opts;
+			}
+			if (c == 'U' ? only >= 0 : top != LAYER_COUNT - 1) {
+				ret = cli_error("check", check_usage, "give one of --upto and --layer");
 				goto out_opts;
 			}
 			top = layer_from_name(optarg);
@@ -375,13 +388,16 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 				only = top;
 			break;
 		default:
-			check_usage(stderr);
-			ret = 2;
+			ret = cli_bad_option("check", check_usage, argc, argv, opts);
 			goto out_opts;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor check: unexpected argument '%s'\n", tesc(argv[optind]));
+		ret = cli_error("check", check_usage, "unexpected argument '%s'", argv[optind]);
+		goto out_opts;
+	}
+	/* --json with --format text (or markdown) asks for two outputs */
+	if (cli_json_format("check", check_usage, ctx->json, format)) {
 		ret = 2;
 		goto out_opts;
 	}
@@ -392,8 +408,8 @@ int cmd_check(int argc, char **argv, const struct gd_ctx *ctx)
 	}
 	if (cctx.live && cctx.no_load) {
 		fputs(cctx.no_load_implied
-		      ? "gpudoctor check: --live runs the tree's interpreters: give --load-from-root\n"
-		      : "gpudoctor check: --live runs interpreters, --no-load forbids it\n", stderr);
+		      ? "error: --live runs the tree's interpreters: give --load-from-root\n"
+		      : "error: --live runs interpreters, --no-load forbids it\n", stderr);
 		ret = 2;
 		goto out_opts;
 	}

@@ -14,11 +14,13 @@
  * explained, 3 no rule matched, 2 usage or error; with --run, the
  * command's own status.
  */
+#include "commands/cli.h"
 #include "commands/check_run.h"
 #include "commands/commands.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/termesc.h"
+#include "core/xalloc.h"
 #include "explain/confirm.h"
 #include "explain/explain.h"
 #include "explain/logjoin.h"
@@ -59,9 +61,11 @@ static void explain_usage(FILE *f)
 	      "                      on stderr if CMD fails; exit with CMD's status\n"
 	      "  --no-live           do not look at this machine: explain the log only\n"
 	      "  --cause ID          print the catalogue entry of a cause id\n"
+	      "  --list-causes       list the cause ids of the catalogue, with layer and title\n"
 	      "\n"
 	      "Exit status: 0 something was explained, 3 no rule matched (explain never\n"
-	      "guesses), 2 usage or error; with --run, the command's status.\n", f);
+	      "guesses), 2 usage or error; with --run, the command's status (SIGINT,\n"
+	      "SIGTERM and SIGHUP are forwarded to the command's process group).\n", f);
 }
 
 /* The highest layer any matched cause lives in, or -1; sonames need the libraries layer. */
@@ -109,7 +113,7 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 	int top, live;
 
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0 || logrules_load(ctx->kb_dir, &rules, &e) < 0) {
-		fprintf(stderr, "gpudoctor explain: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		kb_close(kb);
 		return -1;
 	}
@@ -185,10 +189,19 @@ static int explain_cause(const struct gd_ctx *ctx, const char *id)
 	struct buf out = BUF_INIT;
 
 	if (explain_render_cause(id, ctx->json, &out) < 0) {
-		fprintf(stderr, "gpudoctor explain: '%s' is neither a file nor a cause id "
-				"(see 'gpudoctor explain --list-causes')\n", tesc(id));
+		size_t n;
+		const struct cause *c = cause_all(&n);
+		const char **ids = xcalloc(n + 1, sizeof(*ids));
+		int r;
+
+		for (size_t i = 0; i < n; i++)
+			ids[i] = c[i].id;
+		r = cli_error_hint("explain", explain_usage, cli_suggest(id, ids, n),
+				   "'%s' is neither a file nor a cause id (gpudoctor explain --list-causes lists them)",
+				   id);
+		free(ids);
 		buf_release(&out);
-		return 2;
+		return r;
 	}
 	fwrite(out.s, 1, out.len, stdout);
 	buf_release(&out);
@@ -223,6 +236,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 	const char *mapped = NULL;
 	size_t mapped_len = 0;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -239,8 +253,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'L':
 			return list_causes();
 		default:
-			explain_usage(stderr);
-			return 2;
+			return cli_bad_option("explain", explain_usage, argc, argv, opts);
 		}
 	}
 	if (run) {
@@ -249,16 +262,19 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		if (optind < argc && !strcmp(argv[optind], "--"))
 			optind++;
 		if (optind >= argc) {
-			fputs("gpudoctor explain: --run needs a command after --\n", stderr);
-			return 2;
+			return cli_error("explain", explain_usage, "--run needs a command after --");
 		}
 		fflush(stdout);
 		if (logrun_command(argv + optind, EXPLAIN_CAP, &log, &dropped, &status, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot run '%s': %s\n", tesc(argv[optind]), tesc(e.msg));
+			fprintf(stderr, "error: cannot run '%s': %s\n", tesc(argv[optind]), tesc(e.msg));
 			buf_release(&log);
 			return 2;
 		}
-		if (status != 0) {
+		/* stopped by a signal forwarded to it: the user asked to stop, not for an explanation */
+		if (status != 0 && logrun_forwarded() && status != 127) {
+			fprintf(stderr, "\ngpudoctor explain: '%s' ended with status %d after signal %d\n",
+				tesc(argv[optind]), status, logrun_forwarded());
+		} else if (status != 0) {
 			fprintf(stderr, "\ngpudoctor explain: '%s' exited with status %d\n", tesc(argv[optind]),
 				status);
 			if (explain_log(ctx, argv[optind], log.s, log.len, dropped, no_live, stderr, &ex) < 0)
@@ -268,8 +284,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		return status;
 	}
 	if (optind + 1 < argc) {
-		fprintf(stderr, "gpudoctor explain: one log at a time ('%s' is extra)\n", tesc(argv[optind + 1]));
-		return 2;
+		return cli_error("explain", explain_usage, "one log at a time ('%s' is extra)", argv[optind + 1]);
 	}
 	if (optind < argc)
 		name = argv[optind];
@@ -279,7 +294,7 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 		if (fd < 0) {
 			if (errno == ENOENT)
 				return explain_cause(ctx, name);
-			fprintf(stderr, "gpudoctor explain: cannot open '%s': %s\n", tesc(name), strerror(errno));
+			fprintf(stderr, "error: cannot open '%s': %s\n", tesc(name), strerror(errno));
 			return 2;
 		}
 		if (logrun_map(fd, &mapped, &mapped_len) == 0) {
@@ -290,19 +305,18 @@ int cmd_explain(int argc, char **argv, const struct gd_ctx *ctx)
 			return ret;
 		}
 		if (logrun_read(fd, EXPLAIN_CAP, &log, &dropped, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot read '%s': %s\n", tesc(name), tesc(e.msg));
+			fprintf(stderr, "error: cannot read '%s': %s\n", tesc(name), tesc(e.msg));
 			close(fd);
 			buf_release(&log);
 			return 2;
 		}
 		close(fd);
 	} else {
-		if (optind >= argc && isatty(0)) {
-			explain_usage(stderr);
-			return 2;
-		}
+		if (optind >= argc && isatty(0))
+			return cli_error("explain", explain_usage,
+					 "no log: name a FILE, pipe one in, give a cause id or --run -- CMD");
 		if (logrun_read(0, EXPLAIN_CAP, &log, &dropped, &e) < 0) {
-			fprintf(stderr, "gpudoctor explain: cannot read stdin: %s\n", tesc(e.msg));
+			fprintf(stderr, "error: cannot read stdin: %s\n", tesc(e.msg));
 			buf_release(&log);
 			return 2;
 		}

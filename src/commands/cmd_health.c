@@ -11,6 +11,7 @@
  * Every child has a deadline inside the hard one, so the whole command
  * returns in time even when the driver hangs.
  */
+#include "commands/cli.h"
 #include "commands/check_run.h"
 #include "commands/commands.h"
 #include "core/buf.h"
@@ -409,7 +410,7 @@ static int parse_seconds_opt(const char *name, const char *v, double lo, double 
 	double x = strtod(v, &end);
 
 	if (end == v || *end || !(x >= lo && x <= hi)) {
-		fprintf(stderr, "gpudoctor health: %s '%s' is not a number of seconds in [%g, %g]\n",
+		fprintf(stderr, "error: %s '%s' is not a number of seconds in [%g, %g]\n",
 			name, tesc(v), lo, hi);
 		return -1;
 	}
@@ -441,6 +442,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 	double t0 = child_now(), x, budget;
 	int c;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -454,7 +456,7 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'K': o.layers_kv = 1; break;
 		case 'D':
 			if (optarg[0] != '/') {
-				fprintf(stderr, "gpudoctor health: --state-dir needs an absolute path, not '%s'\n",
+				fprintf(stderr, "error: --state-dir needs an absolute path, not '%s'\n",
 					tesc(optarg));
 				return 2;
 			}
@@ -470,19 +472,16 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 				return 2;
 			break;
 		default:
-			health_usage(stderr);
-			return 2;
+			return cli_bad_option("health", health_usage, argc, argv, opts);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor health: unexpected argument '%s'\n", tesc(argv[optind]));
-		return 2;
+		return cli_error("health", health_usage, "unexpected argument '%s'", argv[optind]);
 	}
 	if (o.layers_kv)
 		return health_layers_child(ctx, o.hardware_only);
 	if ((o.node || o.reboot) && !o.slurm) {
-		fputs("gpudoctor health: --node and --reboot go with --slurm\n", stderr);
-		return 2;
+		return cli_error("health", health_usage, "--node and --reboot go with --slurm");
 	}
 	health_init(&h);
 	/* Leave scontrol a third of the deadline (two calls), else half a second. */

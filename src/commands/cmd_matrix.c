@@ -4,6 +4,7 @@
  * --solve reads this machine (matrix_machine.c).  Exit status: 0 answered,
  * 1 the given combination does not work, 2 usage or data error.
  */
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "commands/matrix.h"
 #include "core/ctx.h"
@@ -90,17 +91,14 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'i': info = 1; break;
 		case 'h': usage(stdout); return 0;
 		default:
-			fprintf(stderr, "gpudoctor matrix: unknown or incomplete option '%s'; see --help\n",
-				tesc(argv[optind - 1]));
-			return 2;
+			return cli_bad_option("matrix", usage, argc, argv, opts);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor matrix: unexpected argument '%s'; see --help\n", tesc(argv[optind]));
-		return 2;
+		return cli_error("matrix", usage, "unexpected argument '%s'", argv[optind]);
 	}
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor matrix: knowledge base: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: knowledge base: %s\n", tesc(e.msg));
 		return 2;
 	}
 	if (info) {
@@ -116,7 +114,7 @@ int cmd_matrix(int argc, char **argv, const struct gd_ctx *ctx)
 		return 2;
 	}
 	if (matrix_answer(kb, &q, q.solve ? &m : NULL, r, &e) < 0) {
-		fprintf(stderr, "gpudoctor matrix: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		ret = 2;
 	} else {
 		if (ctx->json)

@@ -6,6 +6,7 @@
  * 0 a plan (steps may remain), 1 the plan stops at a step this machine cannot
  * take, 2 usage or data error.
  */
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "commands/check_run.h"
 #include "core/ctx.h"
@@ -54,7 +55,7 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 	};
 	struct plan_request req;
 	struct gd_ctx pctx = *ctx;
-	const char *format = ctx->json ? "json" : "text";
+	const char *format = NULL;
 	struct inventory inv;
 	struct report rep;
 	struct plan_machine m;
@@ -76,18 +77,25 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'f': format = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default:
-			fprintf(stderr, "gpudoctor plan: unknown or incomplete option '%s'; see --help\n",
-				tesc(argv[optind - 1]));
-			return 2;
+			return cli_bad_option("plan", usage, argc, argv, opts);
 		}
 	}
-	if (optind < argc || nreq > 1 || (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "sh"))) {
-		fprintf(stderr, "gpudoctor plan: %s; see --help\n", optind < argc ? "unexpected argument" :
-			nreq > 1 ? "give one of --tf, --torch, --jax" : "--format is text, json or sh");
+	if (optind < argc)
+		return cli_error("plan", usage, "unexpected argument '%s'", argv[optind]);
+	if (nreq > 1)
+		return cli_error("plan", usage, "give one of --tf, --torch, --jax");
+	if (cli_json_format("plan", usage, ctx->json, format))
 		return 2;
+	if (!format)
+		format = ctx->json ? "json" : "text";
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "sh")) {
+		static const char *const formats[] = { "text", "json", "sh" };
+
+		return cli_error_hint("plan", usage, cli_suggest(format, formats, 3),
+				      "--format must be text, json or sh, not '%s'", format);
 	}
 	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
-		fprintf(stderr, "gpudoctor plan: knowledge base: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: knowledge base: %s\n", tesc(e.msg));
 		return 2;
 	}
 	/* the static facts of every layer: nothing is loaded or run */
@@ -99,7 +107,7 @@ int cmd_plan(int argc, char **argv, const struct gd_ctx *ctx)
 	plan_machine_read(&pctx, &inv, &m);
 	p = plan_new();
 	if (plan_build(kb, &m, &req, p, &e) < 0) {
-		fprintf(stderr, "gpudoctor plan: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		ret = 2;
 	} else {
 		if (!strcmp(format, "sh"))

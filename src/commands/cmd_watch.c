@@ -10,6 +10,7 @@
  * check's pipeline with --no-load, printed as key=value lines.
  */
 #include "commands/check_run.h"
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/fs.h"
@@ -162,6 +163,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 	o.ctx = ctx;
 	o.log = log_line;
 	o.print = print_text;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -169,7 +171,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 			return 0;
 		case 'i':
 			if (parse_interval(optarg, &o.interval) < 0) {
-				fprintf(stderr, "gpudoctor watch: --interval '%s' is not a duration like 30s\n", tesc(optarg));
+				fprintf(stderr, "error: --interval '%s' is not a duration like 30s\n", tesc(optarg));
 				return 2;
 			}
 			break;
@@ -191,7 +193,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'n':
 			o.static_every = atoi(optarg);
 			if (o.static_every < 1) {
-				fputs("gpudoctor watch: --static-every needs a number of sweeps >= 1\n", stderr);
+				fputs("error: --static-every needs a number of sweeps >= 1\n", stderr);
 				return 2;
 			}
 			break;
@@ -205,13 +207,16 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 			static_only = 1;
 			break;
 		default:
-			watch_usage(stderr);
-			return 2;
+			return cli_bad_option("watch", watch_usage, argc, argv, opts);
 		}
 	}
+	/* refused, not ignored: nothing here would print JSON */
+	if (ctx->json)
+		return cli_error("watch", watch_usage, "watch has no --json output: its machine-readable outputs "
+				 "are /metrics and the state file; for one JSON verdict run 'gpudoctor health --json' "
+				 "or 'gpudoctor check --json'");
 	if (optind < argc) {
-		fprintf(stderr, "gpudoctor watch: unexpected argument '%s'\n", tesc(argv[optind]));
-		return 2;
+		return cli_error("watch", watch_usage, "unexpected argument '%s'", argv[optind]);
 	}
 	if (static_only)
 		return static_sweep(ctx);
@@ -220,7 +225,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 
 		ret = watch_ack(o.state_dir, ack, &said, &e);
 		if (ret < 0)
-			fprintf(stderr, "gpudoctor watch: %s\n", tesc(e.msg));
+			fprintf(stderr, "error: %s\n", tesc(e.msg));
 		else
 			fputs(said.s ? said.s : "", stdout);
 		buf_release(&said);
@@ -232,7 +237,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		o.listen = "none";
 	ret = watch_run(&o, &e);
 	if (ret < 0) {
-		fprintf(stderr, "gpudoctor watch: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		return 2;
 	}
 	return ret;

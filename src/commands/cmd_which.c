@@ -3,6 +3,7 @@
  * a soname, the step of the search that found it, and every candidate it
  * passed over; with --from FILE --all, the whole dependency tree of FILE.
  */
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/json.h"
@@ -144,7 +145,7 @@ static int which_all(struct ldso *l, const char *from, const struct gd_ctx *ctx)
 	int missing = 0;
 
 	if (ldso_tree_build(l, from, &t, &e) < 0) {
-		fprintf(stderr, "gpudoctor which: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		return 2;
 	}
 	for (size_t i = 1; i < t.n; i++)
@@ -211,27 +212,28 @@ int cmd_which(int argc, char **argv, const struct gd_ctx *ctx)
 	struct ldso_env env = { 0 };
 	struct err e = ERR_INIT;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': from = optarg; break;
 		case 'a': all = 1; break;
 		case 's': secure = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return cli_bad_option("which", usage, argc, argv, opts);
 		}
 	}
 	soname = optind < argc ? argv[optind] : NULL;
-	if ((all && (!from || soname)) || (!all && !soname) || optind + 1 < argc) {
-		usage(stderr);
-		return 2;
-	}
+	if ((all && (!from || soname)) || (!all && !soname) || optind + 1 < argc)
+		return cli_error("which", usage, optind + 1 < argc ? "one SONAME at a time ('%s' is extra)" :
+				 all ? "--all goes with --from FILE and no SONAME%s" : "give a SONAME%s",
+				 optind + 1 < argc ? argv[optind + 1] : "");
 	env.root = ctx->root;
 	env.ld_library_path = getenv("LD_LIBRARY_PATH");
 	env.preload = getenv("LD_PRELOAD");
 	env.secure = secure;
 	env.legacy_hwcaps = LDSO_LEGACY_AUTO;
 	if (ldso_init(&l, &env, &e) < 0) {
-		fprintf(stderr, "gpudoctor which: %s\n", tesc(e.msg));
+		fprintf(stderr, "error: %s\n", tesc(e.msg));
 		return 2;
 	}
 	if (all) {

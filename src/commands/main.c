@@ -6,6 +6,7 @@
  * everything else is passed to the command.  Output is flushed and checked
  * here, so a truncated report becomes exit status 2.
  */
+#include "commands/cli.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
 #include "core/err.h"
@@ -42,7 +43,8 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fputs("usage: gpudoctor [global options] <command> [options]\n\ncommands:\n", f);
+	fputs("usage: gpudoctor [global options] <command> [options]\n"
+	      "       gpudoctor help [<command>]\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!commands[i].hidden)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
@@ -62,8 +64,15 @@ static void usage(FILE *f)
 	      "  -h, --help        this help (after a command: that command's help)\n"
 	      "  --version         print the version\n"
 	      "WHEN: auto, always, never.\n"
-	      "\nRun 'gpudoctor check' first.  Exit status: 0 nothing failed, 1 a check failed,\n"
-	      "2 usage or internal error.\n", f);
+	      "\nRun 'gpudoctor check' first.  'gpudoctor help COMMAND' is 'gpudoctor COMMAND --help'.\n"
+	      "\nexit status (every command):\n"
+	      "  0  nothing failed\n"
+	      "  1  a check failed (warnings alone are 0)\n"
+	      "  2  usage error (\"error: ...\" and the usage line) or internal error\n"
+	      "  3  explain only: no rule matched the log\n"
+	      "  health keeps node-problem-detector's contract instead: 0 OK, 1 NonOK\n"
+	      "  (drain), 2 Unknown (cannot tell, usage errors included); explain --run\n"
+	      "  ends with the command's own status.\n", f);
 }
 
 /* Value of "--opt VALUE" or "--opt=VALUE"; advances *i.  NULL when missing. */
@@ -131,18 +140,15 @@ int main(int argc, char **argv)
 		}
 		if (is_opt(a, "--root")) {
 			if (!(v = opt_value(argc, argv, &i, "--root")) || !*v) {
-				fputs("gpudoctor: --root needs a directory\n", stderr);
-				ret = 2;
+				ret = cli_error(NULL, usage, "--root needs a directory");
 				goto out;
 			}
 			if (!realpath(v, root_buf)) {
-				fprintf(stderr, "gpudoctor: --root '%s': %s\n", tesc(v), strerror(errno));
-				ret = 2;
+				ret = cli_error(NULL, usage, "--root '%s': %s", tesc(v), strerror(errno));
 				goto out;
 			}
 			if (stat(root_buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
-				fprintf(stderr, "gpudoctor: --root '%s': not a directory\n", tesc(v));
-				ret = 2;
+				ret = cli_error(NULL, usage, "--root '%s': not a directory", tesc(v));
 				goto out;
 			}
 			ctx.root = root_buf;
@@ -150,21 +156,18 @@ int main(int argc, char **argv)
 			char *end;
 
 			if (!(v = opt_value(argc, argv, &i, "--timeout"))) {
-				fputs("gpudoctor: --timeout needs a number of seconds\n", stderr);
-				ret = 2;
+				ret = cli_error(NULL, usage, "--timeout needs a number of seconds");
 				goto out;
 			}
 			ctx.timeout = strtod(v, &end);
 			/* written so that NaN fails too */
 			if (end == v || *end || !(ctx.timeout > 0 && ctx.timeout <= 3600)) {
-				fprintf(stderr, "gpudoctor: --timeout '%s' is not a number of seconds in (0, 3600]\n", tesc(v));
-				ret = 2;
+				ret = cli_error(NULL, usage, "--timeout '%s' is not a number of seconds in (0, 3600]", tesc(v));
 				goto out;
 			}
 		} else if (is_opt(a, "--kb")) {
 			if (!(v = opt_value(argc, argv, &i, "--kb"))) {
-				fputs("gpudoctor: --kb needs a directory\n", stderr);
-				ret = 2;
+				ret = cli_error(NULL, usage, "--kb needs a directory");
 				goto out;
 			}
 			ctx.kb_dir = v;
@@ -183,8 +186,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(v, "never"))
 				ctx.color = COLOR_NEVER;
 			else {
-				fprintf(stderr, "gpudoctor: --color must be auto, always or never, not '%s'\n", tesc(v));
-				ret = 2;
+				ret = cli_error(NULL, usage, "--color must be auto, always or never, not '%s'", tesc(v));
 				goto out;
 			}
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
@@ -208,17 +210,31 @@ int main(int argc, char **argv)
 		} else {
 			if (!cmd && a[0] == '-') {
 				/* before the command only global options are known */
-				fprintf(stderr, "gpudoctor: unknown option '%s'; see 'gpudoctor --help'\n", tesc(a));
-				ret = 2;
+				char name[64];
+
+				snprintf(name, sizeof(name), "%.*s", (int)strcspn(a, "="), a);
+				ret = cli_error_hint(NULL, usage, cli_suggest(name, cli_global_options, 10),
+						     "unknown option '%s' (before the command only global options are known)", a);
 				goto out;
 			}
+			if (!cmd && !strcmp(a, "help")) {
+				/* gpudoctor help [CMD]: CMD --help, or this help */
+				want_help = 1;
+				continue;
+			}
 			if (!cmd) {
-				for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+				const char *names[sizeof(commands) / sizeof(commands[0])];
+				size_t nn = 0;
+
+				for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 					if (!strcmp(commands[k].name, a))
 						cmd = &commands[k];
+					if (!commands[k].hidden)
+						names[nn++] = commands[k].name;
+				}
 				if (!cmd) {
-					fprintf(stderr, "gpudoctor: '%s' is not a command; see 'gpudoctor --help'\n", tesc(a));
-					ret = 2;
+					ret = cli_error_hint(NULL, usage, cli_suggest(a, names, nn),
+							     "'%s' is not a gpudoctor command", a);
 					goto out;
 				}
 			}
@@ -232,11 +248,15 @@ int main(int argc, char **argv)
 		ctx.no_load = 1;
 		ctx.no_load_implied = 1;
 	}
+	if (!cmd && !want_help) {
+		ret = cli_error(NULL, usage, "no command given");
+		goto out;
+	}
 	if (!cmd) {
-		usage(want_help ? stdout : stderr);
-		ret = want_help ? 0 : 2;
-		if (want_help && (fflush(stdout) != 0 || ferror(stdout))) {
-			fprintf(stderr, "gpudoctor: could not write the output: %s\n", strerror(errno));
+		usage(stdout);
+		ret = 0;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "error: could not write the output: %s\n", strerror(errno));
 			ret = 2;
 		}
 		goto out;
@@ -248,7 +268,7 @@ int main(int argc, char **argv)
 	optind = 1;
 	ret = cmd->fn(nrest, rest, &ctx);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "gpudoctor: could not write the output: %s\n", strerror(errno));
+		fprintf(stderr, "error: could not write the output: %s\n", strerror(errno));
 		ret = 2;
 	}
 out:

@@ -52,13 +52,14 @@ static void build(struct logmatch *m)
 	nc = (size_t)m->nclasses;
 	new_state(m, &cap);
 	for (size_t i = 0; i < r->n; i++) {
-		const char *a = r->v[i].anchor;
+		const char *a = r->v[i].anchor, *alt;
 		int32_t s = 0;
 
 		if (!a || !*a)
 			continue;
 	next_alternative:
 		s = 0;
+		alt = a;
 		for (; *a && !(*a == '|' && r->v[i].kind == LR_RE); a++) {
 			size_t c = m->cls[(unsigned char)*a];
 			int32_t t = m->delta[(size_t)s * nc + c];
@@ -73,7 +74,9 @@ static void build(struct logmatch *m)
 			ocap = ocap ? ocap * 2 : 64;
 			m->orule = xrealloc(m->orule, ocap * sizeof(*m->orule));
 			m->onext = xrealloc(m->onext, ocap * sizeof(*m->onext));
+			m->olen = xrealloc(m->olen, ocap * sizeof(*m->olen));
 		}
+		m->olen[m->nout] = (int32_t)(a - alt);
 		m->orule[m->nout] = (int32_t)i;
 		m->onext[m->nout] = m->ohead[s];
 		m->ohead[s] = (int32_t)m->nout++;
@@ -141,6 +144,8 @@ void logmatch_init(struct logmatch *m, const struct logrules *rules)
 	build(m);
 	m->ncand_words = (rules->n + 63) / 64 + 1;
 	m->cand = xcalloc(m->ncand_words, sizeof(*m->cand));
+	m->nwin = xcalloc(rules->n + 1, sizeof(*m->nwin));
+	m->win = xcalloc((rules->n + 1) * LM_WINDOWS_PER_RULE * 2, sizeof(*m->win));
 }
 
 void logmatch_clear(struct logmatch *m)
@@ -168,33 +173,81 @@ void logmatch_release(struct logmatch *m)
 	free(m->hasout);
 	free(m->orule);
 	free(m->onext);
+	free(m->olen);
 	free(m->cand);
+	free(m->nwin);
+	free(m->win);
 	memset(m, 0, sizeof(*m));
 }
 
-static int try_rule(const struct logrule *r, const char *text, size_t len, size_t *off,
-		    size_t *clen)
+/* One window [ws, we) of text: the rule's pattern sees these bytes only; offsets stay the line's. */
+static int try_window(const struct logrule *r, const char *text, size_t len, size_t ws, size_t we,
+		      size_t *off, size_t *clen)
 {
-	if (r->kind == LR_LIT)
-		return logrules_lit_match(r, text, len, off, clen);
+	if (r->kind == LR_LIT) {
+		if (!logrules_lit_match(r, text + ws, we - ws, off, clen))
+			return 0;
+		for (size_t k = 0; k < r->ncaps; k++)
+			off[k] += ws;
+		return 1;
+	}
 	if (r->kind == LR_RE && r->re_ok) {
 		regmatch_t pm[LR_MAX_CAPS + 1];
 		size_t n = r->ncaps + 1;
+		int flags = REG_STARTEND;
 
-		if (regexec(&r->re, text, n, pm, 0) != 0)
+		/* the window's edges are not the line's: ^ and $ must not match there */
+		if (ws > 0)
+			flags |= REG_NOTBOL;
+		if (we < len)
+			flags |= REG_NOTEOL;
+		pm[0].rm_so = 0;
+		pm[0].rm_eo = (regoff_t)(we - ws);
+		if (regexec(&r->re, text + ws, n, pm, flags) != 0)
 			return 0;
 		for (size_t k = 0; k < r->ncaps; k++) {
 			if (pm[k + 1].rm_so < 0) {
 				off[k] = 0;
 				clen[k] = 0;
 			} else {
-				off[k] = (size_t)pm[k + 1].rm_so;
+				off[k] = ws + (size_t)pm[k + 1].rm_so;
 				clen[k] = (size_t)(pm[k + 1].rm_eo - pm[k + 1].rm_so);
 			}
 		}
 		return 1;
 	}
 	return 0;
+}
+
+/* An occurrence of rule ri's anchor at [start, end) of a len-byte line: note its window. */
+static void note_window(struct logmatch *m, size_t ri, size_t start, size_t end, size_t len)
+{
+	size_t ws = start > LM_CONTEXT ? start - LM_CONTEXT : 0;
+	size_t we = len - end > LM_CONTEXT ? end + LM_CONTEXT : len;
+	size_t *w = &m->win[ri * LM_WINDOWS_PER_RULE * 2];
+	uint8_t n = m->nwin[ri];
+
+	if (n) {
+		size_t *last = &w[(n - 1) * 2];
+
+		if (ws <= last[1]) {
+			/* overlaps the last window: grow it, or keep it when the anchor is inside */
+			if (we - last[0] <= LM_WINDOW_MAX) {
+				last[1] = we;
+				return;
+			}
+			if (end <= last[1])
+				return;
+			ws = last[1] > LM_CONTEXT ? last[1] - LM_CONTEXT : 0;
+			if (ws < last[0])
+				ws = last[0];
+		}
+	}
+	if (n >= LM_WINDOWS_PER_RULE)
+		return;
+	w[n * 2] = ws;
+	w[n * 2 + 1] = we;
+	m->nwin[ri] = (uint8_t)(n + 1);
 }
 
 const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t len,
@@ -207,6 +260,7 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 	int32_t at = 0;
 	int any = 0;
 	const struct logrule *won = NULL;
+	size_t budget = LM_LINE_BUDGET;
 
 	for (size_t i = 0; i < len; i++) {
 		int32_t e = row[at + cls[p[i]]];
@@ -216,8 +270,12 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 			int32_t s = (int32_t)((size_t)at / nc);
 
 			for (int32_t q = m->ohead[s] >= 0 ? s : m->dict[s]; q >= 0; q = m->dict[q])
-				for (int32_t o = m->ohead[q]; o >= 0; o = m->onext[o])
-					m->cand[m->orule[o] / 64] |= 1ull << (m->orule[o] % 64);
+				for (int32_t o = m->ohead[q]; o >= 0; o = m->onext[o]) {
+					size_t ri = (size_t)m->orule[o];
+
+					m->cand[ri / 64] |= 1ull << (ri % 64);
+					note_window(m, ri, i + 1 - (size_t)m->olen[o], i + 1, len);
+				}
 			any = 1;
 		}
 	}
@@ -227,15 +285,26 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 	for (size_t w = 0; w < m->ncand_words; w++) {
 		while (m->cand[w]) {
 			int b = __builtin_ctzll(m->cand[w]);
-			const struct logrule *r = &m->rules->v[w * 64 + (size_t)b];
+			size_t ri = w * 64 + (size_t)b;
+			const struct logrule *r = &m->rules->v[ri];
+			const size_t *win = &m->win[ri * LM_WINDOWS_PER_RULE * 2];
 
 			m->cand[w] &= m->cand[w] - 1;
-			if (!won) {
+			for (size_t k = 0; k < m->nwin[ri] && !won; k++) {
+				size_t ws = win[k * 2], we = win[k * 2 + 1];
+
+				if (we - ws > budget)
+					break;
+				budget -= we - ws;
 				memset(off, 0, LR_MAX_CAPS * sizeof(*off));
 				memset(clen, 0, LR_MAX_CAPS * sizeof(*clen));
-				if (try_rule(r, text, len, off, clen))
+				if (try_window(r, text, len, ws, we, off, clen)) {
 					won = r;
+					m->won_start = ws;
+					m->won_end = we;
+				}
 			}
+			m->nwin[ri] = 0;
 		}
 	}
 	return won;
@@ -274,7 +343,10 @@ static void add_hit(struct logmatch *m, const struct logrule *r, const struct lo
 		h->rule = r;
 		for (size_t k = 0; k < r->ncaps; k++)
 			h->caps[k] = xstrndup(l->text + off[k], clen[k]);
-		h->text = xstrndup(l->text, l->len > 4096 ? 4096 : l->len);
+		if (l->len <= LM_HIT_TEXT)
+			h->text = xstrndup(l->text, l->len);
+		else	/* a long line: the part the rule matched in */
+			h->text = xstrndup(l->text + m->won_start, m->won_end - m->won_start);
 		h->frames = l->frames && *l->frames ? xstrdup(l->frames) : NULL;
 		h->first = l->first;
 	}
@@ -295,6 +367,8 @@ void logmatch_line_cb(const struct lognorm_line *l, void *arg)
 	r = logmatch_line(m, l->text, l->len, off, clen);
 	if (!r && (l->flags & LN_EXCEPTION) && l->user_frames_only && m->exc_rule) {
 		r = m->exc_rule;
+		m->won_start = 0;
+		m->won_end = l->len < LM_HIT_TEXT ? l->len : LM_HIT_TEXT;
 		memset(off, 0, sizeof(off));
 		memset(clen, 0, sizeof(clen));
 	}

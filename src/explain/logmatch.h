@@ -7,6 +7,18 @@
  * of rules; only rules whose anchor occurs are then tried, in priority
  * order, and the first that matches wins the line.
  *
+ * Matching is linear in the input.  The automaton records where each
+ * candidate's anchor occurs, and a rule's pattern sees only a window of
+ * LM_CONTEXT bytes on either side of an occurrence (overlapping windows
+ * merge up to LM_WINDOW_MAX bytes), at most LM_WINDOWS_PER_RULE windows
+ * per rule and LM_LINE_BUDGET bytes of windows per line, taken in the
+ * rules' priority order.  glibc's regexec tries every start position, so a
+ * pattern that sees a whole line costs up to the square of its length (a
+ * 40 KB line took 9.5 s); a bounded window costs a constant.  A message
+ * GPU stacks print is far shorter than a window; what the bounds give up
+ * is an error repeated after LM_WINDOWS_PER_RULE decoys in one line.  The
+ * text is matched by length (REG_STARTEND), never up to a NUL.
+ *
  * Matches are collected as hits: one per (rule, captured values), with the
  * number of lines, the first and last line numbers and the first line's
  * text, so that a log with ten thousand copies of one error yields one hit.
@@ -28,6 +40,11 @@
 
 #define LM_MAX_HITS 512		/* distinct (rule, captures) kept; more are counted */
 #define LM_MAX_LINES 8		/* line numbers listed per hit */
+#define LM_CONTEXT 512		/* bytes a pattern sees on either side of its anchor */
+#define LM_WINDOW_MAX 1536	/* overlapping windows merge up to this size */
+#define LM_WINDOWS_PER_RULE 4	/* windows tried per rule and line */
+#define LM_LINE_BUDGET 65536	/* bytes of windows tried per line, all rules together */
+#define LM_HIT_TEXT 4096	/* bytes of a matching line kept in its hit */
 
 struct logmatch_hit {
 	const struct logrule *rule;
@@ -51,6 +68,10 @@ struct logmatch {
 	int32_t *dict;			/* per state: nearest suffix state with outputs, -1 */
 	uint8_t *hasout;		/* per state: ohead or dict set */
 	int32_t *orule, *onext;		/* output cells: rule index, next cell */
+	int32_t *olen;			/* output cells: the anchor alternative's length */
+	uint8_t *nwin;			/* per rule: windows recorded on this line */
+	size_t *win;			/* per rule: LM_WINDOWS_PER_RULE (start, end) pairs */
+	size_t won_start, won_end;	/* the window the last winning rule matched in */
 	size_t nstates, nout;
 	uint64_t *cand;			/* candidate bitset, per line */
 	size_t ncand_words;

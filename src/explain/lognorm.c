@@ -605,11 +605,10 @@ static void strip_ansi(struct buf *out, const char *s, size_t len)
 	}
 }
 
-static void raw_line(struct lognorm *n, const char *s, size_t len)
+static void raw_piece(struct lognorm *n, const char *s, size_t len)
 {
 	const char *cr;
 
-	n->lineno++;
 	while (len && s[len - 1] == '\r')
 		len--;
 	/* progress bars: keep what the terminal showed last */
@@ -634,6 +633,27 @@ static void raw_line(struct lognorm *n, const char *s, size_t len)
 		len = n->html.len;
 	}
 	decoded_line(n, s, len);
+}
+
+/*
+ * A NUL separates records (a binary log, a ring buffer dumped whole, a
+ * C string written with its terminator); it never ends the line: the text
+ * after it is read as a line of its own, with the same line number.
+ */
+static void raw_line(struct lognorm *n, const char *s, size_t len)
+{
+	const char *nul;
+
+	n->lineno++;
+	while ((nul = memchr(s, '\0', len))) {
+		size_t before = (size_t)(nul - s);
+
+		if (before)
+			raw_piece(n, s, before);
+		s = nul + 1;
+		len -= before + 1;
+	}
+	raw_piece(n, s, len);
 }
 
 /* Lines that end with CR alone: each CR ends one. */

@@ -88,13 +88,89 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/*
+ * Signals.  The command runs in a process group of its own, so that a
+ * signal reaches everything it started (sh -c, torchrun's workers), not
+ * only its first process.  SIGINT, SIGTERM and SIGHUP sent to gpudoctor
+ * (a scheduler's kill, a closed terminal) are forwarded to that group;
+ * without it they killed gpudoctor and left the command running.  When
+ * gpudoctor owns the terminal, the command's group gets it (so ^C reaches
+ * it directly and it can read the terminal), and gets it back when it
+ * stops (^Z stops gpudoctor too, and fg resumes both) and when it ends.
+ */
+static const int fwd_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NFWD (sizeof(fwd_signals) / sizeof(fwd_signals[0]))
+static volatile sig_atomic_t fwd_pgid;		/* the command's group, 0 before the fork */
+static volatile sig_atomic_t fwd_pending;	/* a signal that came before the fork */
+static volatile sig_atomic_t fwd_last;		/* the last signal forwarded */
+
+static void on_forward(int sig)
+{
+	int saved = errno;
+
+	fwd_last = sig;
+	if (fwd_pgid > 0)
+		kill(-(pid_t)fwd_pgid, sig);
+	else
+		fwd_pending = sig;
+	errno = saved;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;	/* only interrupts poll(), to look at a stopped command */
+}
+
+int logrun_forwarded(void)
+{
+	return fwd_last;
+}
+
+/* Give the terminal's foreground to group pg; SIGTTOU blocked, as we may be in the background. */
+static void tty_give(int tty, pid_t pg)
+{
+	sigset_t b, old;
+
+	if (tty < 0)
+		return;
+	sigemptyset(&b);
+	sigaddset(&b, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &b, &old);
+	(void)tcsetpgrp(tty, pg);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The command stopped (^Z): stop ourselves the same way; when continued, continue it. */
+static void follow_stop(int tty, pid_t pid, int ws)
+{
+	int sig = WSTOPSIG(ws);
+
+	tty_give(tty, getpgrp());
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU && sig != SIGSTOP)
+		sig = SIGTSTP;
+	if (sig == SIGSTOP)
+		sig = SIGTSTP;	/* a SIGSTOP of ours could not be told from the shell's */
+	{
+		struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+
+		sigemptyset(&dfl.sa_mask);
+		sigaction(sig, &dfl, &old);
+		raise(sig);
+		sigaction(sig, &old, NULL);
+	}
+	tty_give(tty, pid);
+	kill(-pid, SIGCONT);
+}
+
 int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped_lines,
 		   int *status, struct err *e)
 {
-	int po[2], pe[2], ws;
+	int po[2], pe[2], ws = 0, reaped = 0, tty = -1, wait_errno = 0;
 	pid_t pid;
 	struct pollfd fds[2];
 	int open_fds = 2, passthrough_ok[2] = { 1, 1 };
+	struct sigaction act, old_act[NFWD], chld, old_chld;
+	sigset_t block, old_mask, poll_mask, run_mask;
 
 	if (pipe2(po, O_CLOEXEC) < 0)
 		return err_set_errno(e, "pipe");
@@ -103,15 +179,50 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 		close(po[1]);
 		return err_set_errno(e, "pipe");
 	}
+	if (isatty(0) && tcgetpgrp(0) == getpgrp())
+		tty = 0;
+	fwd_pgid = 0;
+	fwd_pending = 0;
+	fwd_last = 0;
+	sigemptyset(&block);
+	for (size_t i = 0; i < NFWD; i++)
+		sigaddset(&block, fwd_signals[i]);
+	sigaddset(&block, SIGCHLD);
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = on_forward;
+	sigfillset(&act.sa_mask);
+	for (size_t i = 0; i < NFWD; i++) {
+		sigaction(fwd_signals[i], NULL, &old_act[i]);
+		/* a signal we were started ignoring (nohup) stays ignored, for the command too */
+		if (old_act[i].sa_handler != SIG_IGN)
+			sigaction(fwd_signals[i], &act, NULL);
+	}
+	memset(&chld, 0, sizeof(chld));
+	chld.sa_handler = on_child;
+	sigemptyset(&chld.sa_mask);
+	sigaction(SIGCHLD, &chld, &old_chld);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
 	pid = fork();
 	if (pid < 0) {
+		int saved = errno;
+
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		for (size_t i = 0; i < NFWD; i++)
+			sigaction(fwd_signals[i], &old_act[i], NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
 		close(po[0]);
 		close(po[1]);
 		close(pe[0]);
 		close(pe[1]);
+		errno = saved;
 		return err_set_errno(e, "fork");
 	}
 	if (pid == 0) {
+		setpgid(0, 0);
+		for (size_t i = 0; i < NFWD; i++)
+			sigaction(fwd_signals[i], &old_act[i], NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		signal(SIGPIPE, SIG_DFL);
@@ -126,12 +237,32 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 		}
 		_exit(127);
 	}
+	/* both sides set the group, so it exists whichever runs first */
+	(void)setpgid(pid, pid);
+	tty_give(tty, pid);
+	fwd_pgid = pid;
+	if (fwd_pending)
+		kill(-pid, fwd_pending);
+	/* SIGCHLD stays blocked but while ppoll waits: a stop is never missed between the two */
+	poll_mask = old_mask;
+	sigdelset(&poll_mask, SIGCHLD);
+	run_mask = old_mask;
+	sigaddset(&run_mask, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &run_mask, NULL);
 	close(po[1]);
 	close(pe[1]);
 	fds[0] = (struct pollfd){ po[0], POLLIN, 0 };
 	fds[1] = (struct pollfd){ pe[0], POLLIN, 0 };
 	while (open_fds) {
-		if (poll(fds, 2, -1) < 0) {
+		if (!reaped) {
+			pid_t w = waitpid(pid, &ws, WNOHANG | WUNTRACED);
+
+			if (w == pid && WIFSTOPPED(ws))
+				follow_stop(tty, pid, ws);
+			else if (w == pid)
+				reaped = 1;
+		}
+		if (ppoll(fds, 2, NULL, &poll_mask) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -161,9 +292,28 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 	for (int i = 0; i < 2; i++)
 		if (fds[i].fd >= 0)
 			close(fds[i].fd);
-	while (waitpid(pid, &ws, 0) < 0)
-		if (errno != EINTR)
-			return err_set_errno(e, "waitpid");
+	while (!reaped) {
+		pid_t w = waitpid(pid, &ws, WUNTRACED);
+
+		if (w < 0 && errno != EINTR) {
+			wait_errno = errno;
+			break;
+		}
+		if (w == pid && WIFSTOPPED(ws))
+			follow_stop(tty, pid, ws);
+		else if (w == pid)
+			reaped = 1;
+	}
+	tty_give(tty, getpgrp());
+	fwd_pgid = 0;
+	for (size_t i = 0; i < NFWD; i++)
+		sigaction(fwd_signals[i], &old_act[i], NULL);
+	sigaction(SIGCHLD, &old_chld, NULL);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	if (wait_errno) {
+		errno = wait_errno;
+		return err_set_errno(e, "waitpid");
+	}
 	if (WIFEXITED(ws))
 		*status = WEXITSTATUS(ws);
 	else if (WIFSIGNALED(ws))

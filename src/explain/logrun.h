@@ -34,5 +34,12 @@ int logrun_map(int fd, const char **data, size_t *len);
 void logrun_unmap(const char *data, size_t len);
 int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped_lines,
 		   int *status, struct err *e);
+/*
+ * The command runs in a process group of its own; SIGINT, SIGTERM and
+ * SIGHUP sent to gpudoctor meanwhile are forwarded to that group (and a
+ * terminal's foreground is handed to it).  The last signal forwarded by the
+ * last logrun_command(), or 0.
+ */
+int logrun_forwarded(void);
 
 #endif

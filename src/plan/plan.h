@@ -76,8 +76,8 @@ struct plan_machine {
 	char *toolkit_versions[PLAN_MAX];
 	size_t ntoolkits;
 	char *ld_library_path;
-	char *conda_cudnn_dirs[PLAN_MAX];	/* LD_LIBRARY_PATH entries holding a conda cuDNN */
-	size_t nconda_cudnn;
+	char **conda_cudnn_dirs;	/* LD_LIBRARY_PATH entries holding a conda cuDNN (all of them) */
+	size_t nconda_cudnn, conda_cudnn_cap;
 	/* Python */
 	char *conda_active;		/* the active conda environment (CONDA_PREFIX), or NULL */
 	struct plan_python pythons[PLAN_MAX];
@@ -113,9 +113,9 @@ struct plan_step {
 	enum plan_state state;
 	char title[256];
 	char why[1024];
-	char *cmds[PLAN_MAX];	/* shell lines, values quoted */
-	size_t ncmds;
-	char verify[800];	/* the command that verifies the step ("" none) */
+	char **cmds;		/* shell lines, values quoted; as many as the step needs */
+	size_t ncmds, cmds_cap;
+	char *verify;		/* the command that verifies the step (NULL none); never cut */
 	const char *layer;	/* the layer it sets up (for --upto), or NULL */
 	int reboot;		/* a reboot must follow the commands */
 };
@@ -124,8 +124,8 @@ struct plan {
 	char framework[16];	/* "torch" */
 	char release[48];	/* "2.15+cu132", "2.21.0", "0.12.0 (cuda12)" */
 	char install[512];	/* the pip command for the release (pins included) */
-	char venv[320];
-	char gpudoctor[256];
+	char *venv;		/* the virtualenv as one shell word (quoted) */
+	char *gpudoctor;	/* how the script calls gpudoctor, as one shell word */
 	char family[16];	/* "debian", "rhel", "" unknown */
 	char repo[32];		/* NVIDIA's repository name: "ubuntu2204", "rhel9" */
 	char gpu[128];
@@ -135,6 +135,7 @@ struct plan {
 	struct plan_step steps[PLAN_MAX];
 	size_t n;
 	int stopped;		/* a step is PLAN_STOP: the steps after it are not planned */
+	int overflow;		/* a step did not fit (PLAN_MAX): plan_build fails */
 };
 
 struct plan *plan_new(void);

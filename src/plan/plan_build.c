@@ -31,8 +31,14 @@ void plan_free(struct plan *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n; i++)
+	{
 		for (size_t k = 0; k < p->steps[i].ncmds; k++)
 			free(p->steps[i].cmds[k]);
+		free(p->steps[i].cmds);
+		free(p->steps[i].verify);
+	}
+	free(p->venv);
+	free(p->gpudoctor);
 	free(p);
 }
 
@@ -41,6 +47,7 @@ static struct plan_step *step(struct plan *p, const char *id, enum plan_state st
 static void why(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void cmd(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void verify(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static struct plan_step *step(struct plan *p, const char *id, enum plan_state st, const char *layer,
 			      const char *fmt, ...)
@@ -50,6 +57,11 @@ static struct plan_step *step(struct plan *p, const char *id, enum plan_state st
 	va_list ap;
 
 	if (p->n >= PLAN_MAX) {
+		p->overflow = 1;
+		free(spare.verify);
+		for (size_t k = 0; k < spare.ncmds; k++)
+			free(spare.cmds[k]);
+		free(spare.cmds);
 		memset(&spare, 0, sizeof(spare));
 		return &spare;
 	}
@@ -85,11 +97,25 @@ static void cmd(struct plan_step *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (s->ncmds >= PLAN_MAX)
-		return;
+	XGROW(s->cmds, s->ncmds, s->cmds_cap);
 	va_start(ap, fmt);
 	s->cmds[s->ncmds++] = xvasprintf(fmt, ap);
 	va_end(ap);
+}
+
+/* The step's verification, not cut either. */
+static void verify(struct plan_step *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(s->verify);
+	va_start(ap, fmt);
+	s->verify = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (!*s->verify) {
+		free(s->verify);
+		s->verify = NULL;
+	}
 }
 
 static void note(struct plan *p, const char *fmt, ...)
@@ -367,11 +393,12 @@ static void step_interference(const struct plan_machine *m, const struct target 
 		    "framework brings (cuDNN's shim loads its sub-libraries through LD_LIBRARY_PATH);", shq(m->conda_cudnn_dirs[i]));
 		cmd(s, "LD_LIBRARY_PATH=\"$(printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -vxF %s | "
 		    "paste -sd: -)\"", shq(m->conda_cudnn_dirs[i]));
-		cmd(s, "export LD_LIBRARY_PATH");
 		buf_printf(&v, "%s! printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -qxF %s", v.len ? " && " : "",
 			   shq(m->conda_cudnn_dirs[i]));
 		any = 1;
 	}
+	if (m->nconda_cudnn)
+		cmd(s, "export LD_LIBRARY_PATH");
 	if (m->nconda_cudnn)
 		why(s, "also remove it where it is set (~/.bashrc, the conda environment's activate.d);");
 	if (m->cuda_link == 2) {
@@ -416,12 +443,12 @@ static void step_interference(const struct plan_machine *m, const struct target 
 			 "/usr/local/cuda %s, %s", m->cuda_link == -1 ? "absent" : m->cuda_link == 2 ? "dangling" :
 			 "consistent", m->run_installer ? "a .run driver install only" : "no .run driver install");
 	}
-	snprintf(s->verify, sizeof(s->verify), "%s", buf_cstr(&v));
+	verify(s, "%s", buf_cstr(&v));
 	buf_release(&v);
 }
 
-int plan_build(const struct kb *kb, const struct plan_machine *m, const struct plan_request *r,
-	       struct plan *p, struct err *e)
+static int build(const struct kb *kb, const struct plan_machine *m, const struct plan_request *r,
+		 struct plan *p, struct err *e)
 {
 	const struct kb_gpu *g = m->ngpus ? kb_gpu_by_pci(kb, 0x10de, m->device[0]) : NULL;
 	struct kb_target tg = { NULL, g, g ? g->cc_major : -1, g ? g->cc_minor : -1, g ? g->datacenter : -1 };
@@ -430,26 +457,23 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 	struct kb_fit f;
 	struct plan_step *s;
 	const char *need = NULL;
-	char gd[300], venv[300], drv[32];
+	const char *gd, *venv;
+	char drv[32];
 	int fit, branch = PLAN_DEFAULT_BRANCH, system = 0;
 
 	snprintf(p->kb_as_of, sizeof(p->kb_as_of), "%s", kb_as_of(kb) ? kb_as_of(kb) : "");
-
-	/* A quoted word cut to fit would leave its quote open: refuse instead. */
-	if (r->venv && strlen(shq(r->venv)) >= sizeof(venv))
-		return err_set(e, "--venv is too long for the plan's commands (%zu bytes quoted, %zu at most)",
-			       strlen(shq(r->venv)), sizeof(venv) - 1);
 	if (choose(kb, r, &tg, &t, p, e) < 0)
 		return -1;
 	distribution(m, p);
-	snprintf(p->gpudoctor, sizeof(p->gpudoctor), "%s", r->gpudoctor ? r->gpudoctor : "gpudoctor");
-	snprintf(gd, sizeof(gd), "%s", r->gpudoctor ? shq(r->gpudoctor) : "gpudoctor");
+	/* both are whole shell words, as long as they need: never cut inside a quote */
+	p->gpudoctor = xstrdup(r->gpudoctor ? shq(r->gpudoctor) : "gpudoctor");
+	gd = p->gpudoctor;
 	if (r->venv)
-		snprintf(venv, sizeof(venv), "%s", shq(r->venv));
+		p->venv = xstrdup(shq(r->venv));
 	else
-		snprintf(venv, sizeof(venv), "\"$HOME/venvs/%s-%.*s\"", p->framework,
-			 (int)strcspn(p->release, " +"), p->release);
-	snprintf(p->venv, sizeof(p->venv), "%s", venv);
+		p->venv = xasprintf("\"$HOME/venvs/%s-%.*s\"", p->framework, (int)strcspn(p->release, " +"),
+				    p->release);
+	venv = p->venv;
 	if (g)
 		snprintf(p->gpu, sizeof(p->gpu), "%s", g->name);
 	fit = fit_of(kb, &t, &tg, &f);
@@ -464,7 +488,7 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 		why(s, "no NVIDIA GPU on the PCI bus (/sys/bus/pci/devices: no vendor 0x10de display or 3D "
 		    "controller): there is nothing to install a GPU stack for. In a VM or cloud instance, check the "
 		    "instance type or the PCI passthrough.");
-		snprintf(s->verify, sizeof(s->verify), "%s check --upto hardware", gd);
+		verify(s, "%s check --upto hardware", gd);
 		return 0;
 	}
 	if (!g) {
@@ -487,7 +511,7 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 	    g->arch ? g->arch : "?", g->cc_major, g->cc_minor, p->framework, p->release);
 	if (fit < 0)
 		why(s, "(not every rule could be judged: %s)", f.v.why);
-	snprintf(s->verify, sizeof(s->verify), "%s check --upto hardware", gd);
+	verify(s, "%s check --upto hardware", gd);
 
 	/* 3. the driver it needs */
 	need = lowest_driver(kb, &t, &tg);
@@ -525,7 +549,7 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 			s = step(p, "driver", PLAN_DONE, "driver", "the host's NVIDIA driver %s", m->driver);
 			why(s, "this is a container (%s): the host's driver %s is visible and runs %s here.",
 			    m->container_markers ? m->container_markers : "container markers", m->driver, p->release);
-			snprintf(s->verify, sizeof(s->verify), "%s check --upto driver", gd);
+			verify(s, "%s check --upto driver", gd);
 		} else {
 			s = step(p, "driver", PLAN_STOP, "driver", "the host's NVIDIA driver");
 			why(s, "this is a container (%s): the driver, its kernel module and Secure Boot belong to the host. "
@@ -562,7 +586,7 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 			    m->secure_boot_evidence ? m->secure_boot_evidence : "EFI", shq(m->mok_key));
 			cmd(s, "sudo mokutil --import %s", shq(m->mok_key));
 			s->reboot = 1;
-			snprintf(s->verify, sizeof(s->verify), "mokutil --test-key %s | grep -q 'is already enrolled'",
+			verify(s, "mokutil --test-key %s | grep -q 'is already enrolled'",
 				 shq(m->mok_key));
 		} else {
 			s = step(p, "secure-boot", PLAN_STOP, "kernel", "a module-signing key for Secure Boot");
@@ -602,7 +626,7 @@ int plan_build(const struct kb *kb, const struct plan_machine *m, const struct p
 			    a && a->last_branch > 0 ? "last branch for this GPU" : "current long-term branch");
 			driver_commands(p, m, s, branch, g->cc_major * 10 + g->cc_minor >= 75);
 		}
-		snprintf(s->verify, sizeof(s->verify), "%s check --upto driver", gd);
+		verify(s, "%s check --upto driver", gd);
 	}
 
 after_driver:
@@ -650,7 +674,7 @@ after_driver:
 			cmd(s, "echo /usr/local/cuda-%s/lib64 | sudo tee /etc/ld.so.conf.d/cuda-%s.conf", cv, dash);
 			cmd(s, "sudo ldconfig");
 		}
-		snprintf(s->verify, sizeof(s->verify), "%s check --upto libraries", gd);
+		verify(s, "%s check --upto libraries", gd);
 	}
 
 	/* 7. the framework, if it is already there */
@@ -669,7 +693,7 @@ after_driver:
 		why(s, "%s %s is installed in %s and gpudoctor predicts it uses the GPU.", w->name, w->version,
 		    shq(w->prefix ? w->prefix : "?"));
 		if (w->python)
-			snprintf(s->verify, sizeof(s->verify), "%s check --upto frameworks --python %s", gd, shq(w->python));
+			verify(s, "%s check --upto frameworks --python %s", gd, shq(w->python));
 		return 0;
 	}
 
@@ -742,7 +766,7 @@ after_driver:
 			cmd(s, "\"%.*s/bin/python\" -m pip install --upgrade pip", (int)strlen(venv) - 2, venv + 1);
 		else
 			cmd(s, "%s/bin/python -m pip install --upgrade pip", venv);
-		snprintf(s->verify, sizeof(s->verify), "test -x %.*s/bin/python%s", venv[0] == '"' ? (int)strlen(venv) - 1 :
+		verify(s, "test -x %.*s/bin/python%s", venv[0] == '"' ? (int)strlen(venv) - 1 :
 			 (int)strlen(venv), venv, venv[0] == '"' ? "\"" : "");
 	}
 
@@ -751,22 +775,36 @@ after_driver:
 	why(s, "%s", f.v.why);
 	{
 		const char *args = !strncmp(f.install, "pip install ", 12) ? f.install + 12 : f.install;
-		char pybin[320];
-		char *hash;
-		char line[640];
+		char *pybin, *hash, *line = xstrdup(args);
 
-		snprintf(line, sizeof(line), "%s", args);
 		if ((hash = strstr(line, "   #")))	/* the "needs CUDA ... system-wide" remark */
 			*hash = '\0';
 		if (venv[0] == '"')
-			snprintf(pybin, sizeof(pybin), "\"%.*s/bin/python\"", (int)strlen(venv) - 2, venv + 1);
+			pybin = xasprintf("\"%.*s/bin/python\"", (int)strlen(venv) - 2, venv + 1);
 		else
-			snprintf(pybin, sizeof(pybin), "%s/bin/python", venv);
+			pybin = xasprintf("%s/bin/python", venv);
 		cmd(s, "%s -m pip install %s", pybin, line);
-		snprintf(s->verify, sizeof(s->verify), "%s check --upto frameworks --python %s", gd, pybin);
+		verify(s, "%s check --upto frameworks --python %s", gd, pybin);
+		free(pybin);
+		free(line);
 	}
 	if (t.tf && kb_fact(kb, "tf.runpath_lacks.2.21.0") && !strcmp(t.tf->version, "2.21.0"))
 		note(p, "TensorFlow 2.21.0 cannot find libcusolver from its own wheels (no RUNPATH entry): "
 		     "gpudoctor check --upto frameworks names the LD_LIBRARY_PATH fix if it applies");
+	return 0;
+}
+
+/*
+ * A command is written whole or not at all: no buffer cuts one, a step
+ * holds as many commands as it needs, and a plan with more steps than it
+ * can hold is an error, never a script with lines missing.
+ */
+int plan_build(const struct kb *kb, const struct plan_machine *m, const struct plan_request *r,
+	       struct plan *p, struct err *e)
+{
+	if (build(kb, m, r, p, e) < 0)
+		return -1;
+	if (p->overflow)
+		return err_set(e, "the plan has more than %d steps; it cannot be written whole", PLAN_MAX);
 	return 0;
 }

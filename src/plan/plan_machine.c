@@ -100,7 +100,7 @@ static void read_libs(const struct inventory *inv, struct plan_machine *m)
 	}
 	m->ld_library_path = dup_or_null(l->ld_library_path ? l->ld_library_path : inv->driver.ld_library_path);
 	/* a conda cuDNN that LD_LIBRARY_PATH puts before the framework's own */
-	for (size_t i = 0; i < l->n && m->nconda_cudnn < PLAN_MAX; i++) {
+	for (size_t i = 0; i < l->n; i++) {
 		const struct lib_copy *c = &l->copies[i];
 		int dup = 0;
 
@@ -111,8 +111,10 @@ static void read_libs(const struct inventory *inv, struct plan_machine *m)
 			continue;
 		for (size_t k = 0; k < m->nconda_cudnn; k++)
 			dup |= !strcmp(m->conda_cudnn_dirs[k], c->dir);
-		if (!dup)
+		if (!dup) {
+			XGROW(m->conda_cudnn_dirs, m->nconda_cudnn, m->conda_cudnn_cap);
 			m->conda_cudnn_dirs[m->nconda_cudnn++] = xstrdup(c->dir);
+		}
 	}
 }
 
@@ -216,6 +218,7 @@ void plan_machine_release(struct plan_machine *m)
 	free(m->conda_active);
 	for (size_t i = 0; i < m->nconda_cudnn; i++)
 		free(m->conda_cudnn_dirs[i]);
+	free(m->conda_cudnn_dirs);
 	for (size_t i = 0; i < m->npythons; i++) {
 		free(m->pythons[i].path);
 		free(m->pythons[i].version);

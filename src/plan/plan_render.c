@@ -49,7 +49,7 @@ void plan_render_text(const struct plan *p, struct buf *out)
 		}
 		if (s->reboot && s->state == PLAN_TODO)
 			buf_puts(out, "       $ sudo reboot\n");
-		if (s->verify[0]) {
+		if (s->verify) {
 			buf_puts(out, "       verify: ");
 			termesc_buf(out, s->verify);
 			buf_puts(out, "\n");
@@ -94,7 +94,7 @@ void plan_render_json(const struct plan *p, struct buf *out)
 		json_str(&j, "why", s->why[0] ? s->why : NULL);
 		json_str_array(&j, "commands", s->cmds, s->ncmds);
 		json_bool(&j, "reboot", s->reboot && s->state == PLAN_TODO);
-		json_str(&j, "verify", s->verify[0] ? s->verify : NULL);
+		json_str(&j, "verify", s->verify);
 		json_str(&j, "layer", s->layer);
 		json_obj_end(&j);
 	}
@@ -139,31 +139,33 @@ void plan_render_sh(const struct plan *p, struct buf *out)
 		}
 		if (s->state == PLAN_DONE || !s->ncmds) {
 			buf_printf(&body, "echo 'step %zu (%s): already done'\n", i + 1, s->id);
-			if (s->verify[0]) {
+			if (s->verify) {
 				buf_printf(&body, "if ! { %s; }; then step_failed %zu; fi\n", s->verify, i + 1);
 				uses_fail = 1;
 			}
 			continue;
 		}
-		if (s->verify[0])
+		if (s->verify)
 			buf_printf(&body, "if %s; then\n\techo 'step %zu (%s): already done'\nelse\n", s->verify, i + 1,
 				   s->id);
 		for (size_t k = 0; k < s->ncmds; k++)
-			buf_printf(&body, "%s%s\n", s->verify[0] ? "\t" : "", s->cmds[k]);
+			buf_printf(&body, "%s%s\n", s->verify ? "\t" : "", s->cmds[k]);
 		if (s->reboot) {
 			buf_printf(&body, "%secho 'step %zu (%s): reboot now, then run this script again'\n%sexit 0\n",
-				   s->verify[0] ? "\t" : "", i + 1, s->id, s->verify[0] ? "\t" : "");
-		} else if (s->verify[0]) {
+				   s->verify ? "\t" : "", i + 1, s->id, s->verify ? "\t" : "");
+		} else if (s->verify) {
 			buf_printf(&body, "\tif ! { %s; }; then step_failed %zu; fi\n", s->verify, i + 1);
 			uses_fail = 1;
 		}
-		if (s->verify[0])
+		if (s->verify)
 			buf_puts(&body, "fi\n");
 	}
 	if (!stopped)
 		buf_puts(&body, "\necho 'gpudoctor plan: every step is done and verified'\n");
 
 	buf_puts(out, "#!/bin/sh\n");
+	/* machine values are single-quoted so that a '$' or '`' in them stays literal (shq) */
+	buf_puts(out, "# shellcheck disable=SC2016\n");
 	comment(out, "gpudoctor plan: ", p->framework);
 	comment(out, "release: ", p->release);
 	if (p->gpu[0])

@@ -5,73 +5,170 @@
  * inside a collapsible <details> element.  It is what users paste instead
  * of `python -m torch.utils.collect_env`.
  *
- * Values from the machine are hostile: in tables '|' and line breaks are
- * escaped, and every value that could start markup is put in a code span
- * whose fence is longer than any backtick run in it.  That is markdown's
- * own escaping (put_byte, put_code, put_text), kept apart from core/termesc:
- * a table row must stay one line, so line breaks become spaces there.
+ * Values from the machine are hostile: a path pasted into an issue must not
+ * become a live @mention, an issue or commit reference (#12, GH-12,
+ * owner/repo#12, a hex SHA), an autolink (URL, www., e-mail), an emoji or
+ * math, or HTML.  GitHub finds those in the rendered text, after markdown's
+ * backslash escapes are gone, but never inside a code span.  So a value
+ * goes into a code span whose fence is longer than any backtick run in it
+ * (put_code), and a sentence of ours with values inside (a title, a
+ * summary) is written word by word: a word of letters, digits and plain
+ * punctuation as text, any other word as a code span (put_text).  In both,
+ * '|' is escaped (a table cell), line breaks become spaces (a table row is
+ * one line), control bytes and bytes that are not UTF-8 a visible \xNN, and
+ * bidirectional and zero-width format characters a visible \uNNNN.  That is
+ * markdown's own escaping, kept apart from core/termesc.
  */
 #include "render/render.h"
 
 #include "core/ctx.h"
+#include "core/termesc.h"
 #include "inventory/inventory.h"
 #include "rules/fw_verdict.h"
 #include "report/report.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
-/* One byte of a value in either context: line breaks and tabs become a
- * space (a table row is one line), other control bytes a visible \xNN. */
-static void put_byte(struct buf *out, unsigned char c)
+/* A format character that reorders or hides text (Trojan Source, CVE-2021-42574). */
+static int invisible_format(unsigned cp)
 {
-	if (c == '\n' || c == '\r' || c == '\t')
-		buf_addc(out, ' ');
-	else if (c < 0x20 || c == 0x7f)
-		buf_printf(out, "\\x%02x", c);
-	else
-		buf_addc(out, (char)c);
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	       (cp >= 0x200b && cp <= 0x200f) || cp == 0x061c || cp == 0x2060 || cp == 0xfeff;
 }
 
-/* `value` as an inline code span that no content can break. */
-static void put_code(struct buf *out, const char *s)
+/* One character of a value at s (n bytes left): written, its length returned.
+ * Line breaks and tabs become a space; control bytes, bytes that are not
+ * UTF-8 and invisible format characters are written visibly. */
+static size_t put_char(struct buf *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len;
+
+	if (p[0] == '\n' || p[0] == '\r' || p[0] == '\t') {
+		buf_addc(out, ' ');
+		return 1;
+	}
+	if (p[0] < 0x20 || p[0] == 0x7f) {
+		buf_printf(out, "\\x%02x", p[0]);
+		return 1;
+	}
+	if (p[0] < 0x80) {
+		buf_addc(out, (char)p[0]);
+		return 1;
+	}
+	len = utf8_seq_len(p, n);
+	if (!len) {
+		buf_printf(out, "\\x%02x", p[0]);
+		return 1;
+	}
+	{
+		unsigned cp = len == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
+			    : len == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
+				       : (unsigned)-1;
+
+		if (invisible_format(cp))
+			buf_printf(out, "\\u%04x", cp);
+		else
+			buf_add(out, s, len);
+	}
+	return len;
+}
+
+/* n bytes at s as an inline code span that no content can break. */
+static void put_code_n(struct buf *out, const char *s, size_t n)
 {
 	size_t run = 0, longest = 0;
 
-	if (!s || !*s) {
-		buf_puts(out, "-");
-		return;
-	}
-	for (const char *p = s; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
+	for (size_t i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
 		if (run > longest)
 			longest = run;
 	}
 	for (size_t i = 0; i <= longest; i++)
 		buf_addc(out, '`');
 	buf_addc(out, ' ');
-	for (const char *p = s; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c == '|')
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '|') {
 			buf_puts(out, "\\|");
-		else
-			put_byte(out, c);
+			i++;
+		} else {
+			i += put_char(out, s + i, n - i);
+		}
 	}
 	buf_addc(out, ' ');
 	for (size_t i = 0; i <= longest; i++)
 		buf_addc(out, '`');
 }
 
-/* Plain text (titles we wrote, with machine values inside): escape markup characters. */
+/* `value` as an inline code span; "-" for none. */
+static void put_code(struct buf *out, const char *s)
+{
+	if (!s || !*s) {
+		buf_puts(out, "-");
+		return;
+	}
+	put_code_n(out, s, strlen(s));
+}
+
+static int ascii_prefix_ci(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !strncasecmp(s, prefix, k);
+}
+
+/*
+ * Can this word stand as markdown text, inert on GitHub?  Letters, digits
+ * and . , ; ( ) ' " = + - / ? and one ':' at its end only (":x:" is an
+ * emoji); not "www." (an autolink), not "GH-<digit>" (an issue), not seven
+ * or more hex digits alone (a commit).  '@', '#', '<', '&', '$', '~', '*',
+ * '_', '[', '`', '\\', '|', '!' and anything not ASCII make it a code span.
+ */
+static int plain_word(const char *s, size_t n)
+{
+	size_t hex = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == ':' && i + 1 == n)
+			continue;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr(".,;()'\"=+-/?", c)))
+			return 0;
+		hex += (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+	}
+	if (ascii_prefix_ci(s, n, "www."))
+		return 0;
+	if (ascii_prefix_ci(s, n, "gh-") && n > 3 && s[3] >= '0' && s[3] <= '9')
+		return 0;
+	if (hex == n && n >= 7)
+		return 0;
+	return 1;
+}
+
+/* A sentence of ours with machine values inside: plain words as text, others as code spans. */
 static void put_text(struct buf *out, const char *s)
 {
-	for (const char *p = s ? s : ""; *p; p++) {
-		unsigned char c = (unsigned char)*p;
+	const char *p = s ? s : "";
 
-		if (strchr("\\`*_[]<>|#", c))
-			buf_addc(out, '\\');
-		put_byte(out, c);
+	while (*p) {
+		size_t n = 0;
+
+		if (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') {
+			buf_addc(out, ' ');
+			p++;
+			continue;
+		}
+		while (p[n] && p[n] != ' ' && p[n] != '\n' && p[n] != '\t' && p[n] != '\r')
+			n++;
+		if (plain_word(p, n))
+			buf_add(out, p, n);
+		else
+			put_code_n(out, p, n);
+		p += n;
 	}
 }
 

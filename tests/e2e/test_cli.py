@@ -25,7 +25,7 @@ class TestCli(GDTestCase):
     def test_unknown_command_is_usage_error(self):
         rc, _, err = run(["frobnicate"])
         self.assertEqual(rc, 2)
-        self.assertIn("not a command", err)
+        self.assertIn("is not a gpudoctor command", err)
 
     def test_bad_root_is_usage_error(self):
         rc, _, err = run(["--root", "/nonexistent/dir", "check"])

@@ -1,0 +1,221 @@
+"""gpudoctor explain against hostile input (issue 18): matching time is linear
+in the input (a 1 MB line, lines full of every rule's anchor), NUL bytes
+separate records instead of ending them, and explain --run forwards SIGINT,
+SIGTERM and SIGHUP to the command's process group and ends with its status.
+
+Times are CPU seconds of the gpudoctor process (user + system, from wait4),
+so that a loaded CI machine does not fail them; the wall clock only guards
+against a hang.  Under AddressSanitizer (make check SANITIZE=1) the bounds
+are ten times wider: the instrumentation, not the algorithm, costs there.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gdtest import GPUDOCTOR, REPO, clean_env  # noqa: E402
+
+RULES = os.path.join(REPO, "src", "knowledge", "data", "explain.tsv")
+MB = 1 << 20
+with open(GPUDOCTOR, "rb") as _f:
+    SLOW = 10 if b"__asan_init" in _f.read() else 1
+KERNEL_IMAGE = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+
+
+def anchors():
+    """Every rule's anchor literals, as the matcher's automaton sees them."""
+    out = []
+    for line in open(RULES, encoding="utf-8"):
+        c = line.rstrip("\n").split("\t")
+        if line.startswith("#") or len(c) < 6 or c[0] == "id":
+            continue
+        if c[3] in ("re", "rei"):
+            out += c[5].split("|")
+        elif c[3] == "lit":
+            out.append(c[4].split("{")[0])
+    return [a for a in out if a]
+
+
+def run_rusage(argv, stdin_data=None):
+    """Popen + wait4, so that the child's own CPU time is known."""
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=clean_env())
+    out, err = b"", b""
+    if stdin_data is not None:
+        p.stdin.write(stdin_data)
+    p.stdin.close()
+    out = p.stdout.read()
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, out, err, ru.ru_utime + ru.ru_stime
+
+
+def rules_of(doc):
+    return [m["rule"] for m in (doc or {}).get("matches", [])]
+
+
+class Linear(unittest.TestCase):
+    def timed(self, data):
+        t0 = time.monotonic()
+        rc, out, err, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", "-"], data)
+        wall = time.monotonic() - t0
+        self.assertLess(wall, 20, "explain hung")
+        doc = json.loads(out) if out.strip().startswith(b"{") else None
+        return rc, doc, cpu
+
+    def test_one_megabyte_line_with_the_error_at_its_end(self):
+        rc, doc, cpu = self.timed(b"x" * MB + b" " + KERNEL_IMAGE.encode() + b"\n")
+        self.assertEqual(rc, 0)
+        self.assertIn("no-kernel-image", rules_of(doc))
+        self.assertLessEqual(cpu, 0.1 * SLOW, "a 1 MB line took %.3f CPU s" % cpu)
+
+    def test_one_megabyte_line_of_every_anchor(self):
+        # each anchor behind 1200 bytes that glibc's regexec would try as
+        # start positions: quadratic if a pattern saw the whole line
+        for pad in (b"lib" * 400, b"0" * 1200, b"'" + b"a" * 1200, b"libcudnn_" * 130):
+            unit = b"".join(pad + a.encode() + b" " for a in anchors())
+            line = (unit * (MB // len(unit) + 1))[:MB] + b"\n"
+            rc, _, cpu = self.timed(line)
+            self.assertIn(rc, (0, 3))
+            self.assertLessEqual(cpu, 0.1 * SLOW, "pad %r: %.3f CPU s" % (pad[:8], cpu))
+
+    def test_time_grows_linearly_with_the_line(self):
+        # 40 KB took 9.5 s before the windows; 16x the length must cost at
+        # most about 16x (plus the start-up), never 256x
+        pad = b"lib" * 13000
+        small = pad + b" permission denied\n"
+        big = pad * 16 + b" permission denied\n"
+        _, _, c_small = self.timed(small)
+        _, _, c_big = self.timed(big)
+        self.assertLessEqual(c_big, 0.1 * SLOW)
+        self.assertLessEqual(c_big, 16 * c_small + 0.05 * SLOW)
+
+    def test_error_after_a_long_line_prefix_is_still_found(self):
+        # the window follows the anchor wherever it is in the line
+        for at in (0, 1000, 500000):
+            text = b"y" * at + b" libcudnn.so.8: cannot open shared object file: No such file or directory\n"
+            rc, doc, _ = self.timed(text)
+            self.assertEqual(rc, 0, at)
+            self.assertIn("dlopen-cudnn", rules_of(doc), at)
+
+    def test_hit_text_of_a_long_line_is_the_matched_part(self):
+        rc, doc, _ = self.timed(b"z" * 100000 + b" " + KERNEL_IMAGE.encode() + b"\n")
+        m = [m for m in doc["matches"] if m["rule"] == "no-kernel-image"][0]
+        self.assertIn("no kernel image", json.dumps(m))
+
+    def test_hundred_megabytes_of_ordinary_log(self):
+        lines = "".join("2024-05-01 12:00:%02d,123 INFO train.py:%d: epoch %d step %d loss 0.%04d "
+                        "lr 0.0001 throughput %d samples/s\n" % (i % 60, i, i // 100, i, i, 100 + i)
+                        for i in range(2000)).encode()
+        data = lines * (100 * MB // len(lines) + 1) + KERNEL_IMAGE.encode() + b"\n"
+        with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
+            f.write(data)
+            name = f.name
+        try:
+            rc, out, _, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", name])
+        finally:
+            os.unlink(name)
+        self.assertEqual(rc, 0)
+        self.assertIn("no-kernel-image", rules_of(json.loads(out)))
+        self.assertLessEqual(cpu, 1.0 * SLOW, "100 MB took %.2f CPU s" % cpu)
+
+
+class Nul(unittest.TestCase):
+    def explain(self, data):
+        rc, out, _, _ = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", "-"], data)
+        return rc, json.loads(out) if out.strip().startswith(b"{") else None
+
+    def test_nul_before_an_error_does_not_hide_it(self):
+        for prefix in (b"\0", b"binary junk\0\0\0", b"\0" * 5000, b"[ 12.3] \0"):
+            rc, doc = self.explain(prefix + KERNEL_IMAGE.encode() + b"\n")
+            self.assertEqual(rc, 0, prefix[:20])
+            self.assertIn("no-kernel-image", rules_of(doc), prefix[:20])
+
+    def test_nul_separates_records_of_one_line(self):
+        rc, doc = self.explain(b"libcudnn.so.8: cannot open shared object file: No such file or directory"
+                               b"\0" + KERNEL_IMAGE.encode() + b"\n")
+        self.assertEqual(rc, 0)
+        self.assertIn("dlopen-cudnn", rules_of(doc))
+        self.assertIn("no-kernel-image", rules_of(doc))
+
+    def test_near_miss_nul_inside_the_message_splits_it(self):
+        # a NUL separates: the two halves are two records, neither the message
+        rc, doc = self.explain(b"no kernel image is avail\0able for execution on the device\n")
+        self.assertNotIn("no-kernel-image", rules_of(doc))
+
+
+class RunSignals(unittest.TestCase):
+    """A real signal to `gpudoctor explain --run -- sh -c ...`."""
+
+    SCRIPT = ("trap 'echo got-$SIG >&2; kill $SLEEPER 2>/dev/null; exit 7' %s; "
+              "sleep 300 & SLEEPER=$!; echo sleeper=$SLEEPER; echo ready; "
+              "while :; do sleep 0.05; done")
+
+    def start(self, script):
+        p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c", script],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+                             start_new_session=True)
+        info = {}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            line = p.stdout.readline().decode()
+            if line.startswith("sleeper="):
+                info["sleeper"] = int(line.split("=")[1])
+            if line.strip() == "ready":
+                return p, info
+        p.kill()
+        self.fail("the command did not start")
+
+    def finish(self, p):
+        try:
+            out, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            self.fail("gpudoctor did not end after the signal")
+        return out.decode(), err.decode()
+
+    def gone(self, pid):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().split(") ")[1].startswith("Z"):
+                        return True
+            except OSError:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def test_each_signal_reaches_the_command_and_its_status_is_ours(self):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            name = sig.name[3:]
+            p, _ = self.start(self.SCRIPT.replace("$SIG", name) % name)
+            os.kill(p.pid, sig)
+            out, err = self.finish(p)
+            self.assertEqual(p.returncode, 7, (name, err))
+            self.assertIn("got-" + name, err)
+
+    def test_untrapped_signal_ends_the_whole_group(self):
+        # sh and its background sleep are in the command's group: both go
+        p, info = self.start("sleep 300 & echo sleeper=$!; echo ready; wait")
+        os.kill(p.pid, signal.SIGTERM)
+        out, err = self.finish(p)
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+        self.assertTrue(self.gone(info["sleeper"]), "the command's child outlived it")
+
+    def test_near_miss_without_a_signal_the_status_is_the_commands(self):
+        p = subprocess.run([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c", "exit 5"],
+                           capture_output=True, text=True, env=clean_env(), timeout=30)
+        self.assertEqual(p.returncode, 5)
+        self.assertNotIn("after signal", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
