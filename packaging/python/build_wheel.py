@@ -51,7 +51,7 @@ def version_of(binary):
     try:
         out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
         if out.returncode == 0 and out.stdout.startswith("gpudoctor "):
-            return out.stdout.split()[-1]
+            return out.stdout.split()[1]
     except OSError:
         pass
     with open(os.path.join(HERE, "..", "..", "src", "core", "ctx.h")) as f:

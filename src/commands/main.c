@@ -6,6 +6,7 @@
  * everything else is passed to the command.  Output is flushed and checked
  * here, so a truncated report becomes exit status 2.
  */
+#include "commit.h"
 #include "commands/cli.h"
 #include "commands/commands.h"
 #include "core/ctx.h"
@@ -199,9 +200,10 @@ int main(int argc, char **argv)
 
 			/* the knowledge's date: answers about releases after it are the kb's guesses */
 			if (kb_open(ctx.kb_dir, &vkb, &ve) == 0 && kb_as_of(vkb))
-				printf("gpudoctor %s (knowledge as of %s)\n", GD_VERSION, kb_as_of(vkb));
+				printf("gpudoctor %s (commit %s, knowledge as of %s)\n", GD_VERSION, GD_COMMIT,
+				       kb_as_of(vkb));
 			else
-				printf("gpudoctor %s\n", GD_VERSION);
+				printf("gpudoctor %s (commit %s)\n", GD_VERSION, GD_COMMIT);
 			kb_close(vkb);
 			ret = fflush(stdout) || ferror(stdout) ? 2 : 0;
 			goto out;

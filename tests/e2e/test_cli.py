@@ -1,4 +1,5 @@
 """The command line itself: help, version, usage errors, exit statuses."""
+import os
 import json
 import unittest
 
@@ -9,7 +10,12 @@ class TestCli(GDTestCase):
     def test_version(self):
         rc, out, _ = run(["--version"])
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"^gpudoctor \d+\.\d+\.\d+")
+        self.assertRegex(out, r"^gpudoctor \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}|unknown), knowledge as of \d{4}-\d\d-\d\d\)\n$")
+        import subprocess
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+        if head:
+            self.assertIn(head, out)
 
     def test_help_on_every_command(self):
         rc, out, _ = run(["--help"])

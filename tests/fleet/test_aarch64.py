@@ -45,7 +45,7 @@ class TestAarch64(unittest.TestCase):
         self.qemu()
         p = subprocess.run(QEMU.split() + [self.bin, "--version"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertRegex(p.stdout, r"^gpudoctor [0-9.]+\n$")
+        self.assertRegex(p.stdout, r"^gpudoctor [0-9.]+ \(commit ([0-9a-f]{7,40}|unknown)")
 
     def test_docs_through_qemu_equal_native(self):
         self.qemu()

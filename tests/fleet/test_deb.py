@@ -144,7 +144,7 @@ class TestDeb(unittest.TestCase):
 
     def test_3_installs_and_runs(self):
         out = self.in_root("gpudoctor", "--version").stdout
-        self.assertRegex(out, r"^gpudoctor [0-9.]+\n$")
+        self.assertRegex(out, r"^gpudoctor [0-9.]+ \(commit ([0-9a-f]{7,40}|unknown)")
         h = self.in_root("gpudoctor", "--no-load", "health", check=False)
         self.assertIn(h.returncode, (0, 1, 2))
         self.assertTrue(h.stdout.startswith("gpudoctor: "), h.stdout)

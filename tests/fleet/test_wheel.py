@@ -120,7 +120,7 @@ class TestWheel(unittest.TestCase):
         env = {"PATH": "/usr/bin:/bin", "HOME": self.tmp}
         v = subprocess.run([exe, "--version"], capture_output=True, text=True, env=env, timeout=60)
         self.assertEqual(v.returncode, 0, v.stderr)
-        self.assertRegex(v.stdout, r"^gpudoctor [0-9.]+\n$")
+        self.assertRegex(v.stdout, r"^gpudoctor [0-9.]+ \(commit ([0-9a-f]{7,40}|unknown)")
         c = subprocess.run([exe, "check", "--no-load", "--json"], capture_output=True, text=True,
                            env=env, timeout=120)
         self.assertIn(c.returncode, (0, 1), c.stderr)
