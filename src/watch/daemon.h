@@ -69,8 +69,9 @@ struct wd {
 	unsigned long long st_runs;
 
 	/* kernel log */
-	int kfd;			/* /dev/kmsg or -1 */
-	int kfile_fd;			/* --kmsg-file or -1 */
+	int kfd;			/* /dev/kmsg (or a --kmsg-file device) or -1 */
+	int kfd_paused;			/* out of the poll set until the next sweep */
+	int kfile_fd;			/* --kmsg-file (a file or a FIFO) or -1 */
 	struct buf kfile_part;		/* an incomplete last line of the file */
 	struct kmsg_nvrm nvrm;
 	unsigned long long kseq_last;	/* the last record read */
@@ -78,6 +79,8 @@ struct wd {
 	unsigned long long kseq_saved;	/* records up to this were counted before a restart */
 	unsigned long long klost;
 	unsigned long long krecords;
+	unsigned long long kspoofed;	/* XID-like records the driver did not write */
+	unsigned long long xid_overflow;	/* entries evicted or dropped from a full table */
 	double kmsg_at;
 	struct wxid xids[WATCH_MAX_XIDS];
 	int nxids;

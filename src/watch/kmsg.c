@@ -144,10 +144,12 @@ static const char *find_in(const char *s, const char *end, const char *needle)
 static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *line,
 		     const char *end, struct kmsg_event *ev)
 {
-	const char *p = find_in(line, end, "NVRM: ");
+	const char *p = line;
 	size_t n;
 
-	if (!p)
+	/* The driver's own lines start with its tag; one that merely contains
+	   it (a file name, a process name, another driver) is not the driver. */
+	if (end - p < 6 || memcmp(p, "NVRM: ", 6))
 		return 0;
 	p += 6;
 	memset(ev, 0, sizeof(*ev));
@@ -219,11 +221,31 @@ static int repeated_79(struct kmsg_nvrm *st, unsigned long long seq, const struc
 	return rep;
 }
 
+int kmsg_from_driver(const struct kmsg_rec *r)
+{
+	/* Facility 0 (kern): user space cannot write it to /dev/kmsg, the
+	   kernel turns facility 0 from a writer into 1 (user). */
+	return (r->prio >> 3) == 0 && r->len >= 6 && !memcmp(r->text, "NVRM: ", 6);
+}
+
+int kmsg_spoofed(const struct kmsg_rec *r)
+{
+	const char *end = r->text + r->len;
+
+	if (kmsg_from_driver(r))
+		return 0;
+	return find_in(r->text, end, "NVRM: ") || find_in(r->text, end, "Xid (") ||
+	       find_in(r->text, end, "SXid (");
+}
+
 size_t kmsg_nvrm_scan(struct kmsg_nvrm *st, const struct kmsg_rec *r,
 		      struct kmsg_event *ev, size_t max)
 {
 	const char *s = r->text, *end = r->text + r->len;
 	size_t n = 0;
+
+	if (!kmsg_from_driver(r))
+		return 0;	/* a record the driver did not write changes no state either */
 
 	while (s < end && n < max) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));

@@ -153,6 +153,7 @@ static void sweep(struct wd *w, double now)
 {
 	w->sweeps++;
 	xids_read_file(w, now);
+	w->kfd_paused = 0;
 	if (w->kfd >= 0)
 		xids_read_kmsg(w, now);
 	pci_refresh(w, now);
@@ -205,6 +206,35 @@ static int load_policy(struct wd *w, struct err *e)
 	return r;
 }
 
+/*
+ * --kmsg-file: a regular file or a FIFO is read as lines at each sweep; a
+ * character device (the Kubernetes DaemonSet passes /dev/kmsg) is read one
+ * record per read() like /dev/kmsg, from its first record on, and polled.
+ * Opened non-blocking either way: a FIFO without a writer, or a device with
+ * nothing new, never holds the loop.
+ */
+static int open_kmsg_file(struct wd *w, const char *path, struct err *e)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return err_set_errno(e, "--kmsg-file '%s'", path);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return err_set_errno(e, "--kmsg-file '%s'", path);
+	}
+	if (S_ISCHR(st.st_mode)) {
+		w->kfd = fd;
+	} else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) {
+		w->kfile_fd = fd;
+	} else {
+		close(fd);
+		return err_set(e, "--kmsg-file '%s': not a file, a FIFO or a character device", path);
+	}
+	return 0;
+}
+
 static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 {
 	struct stat st;
@@ -231,9 +261,8 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 	if (server_listen(w) < 0)
 		return err_set_errno(e, "--listen '%s': cannot listen there", o->listen);
 	if (o->kmsg_file) {
-		w->kfile_fd = open(o->kmsg_file, O_RDONLY | O_CLOEXEC);
-		if (w->kfile_fd < 0)
-			return err_set_errno(e, "--kmsg-file '%s'", o->kmsg_file);
+		if (open_kmsg_file(w, o->kmsg_file, e) < 0)
+			return -1;
 	} else if (!strcmp(o->ctx->root, "/")) {
 		if (xids_open_kmsg(w) < 0 && o->log)
 			o->log("watch: cannot read /dev/kmsg: XIDs are not watched (run as root or give CAP_SYSLOG)");
@@ -322,7 +351,7 @@ int watch_run(const struct watch_opts *o, struct err *e)
 			pfd[n].events = POLLIN;
 			cidx[n++] = -1;
 		}
-		if (w->kfd >= 0) {
+		if (w->kfd >= 0 && !w->kfd_paused) {
 			pfd[n].fd = w->kfd;
 			pfd[n].events = POLLIN;
 			cidx[n++] = -2;

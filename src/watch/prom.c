@@ -2,10 +2,18 @@
  * prom.c - Prometheus text exposition format 0.0.4 of the daemon's model:
  * /metrics and the --textfile file for node_exporter (no timestamps; written
  * to a temporary file and renamed).  Each family is written whole (HELP,
- * TYPE, samples) so the output passes `promtool check metrics`; label
- * values are escaped (\\, \", \n).  Unknown facts are left out, not 0.
+ * TYPE, samples) so the output passes `promtool check metrics`.  Label
+ * values come from GPUs, the kernel log and files, so they are hostile:
+ * esc() writes \\, \" and \n as the format requires, any other control
+ * byte (C0, DEL, C1) as the visible text \\xNN (an escaped backslash: the
+ * format has no other escapes, and Prometheus refuses a scrape with an
+ * unknown one), and a byte that is not UTF-8 as U+FFFD (Prometheus drops a
+ * whole scrape with invalid UTF-8).  A label holds one kind of value: `gpu`
+ * is an NVML index or empty, never a PCI address.  Unknown facts are left
+ * out, not 0.
  */
 #include "watch/daemon.h"
+#include "core/termesc.h"
 #include "core/xalloc.h"
 #include "knowledge/kb_xid.h"
 #include "knowledge/layers.h"
@@ -18,14 +26,45 @@
 
 static void esc(struct buf *b, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			buf_addc(b, '\\'), buf_addc(b, *s);
-		else if (*s == '\n')
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	while (n) {
+		size_t l = utf8_seq_len(p, n);
+
+		if (*p == '\\' || *p == '"') {
+			buf_addc(b, '\\');
+			buf_addc(b, (char)*p);
+		} else if (*p == '\n') {
 			buf_puts(b, "\\n");
-		else
-			buf_addc(b, *s);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			buf_printf(b, "\\\\x%02x", *p);
+		} else if (l == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			buf_printf(b, "\\\\x%02x", p[1]);	/* C1: U+0080..U+009F */
+		} else if (l == 0) {
+			buf_puts(b, "\xef\xbf\xbd");	/* U+FFFD */
+			l = 1;
+		} else {
+			buf_add(b, p, l);
+		}
+		if (l == 0 || *p < 0x80)
+			l = 1;
+		p += l;
+		n -= l;
 	}
+}
+
+/* The `gpu` label of an XID: the NVML index when NVML mapped its address,
+ * else empty (the address is in pci_bus_id). */
+static const char *xid_gpu(const struct wd *w, const char *bus_id, char *out, size_t size)
+{
+	int i = xids_gpu_index(w, bus_id);
+
+	if (i < 0)
+		out[0] = '\0';
+	else
+		snprintf(out, size, "%d", i);
+	return out;
 }
 
 static void family(struct buf *b, const char *name, const char *type, const char *help)
@@ -203,7 +242,7 @@ static void xids(struct buf *b, const struct wd *w)
 		if (strcmp(w->xids[i].boot_id, w->boot_id))
 			continue;	/* an earlier boot's unacknowledged XID */
 		buf_puts(b, "gpudoctor_xid_errors_total{gpu=\"");
-		esc(b, xids_gpu_label(w, w->xids[i].bus_id, g, sizeof(g)));
+		esc(b, xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
 		buf_puts(b, "\",pci_bus_id=\"");
 		esc(b, w->xids[i].bus_id);
 		buf_printf(b, "\",xid=\"%d\"} %llu\n", w->xids[i].xid, w->xids[i].count);
@@ -216,7 +255,9 @@ static void xids(struct buf *b, const struct wd *w)
 		if (!w->xids[i].fatal)
 			continue;
 		buf_puts(b, "gpudoctor_xid_unacknowledged{gpu=\"");
-		esc(b, xids_gpu_label(w, w->xids[i].bus_id, g, sizeof(g)));
+		esc(b, xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
+		buf_puts(b, "\",pci_bus_id=\"");
+		esc(b, w->xids[i].bus_id);
 		buf_printf(b, "\",xid=\"%d\",action=\"%s\"} 1\n", w->xids[i].xid,
 			   kb_xid_action_name(w->xids[i].action));
 	}
@@ -225,6 +266,13 @@ static void xids(struct buf *b, const struct wd *w)
 	family(b, "gpudoctor_kmsg_records_lost_total", "counter",
 	       "Kernel log records overwritten before they were read.");
 	buf_printf(b, "gpudoctor_kmsg_records_lost_total %llu\n", w->klost);
+	family(b, "gpudoctor_kmsg_records_spoofed_total", "counter",
+	       "Kernel log records carrying an NVIDIA driver line that the driver did not write "
+	       "(another facility, or the line not at the start of the message): ignored.");
+	buf_printf(b, "gpudoctor_kmsg_records_spoofed_total %llu\n", w->kspoofed);
+	family(b, "gpudoctor_xid_table_overflow_total", "counter",
+	       "XID entries evicted (oldest non-fatal first) or dropped because the table was full.");
+	buf_printf(b, "gpudoctor_xid_table_overflow_total %llu\n", w->xid_overflow);
 }
 
 static void own(struct buf *b, const struct wd *w, double now)
