@@ -26,6 +26,7 @@ struct kb;
 
 struct wconn {
 	int fd;
+	double born;			/* accepted at (monotonic) */
 	double deadline;		/* read deadline, then write deadline */
 	size_t inlen;
 	char *in;			/* HTTP_REQ_MAX bytes, allocated on accept */
@@ -102,6 +103,8 @@ struct wd {
 	int lfd;
 	struct wconn conns[WD_MAX_CONNS];
 	unsigned long long http_requests, http_rejected;
+	unsigned long long http_evicted;	/* slow connections closed to make room */
+	double accept_retry;		/* out of descriptors: accept again then; 0 when polling */
 	struct notify nt;
 	double next_watchdog;
 	double loop_progress;		/* monotonic time the loop last went round */
@@ -146,6 +149,7 @@ int state_write(const struct wd *w);
 /* server.c */
 int server_listen(struct wd *w);
 void server_accept(struct wd *w, double now);
+int server_poll_fd(struct wd *w, double now, double *wake);
 void server_io(struct wd *w, int i, short revents, double now);
 void server_expire(struct wd *w, double now);
 

@@ -346,7 +346,7 @@ int watch_run(const struct watch_opts *o, struct err *e)
 		if ((w->smp.state == SAMPLER_STARTING || w->smp.state == SAMPLER_BUSY) &&
 		    w->smp.deadline < wake)
 			wake = w->smp.deadline;
-		if (w->lfd >= 0) {
+		if (server_poll_fd(w, now, &wake) >= 0) {
 			pfd[n].fd = w->lfd;
 			pfd[n].events = POLLIN;
 			cidx[n++] = -1;

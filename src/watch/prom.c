@@ -306,6 +306,10 @@ static void own(struct buf *b, const struct wd *w, double now)
 	family(b, "gpudoctor_http_rejected_total", "counter",
 	       "HTTP connections closed for a bad or slow request, or for lack of room.");
 	buf_printf(b, "gpudoctor_http_rejected_total %llu\n", w->http_rejected);
+	family(b, "gpudoctor_http_evicted_total", "counter",
+	       "HTTP connections closed, when all slots were taken, because their request "
+	       "had not completed within 0.5 s (also counted as rejected).");
+	buf_printf(b, "gpudoctor_http_evicted_total %llu\n", w->http_evicted);
 	family(b, "gpudoctor_process_resident_memory_bytes", "gauge",
 	       "Resident memory of the watch process itself (children apart).");
 	buf_printf(b, "gpudoctor_process_resident_memory_bytes %lld\n", wd_self_rss());

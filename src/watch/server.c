@@ -3,8 +3,14 @@
  * /healthz and /; one request per connection; a request head of at most
  * HTTP_REQ_MAX bytes that must arrive within READ_DEADLINE seconds.  Every
  * socket is non-blocking and served from the one poll loop, so a slow or
- * malicious client holds one slot, never the loop; when all slots are taken
- * a new connection is closed at once.
+ * malicious client holds one slot, never the loop.  When all slots are
+ * taken, a new connection evicts the oldest connection whose request (or
+ * response) has not completed within SLOW_AFTER seconds, so that clients
+ * that trickle bytes (slowloris) cannot starve a real one; with none that
+ * slow, the new connection is closed at once.  When accept() fails for
+ * lack of descriptors (EMFILE, ENFILE), the listening socket leaves the
+ * poll set until a slot frees or ACCEPT_RETRY seconds pass: it stays
+ * readable, and polling it would spin the loop.
  */
 #include "watch/daemon.h"
 #include "watch/http.h"
@@ -22,6 +28,8 @@
 
 #define READ_DEADLINE 5.0
 #define WRITE_DEADLINE 10.0
+#define SLOW_AFTER 0.5		/* a local request head arrives in one packet */
+#define ACCEPT_RETRY 1.0
 
 int server_listen(struct wd *w)
 {
@@ -72,6 +80,46 @@ static void conn_close(struct wd *w, int i)
 	buf_release(&c->out);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	w->accept_retry = 0;	/* a descriptor is free again */
+}
+
+/* The oldest connection slower than SLOW_AFTER, or -1. */
+static int slowest(const struct wd *w, double now)
+{
+	int v = -1;
+
+	for (int i = 0; i < WD_MAX_CONNS; i++) {
+		const struct wconn *c = &w->conns[i];
+
+		if (c->fd >= 0 && now - c->born >= SLOW_AFTER && (v < 0 || c->born < w->conns[v].born))
+			v = i;
+	}
+	return v;
+}
+
+static int evict_slowest(struct wd *w, double now)
+{
+	int v = slowest(w, now);
+
+	if (v < 0)
+		return -1;
+	conn_close(w, v);
+	w->http_evicted++;
+	w->http_rejected++;
+	return v;
+}
+
+int server_poll_fd(struct wd *w, double now, double *wake)
+{
+	if (w->lfd < 0)
+		return -1;
+	if (w->accept_retry > 0 && now < w->accept_retry) {
+		if (w->accept_retry < *wake)
+			*wake = w->accept_retry;
+		return -1;
+	}
+	w->accept_retry = 0;
+	return w->lfd;
 }
 
 void server_accept(struct wd *w, double now)
@@ -79,16 +127,28 @@ void server_accept(struct wd *w, double now)
 	for (int k = 0; k < 64; k++) {
 		int fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), i;
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			/* Out of descriptors: a slow connection gives its own up, else wait. */
+			if (evict_slowest(w, now) >= 0)
+				continue;
+			w->accept_retry = now + ACCEPT_RETRY;
+			return;
+		}
+		if (fd < 0 && (errno == ECONNABORTED || errno == EINTR || errno == EPROTO))
+			continue;
 		if (fd < 0)
 			return;
 		for (i = 0; i < WD_MAX_CONNS && w->conns[i].fd >= 0; i++)
 			;
-		if (i == WD_MAX_CONNS) {
-			close(fd);	/* full: refuse rather than queue */
+		if (i == WD_MAX_CONNS)
+			i = evict_slowest(w, now);
+		if (i < 0) {
+			close(fd);	/* full of connections still on time: refuse rather than queue */
 			w->http_rejected++;
 			continue;
 		}
 		w->conns[i].fd = fd;
+		w->conns[i].born = now;
 		w->conns[i].in = xmalloc(HTTP_REQ_MAX);
 		w->conns[i].inlen = 0;
 		w->conns[i].deadline = now + READ_DEADLINE;
