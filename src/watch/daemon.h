@@ -82,6 +82,8 @@ struct wd {
 	unsigned long long krecords;
 	unsigned long long kspoofed;	/* XID-like records the driver did not write */
 	unsigned long long xid_overflow;	/* entries evicted or dropped from a full table */
+	unsigned long long xid_tick[WATCH_MAX_XIDS];	/* when each entry was last touched */
+	unsigned long long xid_clock;
 	double kmsg_at;
 	struct wxid xids[WATCH_MAX_XIDS];
 	int nxids;

@@ -7,7 +7,8 @@
  * taken, a new connection evicts the oldest connection whose request (or
  * response) has not completed within SLOW_AFTER seconds, so that clients
  * that trickle bytes (slowloris) cannot starve a real one; with none that
- * slow, the new connection is closed at once.  When accept() fails for
+ * slow, new connections wait in the kernel's accept queue (1024 deep) until
+ * the oldest one is.  When accept() fails for
  * lack of descriptors (EMFILE, ENFILE), the listening socket leaves the
  * poll set until a slot frees or ACCEPT_RETRY seconds pass: it stays
  * readable, and polling it would spin the loop.
@@ -62,7 +63,7 @@ int server_listen(struct wd *w)
 	if (w->lfd < 0)
 		return -1;
 	setsockopt(w->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(w->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(w->lfd, 64) < 0) {
+	if (bind(w->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(w->lfd, 1024) < 0) {
 		close(w->lfd);
 		w->lfd = -1;
 		return -1;
@@ -122,11 +123,38 @@ int server_poll_fd(struct wd *w, double now, double *wake)
 	return w->lfd;
 }
 
+/* A free slot, or -1 (then *until: when the oldest connection may be evicted). */
+static int free_slot(const struct wd *w, double *until)
+{
+	double oldest = -1;
+
+	for (int i = 0; i < WD_MAX_CONNS; i++) {
+		if (w->conns[i].fd < 0)
+			return i;
+		if (oldest < 0 || w->conns[i].born < oldest)
+			oldest = w->conns[i].born;
+	}
+	*until = oldest + SLOW_AFTER;
+	return -1;
+}
+
 void server_accept(struct wd *w, double now)
 {
 	for (int k = 0; k < 64; k++) {
-		int fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), i;
+		double until = now;
+		int i = free_slot(w, &until), fd;
 
+		/* Poll said a connection waits: only then is one evicted for it,
+		   one per wake-up; the next poll says whether more wait. */
+		if (i < 0 && k > 0)
+			return;
+		if (i < 0 && (i = evict_slowest(w, now)) < 0) {
+			/* Every slot is young: leave the new connections queued in
+			   the kernel (not refused) until the oldest may be evicted. */
+			w->accept_retry = until > now ? until : now + 0.05;
+			return;
+		}
+		fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
 			/* Out of descriptors: a slow connection gives its own up, else wait. */
 			if (evict_slowest(w, now) >= 0)
@@ -138,15 +166,6 @@ void server_accept(struct wd *w, double now)
 			continue;
 		if (fd < 0)
 			return;
-		for (i = 0; i < WD_MAX_CONNS && w->conns[i].fd >= 0; i++)
-			;
-		if (i == WD_MAX_CONNS)
-			i = evict_slowest(w, now);
-		if (i < 0) {
-			close(fd);	/* full of connections still on time: refuse rather than queue */
-			w->http_rejected++;
-			continue;
-		}
 		w->conns[i].fd = fd;
 		w->conns[i].born = now;
 		w->conns[i].in = xmalloc(HTTP_REQ_MAX);

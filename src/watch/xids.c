@@ -72,20 +72,23 @@ static struct wxid *xid_slot(struct wd *w, const char *bus, int xid, int fatal)
 	int victim = -1;
 
 	for (int i = 0; i < w->nxids; i++)
-		if (w->xids[i].xid == xid && !strcmp(w->xids[i].bus_id, bus))
+		if (w->xids[i].xid == xid && !strcmp(w->xids[i].bus_id, bus)) {
+			w->xid_tick[i] = ++w->xid_clock;
 			return &w->xids[i];
+		}
+	/* "Oldest" is the least recently seen: clock seconds tie in a burst. */
 	if (w->nxids < WATCH_MAX_XIDS) {
 		victim = w->nxids++;
 	} else {
 		for (int i = 0; i < w->nxids; i++)
-			if (!w->xids[i].fatal && (victim < 0 || w->xids[i].last < w->xids[victim].last))
+			if (!w->xids[i].fatal && (victim < 0 || w->xid_tick[i] < w->xid_tick[victim]))
 				victim = i;
 		for (int i = 0; victim < 0 && fatal && i < w->nxids; i++) {
 			int others = 0;
 
 			for (int k = 0; k < w->nxids; k++)
 				others += k != i && !strcmp(w->xids[k].bus_id, w->xids[i].bus_id);
-			if (others && (victim < 0 || w->xids[i].last < w->xids[victim].last))
+			if (others && (victim < 0 || w->xid_tick[i] < w->xid_tick[victim]))
 				victim = i;
 		}
 		w->xid_overflow++;
@@ -93,6 +96,7 @@ static struct wxid *xid_slot(struct wd *w, const char *bus, int xid, int fatal)
 			return NULL;
 	}
 	memset(&w->xids[victim], 0, sizeof(w->xids[0]));
+	w->xid_tick[victim] = ++w->xid_clock;
 	snprintf(w->xids[victim].bus_id, sizeof(w->xids[0].bus_id), "%s", bus);
 	w->xids[victim].xid = xid;
 	return &w->xids[victim];

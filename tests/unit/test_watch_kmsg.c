@@ -107,6 +107,15 @@ static void test_spoofs(void)
 		"4,504,1,-;mydrv 0000:03:00.0: relay NVRM: Xid (PCI:0000:44:00): 48, DBE\n",
 		/* an indented NVRM line (a quoted log) */
 		"4,505,1,-; NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus.\n",
+		/* a process name (15 bytes) that starts the message "NVRM: ", and
+		   the rest of a driver line in the library's name: refused as a
+		   segfault record, and each form would not match anyway */
+		"6,507,1,-;NVRM: GPU 18:0[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		"x: GPU has fallen off the bus.so[110d,7f58eba7e000+1000]\n",
+		"6,508,1,-;NVRM: x[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		"fallen off the bus and is not responding to commands.so[110d,7f58eba7e000+1000]\n",
+		"6,509,1,-;NVRM: Xid (PCI[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		"0000:18:00): 79, x.so[110d,7f58eba7e000+1000]\n",
 		/* the multi-line report's first line, from user space */
 		"14,506,1,-;NVRM: The NVIDIA GPU 0000:45:00.0\n",
 	};
@@ -119,12 +128,22 @@ static void test_spoofs(void)
 		CHECK_INT(kmsg_spoofed(&r), 1);
 	}
 	/* the user-space first line set nothing: a real third line names no GPU */
-	CHECK_INT(scan(&st, "4,507,1,-;NVRM: fallen off the bus and is not responding to commands.\n", ev), 1);
+	CHECK_INT(scan(&st, "4,510,1,-;NVRM: fallen off the bus and is not responding to commands.\n", ev), 1);
 	CHECK_STR(ev[0].bus_id, "");
 	/* near misses: the driver's own records at any kernel level count */
 	CHECK_INT(scan(&st, "0,600,1,-;NVRM: Xid (PCI:0000:44:00): 48, pid=1, DBE\n", ev), 1);
 	CHECK_INT(kmsg_spoofed(&r), 0);
 	CHECK_INT(scan(&st, "7,601,1,-;NVRM: Xid (PCI:0000:44:00): 13, pid=1, Graphics Exception\n", ev), 1);
+	/* the exact forms alone refuse those lines (were the segfault test gone) */
+	{
+		static const char *const lines[] = {
+			"6,520,1,-;NVRM: GPU 18:0[8699]: x: GPU has fallen off the bus.so\n",
+			"6,521,1,-;NVRM: x[8699]: y fallen off the bus and is not responding.so\n",
+			"6,522,1,-;NVRM: Xid (PCI[8699]: 0000:18:00): 79, x.so\n",
+		};
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+			CHECK_INT(scan(&st, lines[i], ev), 0);
+	}
 	/* ordinary records are neither */
 	CHECK_INT(scan(&st, "6,602,1,-;usb 1-1: new high-speed USB device\n", ev), 0);
 	CHECK_INT(kmsg_spoofed(&r), 0);
