@@ -4,11 +4,11 @@
  * to a temporary file and renamed).  Each family is written whole (HELP,
  * TYPE, samples) so the output passes `promtool check metrics`.  Label
  * values come from GPUs, the kernel log and files, so they are hostile:
- * esc() writes \\, \" and \n as the format requires, any other control
- * byte (C0, DEL, C1) as the visible text \\xNN (an escaped backslash: the
- * format has no other escapes, and Prometheus refuses a scrape with an
- * unknown one), and a byte that is not UTF-8 as U+FFFD (Prometheus drops a
- * whole scrape with invalid UTF-8).  A label holds one kind of value: `gpu`
+ * esc() first makes control bytes (C0, DEL, C1), bytes that are not UTF-8
+ * and bidi overrides visible text with core/termesc (\n, \xNN, \uNNNN:
+ * Prometheus drops a whole scrape with invalid UTF-8), then escapes that
+ * text's backslashes and quotes as the format requires (it has no other
+ * escapes; a parser refuses an unknown one).  A label holds one kind of value: `gpu`
  * is an NVML index or empty, never a PCI address.  Unknown facts are left
  * out, not 0.
  */
@@ -26,32 +26,17 @@
 
 static void esc(struct buf *b, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
+	struct buf t = BUF_INIT;
 
-	while (n) {
-		size_t l = utf8_seq_len(p, n);
-
-		if (*p == '\\' || *p == '"') {
+	/* termesc makes every control byte, non-UTF-8 byte and bidi override
+	   visible text; the format's escapes then apply to that text. */
+	termesc_buf(&t, s);
+	for (size_t i = 0; i < t.len; i++) {
+		if (t.s[i] == '\\' || t.s[i] == '"')
 			buf_addc(b, '\\');
-			buf_addc(b, (char)*p);
-		} else if (*p == '\n') {
-			buf_puts(b, "\\n");
-		} else if (*p < 0x20 || *p == 0x7f) {
-			buf_printf(b, "\\\\x%02x", *p);
-		} else if (l == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
-			buf_printf(b, "\\\\x%02x", p[1]);	/* C1: U+0080..U+009F */
-		} else if (l == 0) {
-			buf_puts(b, "\xef\xbf\xbd");	/* U+FFFD */
-			l = 1;
-		} else {
-			buf_add(b, p, l);
-		}
-		if (l == 0 || *p < 0x80)
-			l = 1;
-		p += l;
-		n -= l;
+		buf_addc(b, t.s[i]);
 	}
+	buf_release(&t);
 }
 
 /* The `gpu` label of an XID: the NVML index when NVML mapped its address,

@@ -173,7 +173,9 @@ class KernelLog(unittest.TestCase):
         with Watch(root(), kmsg_file=kfile) as w:
             m = self.assert_not_steered(w, 8)
             self.assertEqual(metric(m, "gpudoctor_kmsg_records_spoofed_total"), 8)
-            self.assertEqual(metric(m, "gpudoctor_xid_errors_total", gpu=0, xid=13), 1)
+            # the gpu label once NVML has mapped the address
+            w.wait(lambda: metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=0, xid=13) == 1,
+                   what="the driver's XID 13 on GPU 0")
 
     def test_fifo_never_blocks_the_loop(self):
         """Before: open() of a FIFO without a writer blocked, then read() to
@@ -346,9 +348,10 @@ class Metrics(unittest.TestCase):
     def test_hostile_gpu_name_and_uuid(self):
         """Before: a GPU name or UUID with control bytes or invalid UTF-8
         reached /metrics raw; promtool (and Prometheus) refused the whole
-        scrape.  After: \\\\, \\" and \\n escaped, other control bytes as the
-        text \\\\xNN, invalid UTF-8 as U+FFFD; promtool accepts it."""
-        name = "NVIDIA\\x01H200\\x1b[31m \\x22q\\x22 \\x5c \\xff\\xc3\\x28 \\xc2\\x85 \\x7f \\xe2\\x82"
+        scrape.  After: control bytes, bytes that are not UTF-8 and bidi
+        overrides become visible text (core/termesc: \\xNN, \\uNNNN), whose
+        backslashes and quotes are then escaped; promtool accepts it."""
+        name = "NVIDIA\\x01H200\\x1b[31m \\x22q\\x22 \\x5c \\xff\\xc3\\x28 \\xc2\\x85 \\x7f \\xe2\\x80\\xae \\xe2\\x82"
         uuid = "GPU-\\xed\\xa0\\x80-\\xf4\\x90\\x80\\x80-\\x09ok"
         with Watch(root(), state={"FAKE_NVML_NAME": name, "FAKE_NVML_UUID": uuid}) as w:
             w.wait_metric("gpudoctor_gpu_temperature_celsius", timeout=20)
@@ -361,8 +364,9 @@ class Metrics(unittest.TestCase):
                 self.assertFalse((o < 0x20 and ch != "\n") or 0x7f <= o <= 0x9f, repr(ch))
             m = parse_metrics(text)
             model = [dict(ls)["model"] for (n, ls) in m if n == "gpudoctor_gpu_temperature_celsius"]
-            self.assertEqual(model, ['NVIDIA\\\\x01H200\\\\x1b[31m \\"q\\" \\\\ \ufffd\ufffd( '
-                                     '\\\\x85 \\\\x7f \ufffd\ufffd'], model)
+            # as exposition text: termesc's visible escapes, then the format's \\ and \"
+            self.assertEqual(model, ['NVIDIA\\\\x01H200\\\\x1b[31m \\"q\\" \\\\ \\\\xff\\\\xc3( '
+                                     '\\\\u0085 \\\\x7f \\\\u202e \\\\xe2\\\\x82'], model)
             promtool = shutil.which("promtool")
             if not promtool:
                 self.skipTest("promtool is not installed (Debian package prometheus)")
@@ -385,6 +389,7 @@ class Metrics(unittest.TestCase):
             f.write("4,%d,1,-;%s.\n" % (seq, XID79))
         with Watch(root(), kmsg_file=kfile) as w:
             w.wait(lambda: w.get("/healthz")[0] == 503, what="503 for the XID 79")
+            w.wait_metric("gpudoctor_xid_errors_total", gpu=0, xid=79)
             m = w.metrics()
             self.assertEqual(metric(m, "gpudoctor_xid_errors_total", gpu=0, xid=79), 1)
             self.assertEqual(metric(m, "gpudoctor_xid_unacknowledged", gpu=0, xid=79,
