@@ -211,6 +211,54 @@ class KernelLog(unittest.TestCase):
             w.wait(lambda: metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=0, xid=13) == 2,
                    what="a second writer's record")
 
+    def test_endless_writer_and_endless_line(self):
+        """Before: a FIFO writer that never stops held the sweep's read loop
+        for ever.  After: at most 8 MiB a sweep; /healthz answers within 1 s
+        throughout.  A 20 MB line without a newline is dropped (no record is
+        longer than 16 KiB), and the record after it still counts."""
+        d = tempfile.mkdtemp(prefix="gd-flood-")
+        big = os.path.join(d, "kmsg")
+        with open(big, "w") as f:
+            f.write("6,1,1,-;" + "A" * (20 << 20) + "\n" + DRIVER_XID13)
+        with Watch(root(), kmsg_file=big) as w:
+            w.wait(lambda: metric(w.metrics(), "gpudoctor_xid_errors_total", xid=13) == 1,
+                   what="the record after the endless line")
+            self.assertLess(peak_rss_kib(w.proc.pid), 64 * 1024)
+        fifo = os.path.join(d, "fifo")
+        os.mkfifo(fifo)
+        with Watch(root(), kmsg_file=fifo) as w:
+            w.wait_metric("gpudoctor_up", timeout=10)
+            stop = threading.Event()
+
+            def flood():
+                fd = os.open(fifo, os.O_WRONLY)
+                seq = 1
+                try:
+                    while not stop.is_set():
+                        os.write(fd, "".join("6,%d,1,-;%s\n" % (seq + i, "spam " * 40)
+                                             for i in range(256)).encode())
+                        seq += 256
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+
+            t = threading.Thread(target=flood, daemon=True)
+            t.start()
+            try:
+                time.sleep(1)
+                lat = []
+                for _ in range(8):
+                    st, took = timed_get(w.port)
+                    self.assertIn(st, (200, 503), lat)
+                    lat.append(took)
+                    time.sleep(0.25)
+                self.assertLess(max(lat), 1.0, lat)
+                self.assertGreater(metric(w.metrics(), "gpudoctor_kmsg_records_total"), 100)
+            finally:
+                stop.set()
+                t.join(5)
+
     def test_character_devices(self):
         """Before: /dev/zero as --kmsg-file was read to EOF inside the sweep
         (forever).  After: a device is read one record per read(), at most a
