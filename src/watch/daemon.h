@@ -6,7 +6,8 @@
  * job on it: xids.c (the kernel log's XIDs and their history), pci.c (GPUs
  * on the bus, AER), staticcheck.c (check's static layers in a child),
  * judge.c (findings), prom.c (/metrics and --textfile), report.c (/),
- * state.c (--state-dir), server.c (HTTP).
+ * state.c (--state-dir), server.c (HTTP); selfstat.c (the clock, the
+ * daemon's own RSS and CPU time) is a leaf that needs none of them.
  */
 #ifndef GD_WATCH_DAEMON_H
 #define GD_WATCH_DAEMON_H
@@ -159,10 +160,6 @@ void server_expire(struct wd *w, double now);
  * rename); durable: fsync before the rename. */
 int wd_write_atomic(const char *path, const char *data, size_t len, int durable);
 
-/* loop.c: the daemon's own RSS (bytes) and CPU seconds, and its children's. */
-long long wd_self_rss(void);
-double wd_self_cpu(void);
-double wd_children_cpu(void);
-double wd_now(void);
+/* The clock and the daemon's own resource use: watch/selfstat.h. */
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include "watch/daemon.h"
 #include "watch/policy.h"
+#include "watch/selfstat.h"
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,51 +31,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
-}
-
-double wd_now(void)
-{
-	return child_now();
-}
-
-long long wd_self_rss(void)
-{
-	char b[128];
-	long long pages = -1;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	b[n] = '\0';
-	if (sscanf(b, "%*s %lld", &pages) != 1)
-		return -1;
-	return pages * sysconf(_SC_PAGESIZE);
-}
-
-static double tv(struct timeval t)
-{
-	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
-}
-
-double wd_self_cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return tv(ru.ru_utime) + tv(ru.ru_stime);
-}
-
-double wd_children_cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return tv(ru.ru_utime) + tv(ru.ru_stime);
 }
 
 static void status_line(const struct wd *w, char *out, size_t size)

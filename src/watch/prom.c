@@ -13,6 +13,7 @@
  * out, not 0.
  */
 #include "watch/daemon.h"
+#include "watch/selfstat.h"
 #include "core/termesc.h"
 #include "core/xalloc.h"
 #include "knowledge/kb_xid.h"

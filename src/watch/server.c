@@ -14,6 +14,7 @@
  * readable, and polling it would spin the loop.
  */
 #include "watch/daemon.h"
+#include "watch/selfstat.h"
 #include "watch/http.h"
 #include "core/xalloc.h"
 
