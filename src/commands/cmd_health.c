@@ -216,9 +216,17 @@ static int find_scontrol(const char *want, struct buf *out)
 	return found ? 0 : -1;
 }
 
+/*
+ * A Slurm node name as a host name: letters, digits, '-', '_' and '.',
+ * starting with a letter or digit.  A leading '-' would be an option to
+ * scontrol (--node=-Mx picks another cluster, SLURMD_NODENAME=--help);
+ * '[', ',' and spaces would make a host list or more words, acting on
+ * other nodes.
+ */
 static int valid_node_name(const char *s)
 {
-	if (!s || !*s || strlen(s) > 255)
+	if (!s || !*s || strlen(s) > 255 ||
+	    !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
 		return 0;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
@@ -285,8 +293,9 @@ static void run_slurm(const struct gd_ctx *ctx, const struct health_opts *o,
 	argv[1] = "-o";
 	argv[2] = "show";
 	argv[3] = "node";
-	argv[4] = nodearg;
-	argv[5] = NULL;
+	argv[4] = "--";		/* scontrol's getopt permutes: end its options */
+	argv[5] = nodearg;
+	argv[6] = NULL;
 	if (child_run_argv(argv, NULL, left / 2, &r, &e) < 0) {
 		snprintf(s->error, sizeof(s->error), "scontrol: %.180s", e.msg);
 		goto out;

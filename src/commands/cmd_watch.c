@@ -47,7 +47,8 @@ static void watch_usage(FILE *f)
 	      "  --textfile DIR    also write DIR/gpudoctor.prom for node_exporter\n"
 	      "  --state-dir DIR   default /var/lib/gpudoctor (file 'state': docs/watch-state.md)\n"
 	      "  --policy P        XID policy: nvidia (default), conservative, or a file\n"
-	      "  --kmsg-file FILE  read kernel records from FILE instead of /dev/kmsg\n"
+	      "  --kmsg-file FILE  read kernel records from FILE instead of /dev/kmsg (a file,\n"
+	      "                    a FIFO, or a character device such as /dev/kmsg)\n"
 	      "  --static-every N  re-run the static check every N sweeps (default: 5 minutes' worth)\n"
 	      "  --once            one sweep, print the report, exit 1 if something failed\n"
 	      "  --ack GPU         clear unacknowledged fatal XIDs of GPU (index, PCI address, all)\n", f);

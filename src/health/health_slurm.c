@@ -203,6 +203,7 @@ int slurm_plan_argv(const struct slurm_plan *p, const char *scontrol, const char
 		argv[i++] = "ASAP";
 		argv[i++] = "nextstate=RESUME";
 		argv[i++] = bufs[1];
+		argv[i++] = "--";	/* the node is a value, never an option */
 		argv[i++] = node;
 		break;
 	default:

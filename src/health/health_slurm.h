@@ -16,7 +16,10 @@
  *     it registers; the controller then shows the node UNKNOWN or FUTURE)
  *     or the node not known: touch nothing.
  * scontrol runs as a child with a deadline (core/child.h), argv only, no
- * shell.
+ * shell.  A bare node name follows "--": scontrol parses its options with
+ * GNU getopt_long, which permutes, so a name like "-Mx" anywhere on the
+ * line would be taken for an option (src/scontrol/scontrol.c, SchedMD/slurm);
+ * the caller also refuses names that are not Slurm host names.
  *
  *	struct slurm_node n;
  *	slurm_node_parse(out, len, &n);			(scontrol -o show node NAME)

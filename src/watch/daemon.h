@@ -6,7 +6,8 @@
  * job on it: xids.c (the kernel log's XIDs and their history), pci.c (GPUs
  * on the bus, AER), staticcheck.c (check's static layers in a child),
  * judge.c (findings), prom.c (/metrics and --textfile), report.c (/),
- * state.c (--state-dir), server.c (HTTP).
+ * state.c (--state-dir), server.c (HTTP); selfstat.c (the clock, the
+ * daemon's own RSS and CPU time) is a leaf that needs none of them.
  */
 #ifndef GD_WATCH_DAEMON_H
 #define GD_WATCH_DAEMON_H
@@ -26,6 +27,7 @@ struct kb;
 
 struct wconn {
 	int fd;
+	double born;			/* accepted at (monotonic) */
 	double deadline;		/* read deadline, then write deadline */
 	size_t inlen;
 	char *in;			/* HTTP_REQ_MAX bytes, allocated on accept */
@@ -70,8 +72,9 @@ struct wd {
 	unsigned long long st_bad_records;	/* findings of the child that did not parse */
 
 	/* kernel log */
-	int kfd;			/* /dev/kmsg or -1 */
-	int kfile_fd;			/* --kmsg-file or -1 */
+	int kfd;			/* /dev/kmsg (or a --kmsg-file device) or -1 */
+	int kfd_paused;			/* out of the poll set until the next sweep */
+	int kfile_fd;			/* --kmsg-file (a file or a FIFO) or -1 */
 	struct buf kfile_part;		/* an incomplete last line of the file */
 	struct kmsg_nvrm nvrm;
 	unsigned long long kseq_last;	/* the last record read */
@@ -79,6 +82,10 @@ struct wd {
 	unsigned long long kseq_saved;	/* records up to this were counted before a restart */
 	unsigned long long klost;
 	unsigned long long krecords;
+	unsigned long long kspoofed;	/* XID-like records the driver did not write */
+	unsigned long long xid_overflow;	/* entries evicted or dropped from a full table */
+	unsigned long long xid_tick[WATCH_MAX_XIDS];	/* when each entry was last touched */
+	unsigned long long xid_clock;
 	double kmsg_at;
 	struct wxid xids[WATCH_MAX_XIDS];
 	int nxids;
@@ -100,6 +107,8 @@ struct wd {
 	int lfd;
 	struct wconn conns[WD_MAX_CONNS];
 	unsigned long long http_requests, http_rejected;
+	unsigned long long http_evicted;	/* slow connections closed to make room */
+	double accept_retry;		/* out of descriptors: accept again then; 0 when polling */
 	struct notify nt;
 	double next_watchdog;
 	double loop_progress;		/* monotonic time the loop last went round */
@@ -146,6 +155,7 @@ void state_finding_record(const struct wd *w, const struct wfinding *f, struct b
 /* server.c */
 int server_listen(struct wd *w);
 void server_accept(struct wd *w, double now);
+int server_poll_fd(struct wd *w, double now, double *wake);
 void server_io(struct wd *w, int i, short revents, double now);
 void server_expire(struct wd *w, double now);
 
@@ -153,10 +163,6 @@ void server_expire(struct wd *w, double now);
  * rename); durable: fsync before the rename. */
 int wd_write_atomic(const char *path, const char *data, size_t len, int durable);
 
-/* loop.c: the daemon's own RSS (bytes) and CPU seconds, and its children's. */
-long long wd_self_rss(void);
-double wd_self_cpu(void);
-double wd_children_cpu(void);
-double wd_now(void);
+/* The clock and the daemon's own resource use: watch/selfstat.h. */
 
 #endif

@@ -144,10 +144,12 @@ static const char *find_in(const char *s, const char *end, const char *needle)
 static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *line,
 		     const char *end, struct kmsg_event *ev)
 {
-	const char *p = find_in(line, end, "NVRM: ");
+	const char *p = line;
 	size_t n;
 
-	if (!p)
+	/* The driver's own lines start with its tag; one that merely contains
+	   it (a file name, a process name, another driver) is not the driver. */
+	if (end - p < 6 || memcmp(p, "NVRM: ", 6))
 		return 0;
 	p += 6;
 	memset(ev, 0, sizeof(*ev));
@@ -172,10 +174,18 @@ static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *l
 		set_text(ev, line, (size_t)(end - line));
 		return 1;
 	}
-	if (end - p > 4 && !memcmp(p, "GPU ", 4) && find_in(p, end, ": GPU has fallen off the bus")) {
+	if (end - p > 4 && !memcmp(p, "GPU ", 4)) {
+		static const char tail[] = ": GPU has fallen off the bus";
+
+		/* The address, then the report: a process name that starts
+		   "NVRM: GPU 18:0" and a library named "...: GPU has fallen off
+		   the bus" in one segfault record must not make one. */
 		n = addr_len(p + 4, end);
 		if (n && p[4 + n - 1] == ':')
 			n--;
+		if ((size_t)(end - (p + 4 + n)) < sizeof(tail) - 1 ||
+		    memcmp(p + 4 + n, tail, sizeof(tail) - 1))
+			return 0;
 		if (kmsg_norm_bus_id(p + 4, n, ev->bus_id, sizeof(ev->bus_id)) < 0)
 			ev->bus_id[0] = '\0';
 		ev->xid = 79;
@@ -190,7 +200,7 @@ static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *l
 		st->pending_seq = seq;
 		return 0;
 	}
-	if (find_in(p, end, "fallen off the bus and is not responding")) {
+	if (end - p >= 40 && !memcmp(p, "fallen off the bus and is not responding", 40)) {
 		/* The report's first line came at most a few records before. */
 		if (st->pending_bus[0] && seq - st->pending_seq <= 4)
 			snprintf(ev->bus_id, sizeof(ev->bus_id), "%s", st->pending_bus);
@@ -219,11 +229,37 @@ static int repeated_79(struct kmsg_nvrm *st, unsigned long long seq, const struc
 	return rep;
 }
 
+int kmsg_from_driver(const struct kmsg_rec *r)
+{
+	/* Facility 0 (kern): user space cannot write it to /dev/kmsg, the
+	   kernel turns facility 0 from a writer into 1 (user). */
+	const char *nl = memchr(r->text, '\n', r->len);
+
+	if ((r->prio >> 3) != 0 || r->len < 6 || memcmp(r->text, "NVRM: ", 6))
+		return 0;
+	/* The kernel's own report of a user's crash, "COMM[PID]: segfault at
+	   ...": the process name (anyone's choice) starts the message. */
+	return !find_in(r->text, nl ? nl : r->text + r->len, "]: segfault at ");
+}
+
+int kmsg_spoofed(const struct kmsg_rec *r)
+{
+	const char *end = r->text + r->len;
+
+	if (kmsg_from_driver(r))
+		return 0;
+	return find_in(r->text, end, "NVRM: ") || find_in(r->text, end, "Xid (") ||
+	       find_in(r->text, end, "SXid (");
+}
+
 size_t kmsg_nvrm_scan(struct kmsg_nvrm *st, const struct kmsg_rec *r,
 		      struct kmsg_event *ev, size_t max)
 {
 	const char *s = r->text, *end = r->text + r->len;
 	size_t n = 0;
+
+	if (!kmsg_from_driver(r))
+		return 0;	/* a record the driver did not write changes no state either */
 
 	while (s < end && n < max) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));

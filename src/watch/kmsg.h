@@ -11,7 +11,12 @@
  * kmsg_parse_record() turns one record into a struct kmsg_rec (TEXT
  * unescaped into lines); kmsg_nvrm_scan() finds XIDs and fallen-off-the-bus
  * reports in it, remembering the first line of a report split over several
- * records.  Both are pure functions of their input, fuzzed by
+ * records.  Only the NVIDIA driver's own records count (kmsg_from_driver():
+ * facility kern, the message starting "NVRM: ", each line it scans starting
+ * so): anyone can get a line that merely contains an XID into the kernel
+ * log, e.g. as the faulting library's file name of a segfault record, or
+ * as a user-facility record.  kmsg_spoofed() tells such a record apart so
+ * that it can be counted.  Both are pure functions of their input, fuzzed by
  * tests/fuzz/fuzz_kmsg.c.
  *
  *	struct kmsg_rec r;
@@ -57,7 +62,16 @@ struct kmsg_nvrm {
 };
 #define KMSG_NVRM_INIT { "", 0, "", 0 }
 
-/* Events in one record, at most max; returns how many. */
+/* The record is the kernel's NVIDIA driver speaking: facility kern and a
+ * message that starts with "NVRM: ". */
+int kmsg_from_driver(const struct kmsg_rec *r);
+
+/* Not from the driver, yet carrying a driver line ("NVRM: ", "Xid (",
+ * "SXid (" anywhere): ignored, and counted as spoofed. */
+int kmsg_spoofed(const struct kmsg_rec *r);
+
+/* Events in one record from the driver, at most max; returns how many
+ * (0 for any record kmsg_from_driver() refuses). */
 size_t kmsg_nvrm_scan(struct kmsg_nvrm *st, const struct kmsg_rec *r,
 		      struct kmsg_event *ev, size_t max);
 

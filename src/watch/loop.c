@@ -8,6 +8,7 @@
 #include "watch/daemon.h"
 #include "core/safefile.h"
 #include "watch/policy.h"
+#include "watch/selfstat.h"
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,51 +32,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
-}
-
-double wd_now(void)
-{
-	return child_now();
-}
-
-long long wd_self_rss(void)
-{
-	char b[128];
-	long long pages = -1;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	b[n] = '\0';
-	if (sscanf(b, "%*s %lld", &pages) != 1)
-		return -1;
-	return pages * sysconf(_SC_PAGESIZE);
-}
-
-static double tv(struct timeval t)
-{
-	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
-}
-
-double wd_self_cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return tv(ru.ru_utime) + tv(ru.ru_stime);
-}
-
-double wd_children_cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return tv(ru.ru_utime) + tv(ru.ru_stime);
 }
 
 static void status_line(const struct wd *w, char *out, size_t size)
@@ -154,6 +109,7 @@ static void sweep(struct wd *w, double now)
 {
 	w->sweeps++;
 	xids_read_file(w, now);
+	w->kfd_paused = 0;
 	if (w->kfd >= 0)
 		xids_read_kmsg(w, now);
 	pci_refresh(w, now);
@@ -231,6 +187,35 @@ static int check_dirs(const struct watch_opts *o, struct err *e)
 	return 0;
 }
 
+/*
+ * --kmsg-file: a regular file or a FIFO is read as lines at each sweep; a
+ * character device (the Kubernetes DaemonSet passes /dev/kmsg) is read one
+ * record per read() like /dev/kmsg, from its first record on, and polled.
+ * Opened non-blocking either way: a FIFO without a writer, or a device with
+ * nothing new, never holds the loop.
+ */
+static int open_kmsg_file(struct wd *w, const char *path, struct err *e)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return err_set_errno(e, "--kmsg-file '%s'", path);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return err_set_errno(e, "--kmsg-file '%s'", path);
+	}
+	if (S_ISCHR(st.st_mode)) {
+		w->kfd = fd;
+	} else if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) {
+		w->kfile_fd = fd;
+	} else {
+		close(fd);
+		return err_set(e, "--kmsg-file '%s': not a file, a FIFO or a character device", path);
+	}
+	return 0;
+}
+
 static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 {
 	struct stat st;
@@ -259,9 +244,8 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 	if (server_listen(w) < 0)
 		return err_set_errno(e, "--listen '%s': cannot listen there", o->listen);
 	if (o->kmsg_file) {
-		w->kfile_fd = open(o->kmsg_file, O_RDONLY | O_CLOEXEC);
-		if (w->kfile_fd < 0)
-			return err_set_errno(e, "--kmsg-file '%s'", o->kmsg_file);
+		if (open_kmsg_file(w, o->kmsg_file, e) < 0)
+			return -1;
 	} else if (!strcmp(o->ctx->root, "/")) {
 		if (xids_open_kmsg(w) < 0 && o->log)
 			o->log("watch: cannot read /dev/kmsg: XIDs are not watched (run as root or give CAP_SYSLOG)");
@@ -345,12 +329,12 @@ int watch_run(const struct watch_opts *o, struct err *e)
 		if ((w->smp.state == SAMPLER_STARTING || w->smp.state == SAMPLER_BUSY) &&
 		    w->smp.deadline < wake)
 			wake = w->smp.deadline;
-		if (w->lfd >= 0) {
+		if (server_poll_fd(w, now, &wake) >= 0) {
 			pfd[n].fd = w->lfd;
 			pfd[n].events = POLLIN;
 			cidx[n++] = -1;
 		}
-		if (w->kfd >= 0) {
+		if (w->kfd >= 0 && !w->kfd_paused) {
 			pfd[n].fd = w->kfd;
 			pfd[n].events = POLLIN;
 			cidx[n++] = -2;

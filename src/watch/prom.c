@@ -2,10 +2,19 @@
  * prom.c - Prometheus text exposition format 0.0.4 of the daemon's model:
  * /metrics and the --textfile file for node_exporter (no timestamps; written
  * to a temporary file and renamed).  Each family is written whole (HELP,
- * TYPE, samples) so the output passes `promtool check metrics`; label
- * values are escaped (\\, \", \n).  Unknown facts are left out, not 0.
+ * TYPE, samples) so the output passes `promtool check metrics`.  Label
+ * values come from GPUs, the kernel log and files, so they are hostile:
+ * esc() first makes control bytes (C0, DEL, C1), bytes that are not UTF-8
+ * and bidi overrides visible text with core/termesc (\n, \xNN, \uNNNN:
+ * Prometheus drops a whole scrape with invalid UTF-8), then escapes that
+ * text's backslashes and quotes as the format requires (it has no other
+ * escapes; a parser refuses an unknown one).  A label holds one kind of value: `gpu`
+ * is an NVML index or empty, never a PCI address.  Unknown facts are left
+ * out, not 0.
  */
 #include "watch/daemon.h"
+#include "watch/selfstat.h"
+#include "core/termesc.h"
 #include "core/xalloc.h"
 #include "knowledge/kb_xid.h"
 #include "knowledge/layers.h"
@@ -18,14 +27,30 @@
 
 static void esc(struct buf *b, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			buf_addc(b, '\\'), buf_addc(b, *s);
-		else if (*s == '\n')
-			buf_puts(b, "\\n");
-		else
-			buf_addc(b, *s);
+	struct buf t = BUF_INIT;
+
+	/* termesc makes every control byte, non-UTF-8 byte and bidi override
+	   visible text; the format's escapes then apply to that text. */
+	termesc_buf(&t, s);
+	for (size_t i = 0; i < t.len; i++) {
+		if (t.s[i] == '\\' || t.s[i] == '"')
+			buf_addc(b, '\\');
+		buf_addc(b, t.s[i]);
 	}
+	buf_release(&t);
+}
+
+/* The `gpu` label of an XID: the NVML index when NVML mapped its address,
+ * else empty (the address is in pci_bus_id). */
+static const char *xid_gpu(const struct wd *w, const char *bus_id, char *out, size_t size)
+{
+	int i = xids_gpu_index(w, bus_id);
+
+	if (i < 0)
+		out[0] = '\0';
+	else
+		snprintf(out, size, "%d", i);
+	return out;
 }
 
 static void family(struct buf *b, const char *name, const char *type, const char *help)
@@ -203,7 +228,7 @@ static void xids(struct buf *b, const struct wd *w)
 		if (strcmp(w->xids[i].boot_id, w->boot_id))
 			continue;	/* an earlier boot's unacknowledged XID */
 		buf_puts(b, "gpudoctor_xid_errors_total{gpu=\"");
-		esc(b, xids_gpu_label(w, w->xids[i].bus_id, g, sizeof(g)));
+		esc(b, xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
 		buf_puts(b, "\",pci_bus_id=\"");
 		esc(b, w->xids[i].bus_id);
 		buf_printf(b, "\",xid=\"%d\"} %llu\n", w->xids[i].xid, w->xids[i].count);
@@ -216,7 +241,9 @@ static void xids(struct buf *b, const struct wd *w)
 		if (!w->xids[i].fatal)
 			continue;
 		buf_puts(b, "gpudoctor_xid_unacknowledged{gpu=\"");
-		esc(b, xids_gpu_label(w, w->xids[i].bus_id, g, sizeof(g)));
+		esc(b, xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
+		buf_puts(b, "\",pci_bus_id=\"");
+		esc(b, w->xids[i].bus_id);
 		buf_printf(b, "\",xid=\"%d\",action=\"%s\"} 1\n", w->xids[i].xid,
 			   kb_xid_action_name(w->xids[i].action));
 	}
@@ -225,6 +252,13 @@ static void xids(struct buf *b, const struct wd *w)
 	family(b, "gpudoctor_kmsg_records_lost_total", "counter",
 	       "Kernel log records overwritten before they were read.");
 	buf_printf(b, "gpudoctor_kmsg_records_lost_total %llu\n", w->klost);
+	family(b, "gpudoctor_kmsg_records_spoofed_total", "counter",
+	       "Kernel log records carrying an NVIDIA driver line that the driver did not write "
+	       "(another facility, or the line not at the start of the message): ignored.");
+	buf_printf(b, "gpudoctor_kmsg_records_spoofed_total %llu\n", w->kspoofed);
+	family(b, "gpudoctor_xid_table_overflow_total", "counter",
+	       "XID entries evicted (oldest non-fatal first) or dropped because the table was full.");
+	buf_printf(b, "gpudoctor_xid_table_overflow_total %llu\n", w->xid_overflow);
 }
 
 static void own(struct buf *b, const struct wd *w, double now)
@@ -258,6 +292,10 @@ static void own(struct buf *b, const struct wd *w, double now)
 	family(b, "gpudoctor_http_rejected_total", "counter",
 	       "HTTP connections closed for a bad or slow request, or for lack of room.");
 	buf_printf(b, "gpudoctor_http_rejected_total %llu\n", w->http_rejected);
+	family(b, "gpudoctor_http_evicted_total", "counter",
+	       "HTTP connections closed, when all slots were taken, because their request "
+	       "had not completed within 0.5 s (also counted as rejected).");
+	buf_printf(b, "gpudoctor_http_evicted_total %llu\n", w->http_evicted);
 	family(b, "gpudoctor_process_resident_memory_bytes", "gauge",
 	       "Resident memory of the watch process itself (children apart).");
 	buf_printf(b, "gpudoctor_process_resident_memory_bytes %lld\n", wd_self_rss());

@@ -1,5 +1,6 @@
 /* report.c - the plain-text report served at / and printed by --once. */
 #include "watch/daemon.h"
+#include "watch/selfstat.h"
 #include "core/termesc.h"
 #include "knowledge/kb_xid.h"
 

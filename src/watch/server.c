@@ -3,10 +3,18 @@
  * /healthz and /; one request per connection; a request head of at most
  * HTTP_REQ_MAX bytes that must arrive within READ_DEADLINE seconds.  Every
  * socket is non-blocking and served from the one poll loop, so a slow or
- * malicious client holds one slot, never the loop; when all slots are taken
- * a new connection is closed at once.
+ * malicious client holds one slot, never the loop.  When all slots are
+ * taken, a new connection evicts the oldest connection whose request (or
+ * response) has not completed within SLOW_AFTER seconds, so that clients
+ * that trickle bytes (slowloris) cannot starve a real one; with none that
+ * slow, new connections wait in the kernel's accept queue (1024 deep) until
+ * the oldest one is.  When accept() fails for
+ * lack of descriptors (EMFILE, ENFILE), the listening socket leaves the
+ * poll set until a slot frees or ACCEPT_RETRY seconds pass: it stays
+ * readable, and polling it would spin the loop.
  */
 #include "watch/daemon.h"
+#include "watch/selfstat.h"
 #include "watch/http.h"
 #include "core/xalloc.h"
 
@@ -22,6 +30,8 @@
 
 #define READ_DEADLINE 5.0
 #define WRITE_DEADLINE 10.0
+#define SLOW_AFTER 0.5		/* a local request head arrives in one packet */
+#define ACCEPT_RETRY 1.0
 
 int server_listen(struct wd *w)
 {
@@ -54,7 +64,7 @@ int server_listen(struct wd *w)
 	if (w->lfd < 0)
 		return -1;
 	setsockopt(w->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(w->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(w->lfd, 64) < 0) {
+	if (bind(w->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(w->lfd, 1024) < 0) {
 		close(w->lfd);
 		w->lfd = -1;
 		return -1;
@@ -72,23 +82,93 @@ static void conn_close(struct wd *w, int i)
 	buf_release(&c->out);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	w->accept_retry = 0;	/* a descriptor is free again */
+}
+
+/* The oldest connection slower than SLOW_AFTER, or -1. */
+static int slowest(const struct wd *w, double now)
+{
+	int v = -1;
+
+	for (int i = 0; i < WD_MAX_CONNS; i++) {
+		const struct wconn *c = &w->conns[i];
+
+		if (c->fd >= 0 && now - c->born >= SLOW_AFTER && (v < 0 || c->born < w->conns[v].born))
+			v = i;
+	}
+	return v;
+}
+
+static int evict_slowest(struct wd *w, double now)
+{
+	int v = slowest(w, now);
+
+	if (v < 0)
+		return -1;
+	conn_close(w, v);
+	w->http_evicted++;
+	w->http_rejected++;
+	return v;
+}
+
+int server_poll_fd(struct wd *w, double now, double *wake)
+{
+	if (w->lfd < 0)
+		return -1;
+	if (w->accept_retry > 0 && now < w->accept_retry) {
+		if (w->accept_retry < *wake)
+			*wake = w->accept_retry;
+		return -1;
+	}
+	w->accept_retry = 0;
+	return w->lfd;
+}
+
+/* A free slot, or -1 (then *until: when the oldest connection may be evicted). */
+static int free_slot(const struct wd *w, double *until)
+{
+	double oldest = -1;
+
+	for (int i = 0; i < WD_MAX_CONNS; i++) {
+		if (w->conns[i].fd < 0)
+			return i;
+		if (oldest < 0 || w->conns[i].born < oldest)
+			oldest = w->conns[i].born;
+	}
+	*until = oldest + SLOW_AFTER;
+	return -1;
 }
 
 void server_accept(struct wd *w, double now)
 {
 	for (int k = 0; k < 64; k++) {
-		int fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), i;
+		double until = now;
+		int i = free_slot(w, &until), fd;
 
+		/* Poll said a connection waits: only then is one evicted for it,
+		   one per wake-up; the next poll says whether more wait. */
+		if (i < 0 && k > 0)
+			return;
+		if (i < 0 && (i = evict_slowest(w, now)) < 0) {
+			/* Every slot is young: leave the new connections queued in
+			   the kernel (not refused) until the oldest may be evicted. */
+			w->accept_retry = until > now ? until : now + 0.05;
+			return;
+		}
+		fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			/* Out of descriptors: a slow connection gives its own up, else wait. */
+			if (evict_slowest(w, now) >= 0)
+				continue;
+			w->accept_retry = now + ACCEPT_RETRY;
+			return;
+		}
+		if (fd < 0 && (errno == ECONNABORTED || errno == EINTR || errno == EPROTO))
+			continue;
 		if (fd < 0)
 			return;
-		for (i = 0; i < WD_MAX_CONNS && w->conns[i].fd >= 0; i++)
-			;
-		if (i == WD_MAX_CONNS) {
-			close(fd);	/* full: refuse rather than queue */
-			w->http_rejected++;
-			continue;
-		}
 		w->conns[i].fd = fd;
+		w->conns[i].born = now;
 		w->conns[i].in = xmalloc(HTTP_REQ_MAX);
 		w->conns[i].inlen = 0;
 		w->conns[i].deadline = now + READ_DEADLINE;

@@ -60,17 +60,54 @@ static long long record_time(unsigned long long usec)
 	return t > (long long)rt.tv_sec ? (long long)rt.tv_sec : t;
 }
 
+/*
+ * The (GPU, XID) entry, made when new.  The table is bounded: when it is
+ * full, the oldest non-fatal entry makes room (counted in xid_overflow).  A
+ * fatal XID is never turned away: with every entry fatal, it takes the
+ * place of the oldest fatal entry of a GPU that keeps another fatal entry,
+ * so every GPU with a fatal XID still has one (only the kernel's driver
+ * makes entries, so a real machine's GPUs times its fatal XIDs bound them).
+ * A non-fatal XID finding the table full of fatal ones is dropped, counted.
+ */
+static struct wxid *xid_slot(struct wd *w, const char *bus, int xid, int fatal)
+{
+	int victim = -1;
+
+	for (int i = 0; i < w->nxids; i++)
+		if (w->xids[i].xid == xid && !strcmp(w->xids[i].bus_id, bus)) {
+			w->xid_tick[i] = ++w->xid_clock;
+			return &w->xids[i];
+		}
+	/* "Oldest" is the least recently seen: clock seconds tie in a burst. */
+	if (w->nxids < WATCH_MAX_XIDS) {
+		victim = w->nxids++;
+	} else {
+		for (int i = 0; i < w->nxids; i++)
+			if (!w->xids[i].fatal && (victim < 0 || w->xid_tick[i] < w->xid_tick[victim]))
+				victim = i;
+		for (int i = 0; victim < 0 && fatal && i < w->nxids; i++) {
+			int others = 0;
+
+			for (int k = 0; k < w->nxids; k++)
+				others += k != i && !strcmp(w->xids[k].bus_id, w->xids[i].bus_id);
+			if (others && (victim < 0 || w->xid_tick[i] < w->xid_tick[victim]))
+				victim = i;
+		}
+		w->xid_overflow++;
+		if (victim < 0)
+			return NULL;
+	}
+	memset(&w->xids[victim], 0, sizeof(w->xids[0]));
+	w->xid_tick[victim] = ++w->xid_clock;
+	snprintf(w->xids[victim].bus_id, sizeof(w->xids[0].bus_id), "%s", bus);
+	w->xids[victim].xid = xid;
+	return &w->xids[victim];
+}
+
+/* An entry of the history: kept like a fatal one, the file was ours. */
 static struct wxid *slot(struct wd *w, const char *bus, int xid)
 {
-	for (int i = 0; i < w->nxids; i++)
-		if (w->xids[i].xid == xid && !strcmp(w->xids[i].bus_id, bus))
-			return &w->xids[i];
-	if (w->nxids >= WATCH_MAX_XIDS)
-		return NULL;
-	memset(&w->xids[w->nxids], 0, sizeof(w->xids[0]));
-	snprintf(w->xids[w->nxids].bus_id, sizeof(w->xids[0].bus_id), "%s", bus);
-	w->xids[w->nxids].xid = xid;
-	return &w->xids[w->nxids++];
+	return xid_slot(w, bus, xid, 1);
 }
 
 static int seen_before_this_boot(const struct wd *w, const char *bus, int xid)
@@ -94,14 +131,23 @@ void xids_record(struct wd *w, const struct kmsg_rec *r)
 	w->kseq_last = r->seq;
 	w->kseq_valid = 1;
 	w->krecords++;
+	if (kmsg_spoofed(r)) {
+		w->kspoofed++;	/* an XID-like line the driver did not write */
+		return;
+	}
 	n = kmsg_nvrm_scan(&w->nvrm, r, ev, 8);
 	for (size_t i = 0; i < n; i++) {
 		struct wxid *x;
 		enum kb_xid_action a;
+		int esc;
 
 		if (w->kseq_saved && r->seq <= w->kseq_saved)
 			continue;	/* counted before this process started */
-		x = slot(w, ev[i].bus_id, ev[i].xid);
+		a = policy_action(&w->policy, w->kb, ev[i].xid);
+		esc = seen_before_this_boot(w, ev[i].bus_id, ev[i].xid);
+		if (esc)
+			a = policy_escalate(a);
+		x = xid_slot(w, ev[i].bus_id, ev[i].xid, policy_severity(a) == STATUS_FAIL);
 		if (!x)
 			continue;
 		snprintf(x->boot_id, sizeof(x->boot_id), "%s", w->boot_id);
@@ -110,10 +156,7 @@ void xids_record(struct wd *w, const struct kmsg_rec *r)
 		   machine's clock: such a record happened when it was read. */
 		x->last = w->kfile_fd >= 0 ? (long long)time(NULL) : record_time(r->usec);
 		snprintf(x->text, sizeof(x->text), "%s", ev[i].text);
-		a = policy_action(&w->policy, w->kb, ev[i].xid);
-		x->escalated = seen_before_this_boot(w, ev[i].bus_id, ev[i].xid);
-		if (x->escalated)
-			a = policy_escalate(a);
+		x->escalated = esc;
 		if (a > x->action || x->count == 1)
 			x->action = a;
 		if (policy_severity(x->action) == STATUS_FAIL)
@@ -150,37 +193,64 @@ int xids_open_kmsg(struct wd *w)
 	return 0;
 }
 
+/*
+ * Records from /dev/kmsg (or a character device given as --kmsg-file), one
+ * per read, at most KMSG_BATCH per call.  Past the batch, at the end of a
+ * device that has one (EOF: /dev/null) or on an error other than EAGAIN,
+ * the descriptor leaves the poll set until the next sweep (kfd_paused): a
+ * device that is always readable must not spin the loop.
+ */
+#define KMSG_BATCH 4096
+
 void xids_read_kmsg(struct wd *w, double now)
 {
-	for (int k = 0; w->kfd >= 0 && k < 4096; k++) {
+	int k;
+
+	for (k = 0; w->kfd >= 0 && k < KMSG_BATCH; k++) {
 		struct kmsg_rec r;
 		ssize_t n = read(w->kfd, kbuf, sizeof(kbuf) - 1);
 
-		if (n < 0 && errno == EPIPE)
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
 			continue;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
+		if (n <= 0) {
+			w->kfd_paused = 1;
+			break;
+		}
 		w->kmsg_at = now;
 		if (kmsg_parse_record(kbuf, (size_t)n, &r) == 0)
 			xids_record(w, &r);
 	}
+	if (k == KMSG_BATCH)
+		w->kfd_paused = 1;
 	if (w->kfd >= 0)
 		w->kmsg_at = now;	/* read up to date */
 }
 
-/* --kmsg-file: records one per line (continuations start with a space). */
+/*
+ * --kmsg-file as a regular file or a FIFO: records one per line
+ * (continuations start with a space), read without blocking, at most
+ * KFILE_BATCH bytes a sweep so that a writer that never stops cannot hold
+ * the loop.
+ */
+#define KFILE_BATCH (8u << 20)
+
 void xids_read_file(struct wd *w, double now)
 {
 	char tmp[8192];
 	ssize_t n;
+	size_t got = 0;
 
 	if (w->kfile_fd < 0)
 		return;
-	while ((n = read(w->kfile_fd, tmp, sizeof(tmp))) > 0) {
+	while (got < KFILE_BATCH && ((n = read(w->kfile_fd, tmp, sizeof(tmp))) > 0 ||
+				     (n < 0 && errno == EINTR))) {
 		const char *p, *end;
 
+		if (n < 0)
+			continue;
+		got += (size_t)n;
 		buf_add(&w->kfile_part, tmp, (size_t)n);
 		p = w->kfile_part.s;
 		end = p + w->kfile_part.len;
@@ -196,11 +266,10 @@ void xids_read_file(struct wd *w, double now)
 		}
 		{
 			size_t rest = (size_t)(end - p);
-			char *keep = xstrndup(p, rest);
 
-			buf_reset(&w->kfile_part);
-			buf_add(&w->kfile_part, keep, rest);
-			free(keep);
+			memmove(w->kfile_part.s, p, rest);
+			w->kfile_part.len = rest;
+			w->kfile_part.s[rest] = '\0';
 		}
 		if (w->kfile_part.len > KMSG_BUF)
 			buf_reset(&w->kfile_part);	/* no record is that long */

@@ -73,7 +73,7 @@ class TestHealthSlurmArgv(GDTestCase):
         doc = health_slurm(r, sc, env_extra={"SLURMD_NODENAME": "n1"})
         self.assertEqual(doc["_rc"], 1)
         self.assertEqual(sc.calls(), [
-            ["-o", "show", "node", "n1"],
+            ["-o", "show", "node", "--", "n1"],
             ["update", "NodeName=n1", "State=DRAIN",
              "Reason=gpudoctor: ecc-errors 1 uncorrectable ECC errors on GPU 1"]])
         self.assertEqual(doc["slurm"]["step"], "drain")
@@ -99,7 +99,7 @@ class TestHealthSlurmArgv(GDTestCase):
         self.assertEqual(doc["slurm"]["step"], "reboot", doc["slurm"])
         self.assertEqual(sc.calls()[-1], ["reboot", "ASAP", "nextstate=RESUME",
                                           "reason=gpudoctor: gpu-lost 2 GPU 2 fell off the bus (XID 79)",
-                                          "n1"])
+                                          "--", "n1"])
         with open(r.p("var/lib/gpudoctor/health-reboot")) as f:
             self.assertEqual(f.read(), f"boot_id={BOOT1}\ncause=gpu-lost\ngpu=2\n")
         # The node rebooted (new boot id) and watch sees the same GPU lost again.
@@ -193,6 +193,27 @@ class TestHealthSlurmArgv(GDTestCase):
         doc = health_slurm(r, sc, "--node", "n1 State=RESUME")
         self.assertEqual(sc.calls(), [])
         self.assertIn("not a Slurm node name", doc["slurm"]["error"])
+
+    def test_option_like_node_names_never_reach_scontrol(self):
+        # scontrol's getopt permutes: "-Mx" anywhere picks another cluster, "--help" exits 0
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail gone"])
+        for bad in ("-Mx", "--help", "-", "--", ".n1", "n[1-4]", "n1,n2", "n1\tn2", "n1\n",
+                    "_n1", "x" * 256):
+            sc = FakeScontrol()
+            doc = health_slurm(r, sc, "--node=" + bad)
+            self.assertEqual(sc.calls(), [], bad)
+            self.assertIn("not a Slurm node name", doc["slurm"]["error"], bad)
+            sc = FakeScontrol()
+            doc = health_slurm(r, sc, env_extra={"SLURMD_NODENAME": bad})
+            self.assertEqual(sc.calls(), [], bad)
+            self.assertIn("not a Slurm node name", doc["slurm"]["error"], bad)
+        # near misses: real host names pass, the name after "--"
+        for good in ("n1", "gpu-node-01", "dgx_h200.a", "0node", "x" * 255):
+            sc = FakeScontrol(IDLE.replace("NodeName=n1", "NodeName=" + good))
+            doc = health_slurm(r, sc, "--node", good)
+            self.assertEqual(sc.calls()[0], ["-o", "show", "node", "--", good], good)
+            self.assertEqual(sc.calls()[1][:2], ["update", "NodeName=" + good], good)
 
 
 if __name__ == "__main__":

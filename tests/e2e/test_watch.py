@@ -156,12 +156,13 @@ class WatchXids(unittest.TestCase):
             w.wait_metric("gpudoctor_xid_errors_total", xid=32)
             w.wait_metric("gpudoctor_gpus", source="nvml")
             m = w.metrics()
-            x = lambda gpu, xid: metric(m, "gpudoctor_xid_errors_total", gpu=gpu, xid=xid)
+            x = lambda gpu, xid, **bus: metric(m, "gpudoctor_xid_errors_total", gpu=gpu, xid=xid, **bus)
             self.assertEqual(x(0, 13), 1)
             self.assertEqual(x(0, 63), 1)
             self.assertEqual(x(1, 48), 1)
-            self.assertEqual(x("0000:1a:00.0", 79), 1)	# one multi-line record
-            self.assertEqual(x("0000:1b:00.0", 79), 1)	# three records and an Xid line: once
+            # an address NVML did not map: gpu is empty, never the address
+            self.assertEqual(x("", 79, pci_bus_id="0000:1a:00.0"), 1)	# one multi-line record
+            self.assertEqual(x("", 79, pci_bus_id="0000:1b:00.0"), 1)	# three records and an Xid line: once
             self.assertEqual(metric(m, "gpudoctor_kmsg_records_lost_total"), 6)
             self.assertEqual(metric(m, "gpudoctor_finding", cause="gpu-xid-error", severity="fail", gpu=1), 1)
             self.assertEqual(metric(m, "gpudoctor_finding", cause="gpu-xid-error", severity="warn", gpu=0), 1)

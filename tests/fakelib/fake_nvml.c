@@ -38,6 +38,8 @@
  *                         instances, "0:1" a pending enable; unset: "0:0:0" (MIG off)
  *   FAKE_NVML_FABRIC      "state:status" of nvmlDeviceGetGpuFabricInfo on every GPU
  *                         (3:0 completed); unset: Not Supported, as on a PCIe GPU
+ *   FAKE_NVML_NAME, FAKE_NVML_UUID  the name and UUID of every GPU; "\xNN" is byte NN
+ *                         (a hostile driver or a tampered library may return any bytes)
  * Compile-time: -DFAKE_OLD_API leaves out the _v2/_v3 names (old drivers),
  * nvmlDeviceGetMemoryInfo_v2 included,
  * -DFAKE_OMIT_COUNT leaves out nvmlDeviceGetCount entirely (a required symbol).
@@ -241,12 +243,36 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) { re
 #endif
 nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int i, nvmlDevice_t *d) { return fake_handle(i, d); }
 
+/* A hostile string from FAKE_NVML_NAME / FAKE_NVML_UUID: "\xNN" is the byte NN
+ * (control bytes and bytes that are not UTF-8 fit in the state file so). */
+static int fake_bytes(const char *var, char *s, unsigned int n)
+{
+	const char *v = fenv(var);
+	unsigned int o = 0;
+
+	if (!v)
+		return 0;
+	while (*v && o + 1 < n) {
+		unsigned int c;
+
+		if (v[0] == '\\' && v[1] == 'x' && sscanf(v + 2, "%2x", &c) == 1) {
+			s[o++] = (char)c;
+			v += 4;
+		} else {
+			s[o++] = *v++;
+		}
+	}
+	s[o] = '\0';
+	return 1;
+}
+
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *s, unsigned int n)
 {
 	(void)d;
 	if (lost())
 		return LOST;
-	snprintf(s, n, "NVIDIA H200");
+	if (!fake_bytes("FAKE_NVML_NAME", s, n))
+		snprintf(s, n, "NVIDIA H200");
 	return 0;
 }
 
@@ -255,7 +281,7 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *s, unsigned int n)
 	if (d->mig >= 0)
 		snprintf(s, n, "MIG-7c2e9d10-4b3a-5f61-8e72-90a1b2c3d4%01x%01x", d->idx & 0xf,
 			 (unsigned)d->mig & 0xf);
-	else
+	else if (!fake_bytes("FAKE_NVML_UUID", s, n))
 		snprintf(s, n, "GPU-3f1a2b4c-5d6e-4f70-8192-a3b4c5d6e7%02x", d->idx);
 	return 0;
 }

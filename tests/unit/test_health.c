@@ -401,7 +401,9 @@ static void test_slurm_argv(void)
 	CHECK_STR(argv[2], "ASAP");
 	CHECK_STR(argv[3], "nextstate=RESUME");
 	CHECK(strncmp(argv[4], "reason=gpudoctor: gpu-lost 3 ", 29) == 0);
-	CHECK_STR(argv[5], "n1");
+	CHECK_STR(argv[5], "--");
+	CHECK_STR(argv[6], "n1");
+	CHECK(argv[7] == NULL);
 	p.step = SLURM_RESUME;
 	CHECK_INT(slurm_plan_argv(&p, "scontrol", "n1", &h, argv, bufs), 0);
 	CHECK_STR(argv[3], "State=RESUME");

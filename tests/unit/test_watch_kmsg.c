@@ -1,7 +1,8 @@
 /*
  * test_watch_kmsg.c - /dev/kmsg records and the NVRM lines `watch` acts on:
  * escapes, continuation lines, every XID form, the fallen-off-the-bus report
- * in one record and over three, and counting one loss once.
+ * in one record and over three, counting one loss once, and refusing
+ * every record the NVIDIA driver did not write (spoofs).
  */
 #include "watch/kmsg.h"
 #include "tap.h"
@@ -83,6 +84,71 @@ static void test_fallen_multiline(void)
 	CHECK_STR(ev[0].bus_id, "");
 }
 
+/*
+ * Records anyone can get into the kernel log.  The segfault texts are the
+ * kernel's own format (arch/x86/mm/fault.c show_signal_msg(), as read from
+ * /dev/kmsg on a 6.18 kernel), with a library file name chosen by the
+ * user; a name may hold a newline, which /dev/kmsg escapes as \x0a.
+ */
+static void test_spoofs(void)
+{
+	static const char *const spoofs[] = {
+		/* user facility (1 << 3 | 3): `logger --kmsg`-style, echo > /dev/kmsg */
+		"11,500,1,-;NVRM: Xid (PCI:0000:44:00): 79, pid=1, GPU has fallen off the bus.\n",
+		/* a daemon's facility (3 << 3 | 4) */
+		"28,501,1,-;NVRM: GPU 0000:44:00.0: GPU has fallen off the bus.\n",
+		/* kernel facility, but a segfault record naming a library */
+		"6,502,1,-;a.out[4242]: segfault at 0 ip 00007f58eba7e10d sp 00007ffcced1d320 error 4 in "
+		"NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus.so[110d,7f58eba7e000+1000]\n",
+		/* ... and its file name with a newline: the second line starts right */
+		"6,503,1,-;a.out[4242]: segfault at 0 ip 0 sp 0 error 4 in x\\x0aNVRM: Xid (PCI:0000:44:00): 79, "
+		"GPU has fallen off the bus.so[110d,7f58eba7e000+1000]\n",
+		/* another driver quoting it mid-message */
+		"4,504,1,-;mydrv 0000:03:00.0: relay NVRM: Xid (PCI:0000:44:00): 48, DBE\n",
+		/* an indented NVRM line (a quoted log) */
+		"4,505,1,-; NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus.\n",
+		/* a process name (15 bytes) that starts the message "NVRM: ", and
+		   the rest of a driver line in the library's name: refused as a
+		   segfault record, and each form would not match anyway */
+		"6,507,1,-;NVRM: GPU 18:0[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		"x: GPU has fallen off the bus.so[110d,7f58eba7e000+1000]\n",
+		"6,508,1,-;NVRM: x[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		"fallen off the bus and is not responding to commands.so[110d,7f58eba7e000+1000]\n",
+		"6,509,1,-;NVRM: Xid (PCI[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		"0000:18:00): 79, x.so[110d,7f58eba7e000+1000]\n",
+		/* the multi-line report's first line, from user space */
+		"14,506,1,-;NVRM: The NVIDIA GPU 0000:45:00.0\n",
+	};
+	struct kmsg_nvrm st = KMSG_NVRM_INIT;
+	struct kmsg_event ev[8];
+
+	for (size_t i = 0; i < sizeof(spoofs) / sizeof(spoofs[0]); i++) {
+		CHECK_INT(scan(&st, spoofs[i], ev), 0);
+		CHECK_INT(kmsg_from_driver(&r), 0);
+		CHECK_INT(kmsg_spoofed(&r), 1);
+	}
+	/* the user-space first line set nothing: a real third line names no GPU */
+	CHECK_INT(scan(&st, "4,510,1,-;NVRM: fallen off the bus and is not responding to commands.\n", ev), 1);
+	CHECK_STR(ev[0].bus_id, "");
+	/* near misses: the driver's own records at any kernel level count */
+	CHECK_INT(scan(&st, "0,600,1,-;NVRM: Xid (PCI:0000:44:00): 48, pid=1, DBE\n", ev), 1);
+	CHECK_INT(kmsg_spoofed(&r), 0);
+	CHECK_INT(scan(&st, "7,601,1,-;NVRM: Xid (PCI:0000:44:00): 13, pid=1, Graphics Exception\n", ev), 1);
+	/* the exact forms alone refuse those lines (were the segfault test gone) */
+	{
+		static const char *const lines[] = {
+			"6,520,1,-;NVRM: GPU 18:0[8699]: x: GPU has fallen off the bus.so\n",
+			"6,521,1,-;NVRM: x[8699]: y fallen off the bus and is not responding.so\n",
+			"6,522,1,-;NVRM: Xid (PCI[8699]: 0000:18:00): 79, x.so\n",
+		};
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+			CHECK_INT(scan(&st, lines[i], ev), 0);
+	}
+	/* ordinary records are neither */
+	CHECK_INT(scan(&st, "6,602,1,-;usb 1-1: new high-speed USB device\n", ev), 0);
+	CHECK_INT(kmsg_spoofed(&r), 0);
+}
+
 static void test_bus_ids(void)
 {
 	char b[32];
@@ -104,6 +170,7 @@ int main(void)
 	RUN(test_record);
 	RUN(test_xid_forms);
 	RUN(test_fallen_multiline);
+	RUN(test_spoofs);
 	RUN(test_bus_ids);
 	return tap_done();
 }

@@ -1,0 +1,54 @@
+/* selfstat.c - the daemon's clock and resource use; see selfstat.h. */
+#include "watch/selfstat.h"
+#include "core/child.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+double wd_now(void)
+{
+	return child_now();
+}
+
+long long wd_self_rss(void)
+{
+	char b[128];
+	long long pages = -1;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	b[n] = '\0';
+	if (sscanf(b, "%*s %lld", &pages) != 1)
+		return -1;
+	return pages * sysconf(_SC_PAGESIZE);
+}
+
+static double tv(struct timeval t)
+{
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+double wd_self_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return tv(ru.ru_utime) + tv(ru.ru_stime);
+}
+
+double wd_children_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return tv(ru.ru_utime) + tv(ru.ru_stime);
+}
