@@ -659,8 +659,12 @@ static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase
 	memset(&v, 0, sizeof(v));
 	if (kb_driver_runs_cuda(r->in->kb, r->driver, w->cuda_version, dc, &v) == 0 && v.ok == 0) {
 		char *id = xasprintf("%s.driver", idbase);
-		struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_FRAMEWORK_DRIVER_TOO_OLD, REACH_WORK,
-					       "driver %s is too old for %s %s, built with CUDA %s",
+		/* Under WSL the driver is Windows': only Windows can update it. */
+		int wsl = platform_is_wsl(&r->in->inv->platform);
+		enum cause_id cause = wsl ? CAUSE_WSL_WINDOWS_DRIVER_TOO_OLD : CAUSE_FRAMEWORK_DRIVER_TOO_OLD;
+		struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, cause, REACH_WORK,
+					       "%sdriver %s is too old for %s %s, built with CUDA %s",
+					       wsl ? "the Windows " : "",
 					       r->driver, rf_pretty(w->name), w->version ? w->version : "",
 					       w->cuda_build ? w->cuda_build : "?");
 		const char *floor = kb_cuda_compat_floor(r->in->kb, w->cuda_version / 1000);
@@ -672,11 +676,16 @@ static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase
 		if (v.why[0])
 			finding_evidence(f, "%s", v.why);
 		{
-			char *fix = xasprintf("upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
-					      floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
+			char *fix = wsl
+				? xasprintf("update the NVIDIA driver on Windows (its CUDA %d.x floor is %s on Linux; "
+					    "nothing installed inside WSL replaces it), then wsl --shutdown; or install a %s "
+					    "build for an older CUDA", w->cuda_version / 1000,
+					    floor ? floor : "the CUDA major's floor", rf_pretty(w->name))
+				: xasprintf("upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
+					    floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
 
 			finding_fix(f, "%s", fix);
-			rf_acc_note(a, STATUS_FAIL, CAUSE_FRAMEWORK_DRIVER_TOO_OLD, "the driver is too old for its CUDA",
+			rf_acc_note(a, STATUS_FAIL, cause, "the driver is too old for its CUDA",
 				    fix);
 			free(fix);
 		}
