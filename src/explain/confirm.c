@@ -47,6 +47,7 @@ static const enum cause_id checkable[] = {
 	/* platforms (rules/rules_platform.c) */
 	CAUSE_WSL1_NO_GPU, CAUSE_WSL_LINUX_DRIVER_IN_WSL, CAUSE_WSL_LIB_NOT_ON_LOADER_PATH,
 	CAUSE_WSL_WINDOWS_DRIVER_TOO_OLD, CAUSE_KERNEL_LOCKDOWN_BLOCKS_MODULE, CAUSE_GPU_OPERATOR_NOT_READY,
+	CAUSE_CONDA_CUDA_MIXED,
 };
 
 /* Causes a "cannot open shared object file" for a captured soname confirms. */

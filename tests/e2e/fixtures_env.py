@@ -148,3 +148,58 @@ def set_lockdown(r, line):
     """/sys/kernel/security/lockdown: the modes, the selected one in brackets
     ("none [integrity] confidentiality", man 7 kernel_lockdown)."""
     r.write("sys/kernel/security/lockdown", line + "\n")
+
+
+# conda-meta records as conda writes them, one per installed package
+# (conda's PrefixData reads <prefix>/conda-meta/<name>-<version>-<build>.json):
+# "channel" is the channel URL with its subdir in conda < 23 and the bare name in
+# later releases; "files" lists every installed path relative to the prefix.
+def conda_record(name, version, build, channel, files, depends=()):
+    import json
+    return json.dumps({
+        "build": build, "build_number": 0,
+        "channel": channel,
+        "constrains": [], "depends": list(depends),
+        "extracted_package_dir": f"/opt/conda/pkgs/{name}-{version}-{build}",
+        "features": "", "files": list(files),
+        "fn": f"{name}-{version}-{build}.conda",
+        "license": "LicenseRef-NVIDIA-End-User-License-Agreement",
+        "md5": "0" * 32, "name": name, "requested_spec": name,
+        "size": 1, "subdir": "linux-64", "timestamp": 1700000000000,
+        "url": f"https://conda.anaconda.org/conda-forge/linux-64/{name}-{version}-{build}.conda",
+        "version": version,
+    }, indent=2)
+
+
+def add_conda_pkg(r, prefix, name, version, build, libs, channel="https://conda.anaconda.org/conda-forge/linux-64"):
+    """A conda package that installed libs into prefix/lib: libs are (real file, soname) pairs;
+    the soname link and the real file are both listed in its record, as conda lists them."""
+    files = []
+    for real, soname in libs:
+        r.shared_lib(f"{prefix}/lib/{real}", soname=soname)
+        files.append(f"lib/{real}")
+        if soname != real:
+            r.symlink(f"{prefix}/lib/{soname}", real)
+            files.append(f"lib/{soname}")
+    r.write(f"{prefix}/conda-meta/{name}-{version}-{build}.json",
+            conda_record(name, version, build, channel, files))
+
+
+def conda_env(r, prefix="opt/conda/envs/tf", py="3.11"):
+    """An empty conda environment (conda-meta, its python's site-packages); returns the site dir."""
+    site = f"{prefix}/lib/python{py}/site-packages"
+    r.mkdir(site)
+    r.write(f"{prefix}/conda-meta/history", "==> 2024-03-01 10:00:00 <==\n# cmd: conda create -n tf python=3.11\n")
+    r.write(f"{prefix}/conda-meta/python-{py}.8-hab00c5b_0_cpython.json",
+            conda_record("python", f"{py}.8", "hab00c5b_0_cpython", "conda-forge", [f"bin/python{py}"]))
+    r.write(f"{prefix}/bin/python{py}", "", mode=0o755)
+    r.symlink(f"{prefix}/bin/python3", f"python{py}")
+    return site
+
+
+# cuDNN 8.9.7 from conda-forge: lib/libcudnn.so.8.9.7 with the libcudnn.so.8 link
+# (conda-forge/cudnn-feedstock); cudatoolkit 11.8 (conda-forge): libcudart.so.11.8.89
+# behind libcudart.so.11.0 (the soname CUDA 11's runtime has).
+CONDA_CUDNN = ("cudnn", "8.9.7.29", "hcdd5f01_2", [("libcudnn.so.8.9.7", "libcudnn.so.8")])
+CONDA_CUDATOOLKIT = ("cudatoolkit", "11.8.0", "h4ba93d1_12",
+                     [("libcudart.so.11.8.89", "libcudart.so.11.0")])

@@ -1,0 +1,229 @@
+/*
+ * rules_conda.c - conda environments whose CUDA libraries come from more
+ * than one source: conda's packages (cudatoolkit, cudnn, nccl, cuda-*,
+ * libcublas ...) in <env>/lib next to pip's nvidia-* wheels in the same
+ * environment, or next to a system toolkit the loader searches.  Reads the
+ * libraries inventory (copies, their origin, owner and conda package, and
+ * the loader's winners) and the frameworks found in each environment.
+ */
+#include "rules/rules_conda.h"
+#include "core/buf.h"
+#include "core/shquote.h"
+#include "core/xalloc.h"
+#include "knowledge/causes.h"
+#include "inventory/inventory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return path && !strncmp(path, prefix, n) && path[n] == '/';
+}
+
+static int in_env_lib(const struct lib_copy *c, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return c->origin && !strcmp(c->origin, "conda") && c->dir &&
+	       !strncmp(c->dir, prefix, n) && !strcmp(c->dir + n, "/lib");
+}
+
+/* Another source of the same library: a wheel of this env, or a system copy the loader searches. */
+static int other_source(const struct lib_copy *c, const char *prefix)
+{
+	if (!c->origin)
+		return 0;
+	if (!strcmp(c->origin, "wheel"))
+		return under(c->path, prefix);
+	if (!strcmp(c->origin, "toolkit") || !strcmp(c->origin, "system") ||
+	    !strcmp(c->origin, "ld-library-path") || !strcmp(c->origin, "cache") ||
+	    !strcmp(c->origin, "opt"))
+		return c->reachable_as != NULL;
+	return 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p;
+}
+
+/* "wheel nvidia-cudnn-cu12 9.1.0.70" -> "nvidia-cudnn-cu12" appended to b (once). */
+static void add_wheel_name(struct buf *b, const char *owner)
+{
+	const char *n, *sp;
+	char *name;
+
+	if (!owner || strncmp(owner, "wheel ", 6) != 0)
+		return;
+	n = owner + 6;
+	sp = strchr(n, ' ');
+	name = sp ? xstrndup(n, (size_t)(sp - n)) : xstrdup(n);
+	if (!strstr(buf_cstr(b), shq(name)))
+		buf_printf(b, " %s", shq(name));
+	free(name);
+}
+
+static void add_conda_name(struct buf *b, const struct conda_env *ce, const struct lib_copy *c)
+{
+	const struct conda_pkg *p = condameta_owner(ce, base_name(c->path));
+
+	if (!p)
+		p = condameta_owner(ce, base_name(c->realpath));
+	if (p && !strstr(buf_cstr(b), shq(p->name)))
+		buf_printf(b, " %s", shq(p->name));
+}
+
+static void add_soname(struct buf *b, const char *soname)
+{
+	char *key;
+
+	if (!soname)
+		return;
+	key = xasprintf("|%s|", soname);
+	if (!strstr(buf_cstr(b), key))
+		buf_printf(b, "%s%s|", b->len ? "" : "|", soname);
+	free(key);
+}
+
+/* Which copy each framework of the environment takes, for the sonames involved. */
+static void fw_takes(const struct rules_in *in, struct finding *f, const char *prefix,
+		     const struct buf *sonames)
+{
+	const struct frameworks_inventory *fw = &in->inv->fw;
+
+	for (size_t i = 0; i < fw->n; i++) {
+		const struct fw_entry *w = &fw->fws[i];
+
+		if (!w->env_prefix || strcmp(w->env_prefix, prefix) != 0)
+			continue;
+		for (size_t k = 0; k < w->nlibs; k++) {
+			const struct fw_lib *l = &w->libs[k];
+			char *key = l->soname ? xasprintf("|%s|", l->soname) : NULL;
+
+			if (key && strstr(buf_cstr(sonames), key))
+				finding_evidence(f, "%s %s takes %s: %s%s%s%s", w->name,
+						 w->version ? w->version : "", l->soname,
+						 l->path ? l->path : "not found",
+						 l->source ? " (via " : "", l->source ? l->source : "",
+						 l->source ? ")" : "");
+			free(key);
+		}
+	}
+}
+
+static int env_has_framework(const struct rules_in *in, const char *prefix)
+{
+	const struct frameworks_inventory *fw = &in->inv->fw;
+
+	for (size_t i = 0; i < fw->n; i++)
+		if (fw->fws[i].env_prefix && !strcmp(fw->fws[i].env_prefix, prefix))
+			return 1;
+	return 0;
+}
+
+static const struct conda_pkg *conda_framework(const struct conda_env *ce)
+{
+	for (size_t i = 0; i < ce->n; i++)
+		if (ce->pkgs[i].framework)
+			return &ce->pkgs[i];
+	return NULL;
+}
+
+static void copy_line(struct finding *f, const struct lib_copy *c, const char *what)
+{
+	finding_evidence(f, "%s: %s %s (%s%s%s)", c->soname ? c->soname : base_name(c->path), what,
+			 c->path, c->version ? c->version : "version unknown",
+			 c->conda_spec || c->owner ? ", " : "",
+			 c->conda_spec ? c->conda_spec : c->owner ? c->owner : "");
+}
+
+static void judge_env(const struct rules_in *in, struct report *rep, const struct conda_env *ce)
+{
+	const struct libraries_inventory *li = &in->inv->libs;
+	struct finding *f = NULL;
+	struct buf wheels = BUF_INIT, condas = BUF_INIT, sysdirs = BUF_INIT, winners = BUF_INIT;
+	struct buf sonames = BUF_INIT;	/* "|libcudnn.so.8|libcudart.so.12|": the sonames involved */
+	const struct conda_pkg *cfw = conda_framework(ce);
+
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+		int first = 1;
+
+		if (!in_env_lib(c, ce->prefix) || !c->family)
+			continue;
+		for (size_t k = 0; k < li->n; k++) {
+			const struct lib_copy *o = &li->copies[k];
+			const struct lib_resolved *r;
+
+			if (k == i || !o->family || strcmp(o->family, c->family) != 0 ||
+			    !other_source(o, ce->prefix))
+				continue;
+			if (!f)
+				f = report_add(rep, LAYER_LIBRARIES, "libraries.conda-mixed", CAUSE_CONDA_CUDA_MIXED,
+					       env_has_framework(in, ce->prefix) ? REACH_WORK : REACH_LATENT,
+					       "conda environment %s mixes conda's CUDA packages with %s",
+					       ce->prefix, !strcmp(o->origin, "wheel") ? "pip nvidia-* wheels" :
+					       "the system's CUDA libraries");
+			if (first) {
+				copy_line(f, c, "conda");
+				add_conda_name(&condas, ce, c);
+				first = 0;
+			}
+			copy_line(f, o, !strcmp(o->origin, "wheel") ? "pip" : o->origin);
+			add_soname(&sonames, o->soname);
+			add_soname(&sonames, c->soname);
+			if (!strcmp(o->origin, "wheel")) {
+				add_wheel_name(&wheels, o->owner);
+			} else if (o->dir && !strstr(buf_cstr(&sysdirs), o->dir)) {
+				buf_printf(&sysdirs, "%s%s", sysdirs.len ? ", " : "", o->dir);
+			}
+			r = o->soname ? libraries_resolved(li, o->soname) : NULL;
+			if (r && r->path && !strstr(buf_cstr(&winners), r->path))
+				buf_printf(&winners, "%s%s -> %s (%s)", winners.len ? "; " : "", r->soname,
+					   r->path, r->source ? r->source : "?");
+		}
+		if (!first) {
+			const struct lib_resolved *r = c->soname ? libraries_resolved(li, c->soname) : NULL;
+
+			if (r && r->path && !strstr(buf_cstr(&winners), r->path))
+				buf_printf(&winners, "%s%s -> %s (%s)", winners.len ? "; " : "", r->soname,
+					   r->path, r->source ? r->source : "?");
+		}
+	}
+	if (!f)
+		goto out;
+	fw_takes(in, f, ce->prefix, &sonames);
+	if (winners.len)
+		finding_evidence(f, "the loader (a program without RPATH) takes: %s", winners.s);
+	if (cfw)
+		finding_evidence(f, "the framework came from conda: %s%s%s=%s", cfw->channel ? cfw->channel : "",
+				 cfw->channel ? "::" : "", cfw->name, cfw->version);
+	if (cfw && wheels.len)
+		finding_fix(f, "keep conda's CUDA (%s is a conda package): pip uninstall -y%s%s%s", cfw->name,
+			    buf_cstr(&wheels), sysdirs.len ? "; and drop from LD_LIBRARY_PATH: " : "", buf_cstr(&sysdirs));
+	else if (condas.len)
+		finding_fix(f, "keep one source per environment: conda remove -p %s --force%s (the "
+			    "framework's pip wheels bring their own CUDA)%s%s", shq(ce->prefix), buf_cstr(&condas),
+			    sysdirs.len ? "; and drop from LD_LIBRARY_PATH: " : "", buf_cstr(&sysdirs));
+	else
+		finding_fix(f, "%s", cause_fix(CAUSE_CONDA_CUDA_MIXED));
+out:
+	buf_release(&wheels);
+	buf_release(&condas);
+	buf_release(&sysdirs);
+	buf_release(&winners);
+	buf_release(&sonames);
+}
+
+void rules_conda(const struct rules_in *in, struct report *rep)
+{
+	const struct libraries_inventory *li = &in->inv->libs;
+
+	for (size_t i = 0; i < li->nconda; i++)
+		judge_env(in, rep, &li->conda[i]);
+}
