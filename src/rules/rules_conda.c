@@ -220,6 +220,35 @@ out:
 	buf_release(&sonames);
 }
 
+int rules_conda_fix_upgrade(const struct rules_in *in, const char *realpath, const char *minimum,
+			    struct buf *fix)
+{
+	const struct lib_copy *c = realpath ? libraries_copy_by_realpath(&in->inv->libs, realpath) : NULL;
+	const char *spec, *sep, *eq;
+	char *channel, *name, *req, *dir;
+	long major;
+
+	if (!c || !c->conda_spec || !c->owner || strncmp(c->owner, "conda ", 6) != 0 || !minimum)
+		return 0;
+	spec = c->conda_spec;
+	sep = strstr(spec, "::");
+	channel = sep ? xstrndup(spec, (size_t)(sep - spec)) : NULL;
+	name = sep ? xstrdup(sep + 2) : xstrdup(spec);
+	if ((eq = strchr(name, '=')))
+		name[eq - name] = 0;
+	major = strtol(minimum, NULL, 10);
+	req = xasprintf("%s>=%s,<%ld", name, minimum, major + 1);
+	dir = xstrdup(c->dir ? c->dir : c->owner + 6);
+	buf_printf(fix, "conda install -p %s%s%s %s (conda's %s is the copy loaded; or take %s off "
+		    "LD_LIBRARY_PATH when the framework brings its own)", shq(c->owner + 6),
+		    channel ? " -c " : "", channel ? shq(channel) : "", shq(req), c->conda_spec, shq(dir));
+	free(channel);
+	free(name);
+	free(req);
+	free(dir);
+	return 1;
+}
+
 void rules_conda(const struct rules_in *in, struct report *rep)
 {
 	const struct libraries_inventory *li = &in->inv->libs;

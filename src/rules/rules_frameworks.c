@@ -17,6 +17,7 @@
  * driver-too-old-for-gpu / driver-too-new-for-gpu) leaves nothing to run on.
  */
 #include "rules/rules.h"
+#include "rules/rules_conda.h"
 #include "rules/fw_verdict.h"
 
 #include "core/buf.h"
@@ -557,7 +558,9 @@ static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase,
 					 w->cudnn_required_source ? w->cudnn_required_source : "?");
 			if (v.why[0])
 				finding_evidence(f, "%s", v.why);
-			rf_fix_libs(w, &fix);
+			/* conda installed the copy loaded: a conda fix (rules_conda.h) */
+			if (!rules_conda_fix_upgrade(r->in, c->realpath, w->cudnn_required, &fix))
+				rf_fix_libs(w, &fix);
 			finding_fix(f, "%s", fix.s);
 			rf_acc_note(a, STATUS_FAIL, CAUSE_CUDNN_VERSION_MISMATCH, "its cuDNN is too old", fix.s);
 			too_old = 1;

@@ -12,6 +12,7 @@ import subprocess
 
 import fixtures
 import fixtures_driver
+import fixtures_libs
 import fixtures_lower
 
 # /proc/version of a WSL2 kernel: the "-microsoft-standard-WSL2" release as in
@@ -175,8 +176,8 @@ def add_conda_pkg(r, prefix, name, version, build, libs, channel="https://conda.
     """A conda package that installed libs into prefix/lib: libs are (real file, soname) pairs;
     the soname link and the real file are both listed in its record, as conda lists them."""
     files = []
-    for real, soname in libs:
-        r.shared_lib(f"{prefix}/lib/{real}", soname=soname)
+    for real, soname, *src in libs:
+        r.shared_lib(f"{prefix}/lib/{real}", soname=soname, **({"source": src[0]} if src else {}))
         files.append(f"lib/{real}")
         if soname != real:
             r.symlink(f"{prefix}/lib/{soname}", real)
@@ -200,6 +201,9 @@ def conda_env(r, prefix="opt/conda/envs/tf", py="3.11"):
 # cuDNN 8.9.7 from conda-forge: lib/libcudnn.so.8.9.7 with the libcudnn.so.8 link
 # (conda-forge/cudnn-feedstock); cudatoolkit 11.8 (conda-forge): libcudart.so.11.8.89
 # behind libcudart.so.11.0 (the soname CUDA 11's runtime has).
-CONDA_CUDNN = ("cudnn", "8.9.7.29", "hcdd5f01_2", [("libcudnn.so.8.9.7", "libcudnn.so.8")])
+CONDA_CUDNN = ("cudnn", "8.9.7.29", "hcdd5f01_2",
+               [("libcudnn.so.8.9.7", "libcudnn.so.8", fixtures_libs.cudnn_source("8.9.7", cudart=11080))])
+CONDA_CUDNN_86 = ("cudnn", "8.6.0.163", "heb2d755_0",
+                  [("libcudnn.so.8.6.0", "libcudnn.so.8", fixtures_libs.cudnn_source("8.6.0", cudart=11080))])
 CONDA_CUDATOOLKIT = ("cudatoolkit", "11.8.0", "h4ba93d1_12",
-                     [("libcudart.so.11.8.89", "libcudart.so.11.0")])
+                     [("libcudart.so.11.8.89", "libcudart.so.11.0", fixtures_libs.cudart_source("11.8.89"))])

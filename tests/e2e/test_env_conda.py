@@ -75,6 +75,24 @@ class Conda(GDTestCase):
         self.assertIn("tensorflow 2.15.0 takes libcudnn.so.8: " + PREFIX + "/lib/libcudnn.so.8 "
                       "(via ld-library-path)", "\n".join(f["evidence"]))
 
+    def test_conda_cudnn_too_old_gets_a_conda_fix(self):
+        # conda's cuDNN 8.6 on LD_LIBRARY_PATH is what TensorFlow 2.15 (needs 8.9) loads
+        doc = check(tf_in_conda(conda_pkgs=(env_fx.CONDA_CUDNN_86,)), env=env(LD_LIBRARY_PATH=PREFIX + "/lib"))
+        f = assert_cause(self, doc, "cudnn-version-mismatch")
+        self.assertIn("conda install -p /opt/conda/envs/tf -c conda-forge 'cudnn>=8.9,<9'", f["fix"])
+        self.assertNotIn("pip install", f["fix"])
+        assert_no_cause(self, doc, "lib-corrupt")
+        # near miss: the same too-old cuDNN from a pip wheel keeps the pip fix
+        import fixtures
+        r = fixtures.healthy_root()
+        site = fw.add_venv(r)
+        fw.add_tensorflow(r, site)
+        fw.add_cuda12_wheels(r, site, cudnn="8.6.0.163")
+        doc = check(r, env=clean_env(PATH="/usr/bin:/bin", HOME="/nonexistent", VIRTUAL_ENV="/opt/venv"))
+        f = assert_cause(self, doc, "cudnn-version-mismatch")
+        self.assertIn("pip install", f["fix"])
+        self.assertNotIn("conda install", f["fix"])
+
     def test_framework_from_conda_gets_a_pip_fix(self):
         r = tf_in_conda()
         r.write(PREFIX.lstrip("/") + "/conda-meta/tensorflow-base-2.15.0-cuda120py311h1234567_0.json",
