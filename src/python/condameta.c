@@ -170,6 +170,24 @@ static void add_pkg(struct conda_env *ce, const struct doc *d)
 	}
 }
 
+int condameta_parse_record(const char *text, size_t len, struct conda_env *out)
+{
+	struct doc d;
+	int ok;
+
+	if (doc_parse_json(text, len, &d, NULL) < 0) {
+		out->skipped++;
+		return -1;
+	}
+	ok = d.type == DOC_MAP;
+	if (ok)
+		add_pkg(out, &d);
+	else
+		out->skipped++;
+	doc_release(&d);
+	return ok ? 0 : -1;
+}
+
 int condameta_read(const char *root, const char *prefix, struct conda_env *out, struct err *e)
 {
 	char *meta = fs_join(prefix, "conda-meta");
@@ -185,21 +203,14 @@ int condameta_read(const char *root, const char *prefix, struct conda_env *out, 
 	}
 	for (size_t i = 0; i < n && i < 16384; i++) {
 		char *path;
-		struct doc d;
 
 		if (!wanted_file(names[i]))
 			continue;
 		path = fs_join(meta, names[i]);
-		if (fs_read_file(root, path, CONDAMETA_MAX_BYTES, &text, NULL) == 0 &&
-		    doc_parse_json(text.s, text.len, &d, NULL) == 0) {
-			if (d.type == DOC_MAP)
-				add_pkg(out, &d);
-			else
-				out->skipped++;
-			doc_release(&d);
-		} else {
+		if (fs_read_file(root, path, CONDAMETA_MAX_BYTES, &text, NULL) == 0)
+			condameta_parse_record(text.s, text.len, out);
+		else
 			out->skipped++;
-		}
 		free(path);
 	}
 	buf_release(&text);

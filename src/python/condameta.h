@@ -48,6 +48,8 @@ struct conda_env {
 /* Reads prefix/conda-meta; 0 (possibly with no package), -1 when it cannot be listed. */
 int condameta_read(const char *root, const char *prefix, struct conda_env *out, struct err *e);
 void condameta_release(struct conda_env *ce);
+/* One record's text into out (a package of interest is added); -1 when it is no JSON object. */
+int condameta_parse_record(const char *text, size_t len, struct conda_env *out);
 /* The package that installed lib/<name> (a base name), or NULL. */
 const struct conda_pkg *condameta_owner(const struct conda_env *ce, const char *name);
 /* Does this package name ship CUDA libraries (the filter condameta_read applies)? */
