@@ -62,6 +62,17 @@ class WSL2(GDTestCase):
         self.assertEqual(doc["inventory"]["driver"]["version"], env_fx.WSL_DRIVER)
         self.assertEqual(layer(doc, "hardware")["status"], "ok")
 
+    def test_docker_desktop_backend_is_named(self):
+        r = env_fx.wsl2_root()
+        # Docker Desktop's WSL 2 integration mounts its distribution here
+        r.mkdir("mnt/wsl/docker-desktop/cli-tools/usr/bin")
+        doc = check(r, env=env())
+        self.assertTrue(doc["inventory"]["platform"]["docker_desktop"])
+        f = [x for x in doc["findings"] if x["id"] == "hardware.wsl"][0]
+        self.assertIn("Docker Desktop", " ".join(f["evidence"]))
+        self.assertEqual(doc["_rc"], 0)
+        self.assertFalse(check(env_fx.wsl2_root(), env=env())["inventory"]["platform"]["docker_desktop"])
+
     def test_wsl_lib_not_on_loader_path(self):
         doc = check(env_fx.wsl2_root(ld_conf=False), env=env())
         f = assert_cause(self, doc, "wsl-lib-not-on-loader-path", "fail")
