@@ -96,3 +96,31 @@ class Operator(GDTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HostilePlatformFiles(GDTestCase):
+    def test_hostile_operator_and_wsl_files(self):
+        r = env_fx.operator_root()
+        # a PRETTY_NAME with terminal escapes and a huge line; a marker that is a directory
+        r.write("run/nvidia/driver/etc/os-release",
+                'PRETTY_NAME="\x1b[2J\x1b]0;owned\x07Ubuntu"\n' + "X=" + "a" * 100000 + "\n")
+        r.remove("run/nvidia/validations/cuda-ready")
+        r.mkdir("run/nvidia/validations/cuda-ready")
+        r.write("proc/version", "\x1b[31mmicrosoft\n" * 3 + "x" * 70000)
+        doc = check(r, env=env())
+        op = doc["inventory"]["platform"]["gpu_operator"]
+        self.assertIn("Ubuntu", op["os"])
+        from gdtest import run
+        rc, out, err = run(["check"], env=env(), root=r.path)
+        self.assertNotIn("\x1b", out)
+        self.assertIn(rc, (0, 1))
+
+    def test_driver_root_link_loop_and_escape(self):
+        r = fixtures.healthy_root()
+        r.mkdir("run/nvidia")
+        r.symlink("run/nvidia/driver", "/run/nvidia/driver")     # a loop
+        doc = check(r, env=env())
+        self.assertIsNone(doc["inventory"]["platform"]["gpu_operator"]["driver_root"])
+        r.symlink("run/nvidia/driver", "/../../../../")          # re-rooted: the tree itself
+        doc = check(r, env=env())
+        self.assertEqual(doc["_rc"], 0, [f["id"] for f in doc["findings"] if f["status"] == "fail"])

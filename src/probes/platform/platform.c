@@ -80,7 +80,8 @@ static void operator_os(const char *root, struct platform_inventory *p, struct b
 {
 	const char *s, *e;
 
-	if (fs_read_file(root, PLATFORM_OPERATOR_ROOT "/etc/os-release", 16384, tmp, NULL) < 0)
+	/* PRETTY_NAME is near the top; a longer file is read only that far */
+	if (fs_read_head(root, PLATFORM_OPERATOR_ROOT "/etc/os-release", 16384, tmp, NULL) < 0)
 		return;
 	for (s = tmp->s; s && *s; s = e ? e + 1 : NULL) {
 		e = strchr(s, '\n');
@@ -100,7 +101,12 @@ static void operator_os(const char *root, struct platform_inventory *p, struct b
 
 static void platform_operator(const char *root, struct platform_inventory *p, struct buf *tmp)
 {
-	if (!fs_is_dir(root, PLATFORM_OPERATOR_ROOT))
+	/*
+	 * A link to / (a driver installed on the host, shown where the operator
+	 * looks) is the host's own driver, which the layers read already.
+	 */
+	if (!fs_is_dir(root, PLATFORM_OPERATOR_ROOT) ||
+	    (fs_resolve(root, PLATFORM_OPERATOR_ROOT, tmp, NULL) == 0 && !strcmp(tmp->s, "/")))
 		goto validations;
 	for (size_t d = 0; d < sizeof(operator_libdirs) / sizeof(operator_libdirs[0]); d++) {
 		char *dir = xasprintf(PLATFORM_OPERATOR_ROOT "%s", operator_libdirs[d]);
