@@ -50,6 +50,11 @@ int platform_is_wsl(const struct platform_inventory *p)
 	return p->wsl == PLATFORM_WSL1 || p->wsl == PLATFORM_WSL2;
 }
 
+const char *platform_driver_where(const struct platform_inventory *p)
+{
+	return platform_is_wsl(p) ? " on Windows (WSL2's driver is the Windows one; then wsl --shutdown)" : "";
+}
+
 int platform_path_in_wsl(const char *path)
 {
 	return path && !strncmp(path, "/usr/lib/wsl/", 13);

@@ -85,6 +85,8 @@ const char *platform_marker_name(enum operator_marker m);
 const char *platform_wsl_id(enum platform_wsl w);
 /* Under WSL (1 or 2): fixes must never name modprobe, DKMS or a Linux driver. */
 int platform_is_wsl(const struct platform_inventory *p);
+/* Where the driver is upgraded, for fixes: " on Windows (then wsl --shutdown)" under WSL, else "". */
+const char *platform_driver_where(const struct platform_inventory *p);
 /* A path that lies in /usr/lib/wsl/ (the Windows driver's files). */
 int platform_path_in_wsl(const char *path);
 

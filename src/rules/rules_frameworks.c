@@ -812,8 +812,8 @@ static void rf_ptx_jit(struct rf *r, const struct fw_entry *w, const char *idbas
 	finding_evidence(f, "driver %s (%s)", r->driver, r->driver_from ? r->driver_from : "?");
 	finding_evidence(f, "%s", pv.why);
 	rf_source_evidence(r, f, pv.source);
-	finding_fix(f, "upgrade the NVIDIA driver to %s or newer (CUDA %d.%d's minimum), or install a %s build with SASS for sm_%d%d",
-		    floor ? floor : "the toolkit's minimum", w->cuda_version / 1000, w->cuda_version % 1000 / 10,
+	finding_fix(f, "upgrade the NVIDIA driver%s to %s or newer (CUDA %d.%d's minimum), or install a %s build with SASS for sm_%d%d",
+		    platform_driver_where(&r->in->inv->platform), floor ? floor : "the toolkit's minimum", w->cuda_version / 1000, w->cuda_version % 1000 / 10,
 		    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
 	rf_acc_note(a, STATUS_FAIL, CAUSE_PTX_TOO_NEW_FOR_DRIVER, "the driver cannot JIT-compile its PTX for this GPU",
 		    f->fix);

@@ -517,9 +517,10 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 				 v.source ? v.source : "");
 		if (v.source)
 			finding_evidence(f, "]");
-		finding_fix(f, "upgrade the NVIDIA driver to one that supports CUDA %s "
+		finding_fix(f, "upgrade the NVIDIA driver%s to one that supports CUDA %s "
 			    "(see the evidence for the floor), or use a CUDA %ld.x build the driver "
-			    "supports", shq(c->version), (long)(cv / 1000));
+			    "supports", platform_driver_where(&in->inv->platform), shq(c->version),
+			    (long)(cv / 1000));
 		n++;
 	}
 	return n;

@@ -121,6 +121,11 @@ class WSL2(GDTestCase):
         f = assert_cause(self, doc, "wsl-windows-driver-too-old", "fail")
         self.assertIn("Windows", f["fix"])
         assert_no_cause(self, doc, "framework-driver-too-old")
+        # every driver upgrade the report asks for is one on Windows
+        ups = [x["fix"] for x in doc["findings"] if "upgrade the NVIDIA driver" in (x.get("fix") or "")]
+        self.assertTrue(ups)
+        for fix in ups:
+            self.assertIn("on Windows", fix)
         # near miss: a current Windows driver
         r2 = env_fx.wsl2_root()
         site2 = fw.add_venv(r2)
