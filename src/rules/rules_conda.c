@@ -220,6 +220,27 @@ out:
 	buf_release(&sonames);
 }
 
+void rules_conda_env_evidence(const struct rules_in *in, struct finding *f, const char *prefix)
+{
+	const struct libraries_inventory *li = &in->inv->libs;
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; prefix && i < li->nconda; i++) {
+		const struct conda_env *ce = &li->conda[i];
+
+		if (strcmp(ce->prefix, prefix) != 0)
+			continue;
+		for (size_t k = 0; k < ce->n; k++)
+			if (!ce->pkgs[k].framework)
+				buf_printf(&b, "%s%s%s%s=%s", b.len ? ", " : "",
+					   ce->pkgs[k].channel ? ce->pkgs[k].channel : "",
+					   ce->pkgs[k].channel ? "::" : "", ce->pkgs[k].name, ce->pkgs[k].version);
+	}
+	if (b.len)
+		finding_evidence(f, "conda CUDA packages in this environment: %s", b.s);
+	buf_release(&b);
+}
+
 int rules_conda_fix_upgrade(const struct rules_in *in, const char *realpath, const char *minimum,
 			    struct buf *fix)
 {

@@ -12,6 +12,9 @@
 
 void rules_conda(const struct rules_in *in, struct report *rep);
 
+/* A line of evidence naming the conda CUDA packages of the environment at prefix, if any. */
+void rules_conda_env_evidence(const struct rules_in *in, struct finding *f, const char *prefix);
+
 struct buf;
 /*
  * The fix for a library too old for a framework, when conda installed the

@@ -1092,6 +1092,7 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	finding_evidence(f, "%s %s (%s) in %s environment %s, Python %s", w->dist ? w->dist : w->name,
 			 w->version ? w->version : "?", w->flavour ? w->flavour : "?", w->env_kind,
 			 w->env_prefix, w->python_version ? w->python_version : "?");
+	rules_conda_env_evidence(r->in, f, w->env_prefix);
 	if (w->build_file)
 		finding_evidence(f, "%s: CUDA %s, cuDNN %s", w->build_file, w->cuda_build ? w->cuda_build : "none",
 				 w->cudnn_build ? w->cudnn_build : "?");

@@ -51,6 +51,11 @@ class Conda(GDTestCase):
         self.assertIn("cudnn", names)
         self.assertEqual(names["cudnn"]["channel"], "conda-forge")
         self.assertNotIn("python", names)           # not a CUDA package
+        # and in the frameworks layer, beside the framework of that environment
+        f = finding(doc, fid=[x["id"] for x in doc["findings"] if x["layer"] == "frameworks"
+                              and "in conda environment " + PREFIX in " ".join(x["evidence"])][0])
+        self.assertIn("conda CUDA packages in this environment: conda-forge::cudnn=8.9.7.29",
+                      "\n".join(f["evidence"]))
         c = copy_of(doc, PREFIX + "/lib/libcudnn.so.8")
         self.assertEqual(c["origin"], "conda")
         self.assertEqual(c["conda_package"], "conda-forge::cudnn=8.9.7.29")
