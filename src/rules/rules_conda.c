@@ -78,6 +78,24 @@ static void add_conda_name(struct buf *b, const struct conda_env *ce, const stru
 		buf_printf(b, " %s", shq(p->name));
 }
 
+/* Does a conda copy of the environment share its soname with another source's copy? */
+static int same_soname_pair(const struct libraries_inventory *li, const char *prefix)
+{
+	for (size_t i = 0; i < li->n; i++) {
+		const struct lib_copy *c = &li->copies[i];
+
+		if (!in_env_lib(c, prefix) || !c->soname)
+			continue;
+		for (size_t k = 0; k < li->n; k++) {
+			const struct lib_copy *o = &li->copies[k];
+
+			if (k != i && o->soname && !strcmp(o->soname, c->soname) && other_source(o, prefix))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static void add_soname(struct buf *b, const char *soname)
 {
 	char *key;
@@ -149,6 +167,13 @@ static void judge_env(const struct rules_in *in, struct report *rep, const struc
 	struct buf wheels = BUF_INIT, condas = BUF_INIT, sysdirs = BUF_INIT, winners = BUF_INIT;
 	struct buf sonames = BUF_INIT;	/* "|libcudnn.so.8|libcudart.so.12|": the sonames involved */
 	const struct conda_pkg *cfw = conda_framework(ce);
+	/*
+	 * Work meets it when a framework of the environment can ask for a
+	 * soname both sources have; other majors (conda's libcudart.so.11.0
+	 * beside a wheel's libcudart.so.12) are loaded by no one by mistake.
+	 */
+	enum reach reach = same_soname_pair(li, ce->prefix) && env_has_framework(in, ce->prefix)
+			   ? REACH_WORK : REACH_LATENT;
 
 	for (size_t i = 0; i < li->n; i++) {
 		const struct lib_copy *c = &li->copies[i];
@@ -165,7 +190,7 @@ static void judge_env(const struct rules_in *in, struct report *rep, const struc
 				continue;
 			if (!f)
 				f = report_add(rep, LAYER_LIBRARIES, "libraries.conda-mixed", CAUSE_CONDA_CUDA_MIXED,
-					       env_has_framework(in, ce->prefix) ? REACH_WORK : REACH_LATENT,
+					       reach,
 					       "conda environment %s mixes conda's CUDA packages with %s",
 					       ce->prefix, !strcmp(o->origin, "wheel") ? "pip nvidia-* wheels" :
 					       "the system's CUDA libraries");
@@ -197,6 +222,9 @@ static void judge_env(const struct rules_in *in, struct report *rep, const struc
 	}
 	if (!f)
 		goto out;
+	if (reach == REACH_LATENT)
+		finding_evidence(f, "no framework of this environment can load a library both sources "
+				 "have under one name: nothing loads the wrong copy today");
 	fw_takes(in, f, ce->prefix, &sonames);
 	if (winners.len)
 		finding_evidence(f, "the loader (a program without RPATH) takes: %s", winners.s);
