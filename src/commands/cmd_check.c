@@ -28,6 +28,7 @@
 #include "probes/hardware/hardware.h"
 #include "probes/kernel/kernel.h"
 #include "probes/libraries/libraries.h"
+#include "probes/platform/platform.h"
 #include "probes/probe_in.h"
 #include "render/render.h"
 #include "report/report.h"
@@ -173,6 +174,8 @@ int check_run_in(const struct probe_in *pin, struct inventory *inv, struct repor
 	 * of theirs runs (the libraries rules read what the frameworks need).
 	 */
 	pyenv_list_copy(&inv->pyenvs, &pin->pyenvs);
+	/* What kind of machine (WSL, a GPU Operator node): every layer reads it. */
+	probe_platform(pin, inv);
 	for (int l = 0; l < LAYER_LIBRARIES && l <= top; l++) {
 		t = child_now();
 		steps[l].probe(pin, inv);

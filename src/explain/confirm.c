@@ -48,6 +48,10 @@ static const enum cause_id checkable[] = {
 	/* MIG, NVSwitch systems, the PCIe platform (rules_mig.c, rules_fabric.c, rules_pcie.c) */
 	CAUSE_MIG_ENABLED_NO_INSTANCES, CAUSE_MIG_MODE_PENDING_RESET, CAUSE_MIG_VISIBLE_DEVICES_PARENT,
 	CAUSE_FABRIC_MANAGER_VERSION_MISMATCH, CAUSE_PCIE_ACS_BLOCKS_P2P, CAUSE_PCIE_BAR1_UNMAPPED,
+	/* platforms (rules/rules_platform.c) */
+	CAUSE_WSL1_NO_GPU, CAUSE_WSL_LINUX_DRIVER_IN_WSL, CAUSE_WSL_LIB_NOT_ON_LOADER_PATH,
+	CAUSE_WSL_WINDOWS_DRIVER_TOO_OLD, CAUSE_KERNEL_LOCKDOWN_BLOCKS_MODULE, CAUSE_GPU_OPERATOR_NOT_READY,
+	CAUSE_CONDA_CUDA_MIXED,
 };
 
 /* Causes a "cannot open shared object file" for a captured soname confirms. */

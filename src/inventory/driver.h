@@ -28,6 +28,9 @@ struct driver_lib {
 	char *error;		/* why resolution failed, NULL otherwise */
 	char *stub_reason;	/* non-NULL when the winner is the toolkit stub: why we think so */
 	int compat;		/* the winner lives in a cuda-compat directory */
+	int operator_root;	/* not found by the host's loader: the GPU Operator's driver
+				   container's copy under /run/nvidia/driver (platform.h), which
+				   the container toolkit hands to containers */
 };
 
 /* A stub libcuda the loader's search can reach, other than the winner. */

@@ -9,6 +9,7 @@
 void inventory_init(struct inventory *inv)
 {
 	memset(inv, 0, sizeof(*inv));
+	platform_inventory_init(&inv->platform);
 	hw_inventory_init(&inv->hw);
 	kernel_inventory_init(&inv->kernel);
 	devices_inventory_init(&inv->devices);
@@ -21,6 +22,7 @@ void inventory_init(struct inventory *inv)
 
 void inventory_release(struct inventory *inv)
 {
+	platform_inventory_release(&inv->platform);
 	hw_inventory_release(&inv->hw);
 	kernel_inventory_release(&inv->kernel);
 	devices_inventory_release(&inv->devices);

@@ -11,6 +11,7 @@
 #ifndef GD_INVENTORY_H
 #define GD_INVENTORY_H
 
+#include "inventory/platform.h"
 #include "inventory/hardware.h"
 #include "inventory/kernel.h"
 #include "inventory/devices.h"
@@ -22,6 +23,8 @@
 #include "python/pyenv.h"
 
 struct inventory {
+	/* What kind of machine: WSL, a GPU Operator node, lockdown (platform.h); read by every layer. */
+	struct platform_inventory platform;
 	struct hw_inventory hw;
 	struct kernel_inventory kernel;
 	struct devices_inventory devices;

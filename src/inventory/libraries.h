@@ -19,6 +19,7 @@
 
 #include "loader/elf.h"
 #include "loader/ldso.h"
+#include "python/condameta.h"
 
 struct child;
 
@@ -35,6 +36,8 @@ struct lib_copy {
 					   "cudnn_version.h", "dist-info", "library-call" */
 	const char *origin;	/* "ld-library-path", "system", "toolkit", "conda", "wheel", "opt", "cache" */
 	char *owner;		/* "nvidia-cudnn-cu13 9.19.0.56", "toolkit /usr/local/cuda-13.0", "system" */
+	char *conda_spec;	/* origin "conda": the package that installed it, as conda names
+				   it, "conda-forge::cudnn=8.9.7.29" (conda-meta); NULL unknown */
 	int in_active;		/* in the active Python env, or the toolkit /usr/local/cuda points to */
 	long long size_bytes;	/* -1 unknown */
 	/* What elf_open said; problem NULL when the file is a valid shared object. */
@@ -143,6 +146,9 @@ struct libraries_inventory {
 		int active;		/* in the toolkit /usr/local/cuda names */
 	} *unreadable;
 	size_t nunreadable, unreadable_cap;
+	/* the CUDA packages of each conda environment looked at (python/condameta.h) */
+	struct conda_env *conda;
+	size_t nconda, conda_cap;
 	char **notes;		/* what was skipped or bounded, for verbose output */
 	size_t nnotes, notes_cap;
 	/* live */

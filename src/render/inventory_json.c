@@ -5,6 +5,7 @@
 void inventory_json(const struct inventory *inv, const struct kb *kb, struct json *j)
 {
 	json_obj_begin(j, "inventory");
+	inventory_json_platform(inv, j);
 	inventory_json_hardware(inv, kb, j);
 	inventory_json_kernel(inv, j);
 	inventory_json_containers(inv, j);

@@ -15,6 +15,7 @@ struct kb;
 void inventory_json(const struct inventory *inv, const struct kb *kb, struct json *j);
 
 /* Each writes its own keys into the already-open inventory object. */
+void inventory_json_platform(const struct inventory *inv, struct json *j);	/* "platform" */
 void inventory_json_hardware(const struct inventory *inv, const struct kb *kb, struct json *j);	/* "gpus", "nvswitches", "pcie_bridges", "iommu" */
 void inventory_json_kernel(const struct inventory *inv, struct json *j);	/* "kernel" */
 void inventory_json_containers(const struct inventory *inv, struct json *j);	/* "containers" */

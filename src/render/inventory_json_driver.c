@@ -20,6 +20,7 @@ static void json_lib(struct json *j, const char *key, const struct driver_lib *l
 	json_str(j, "how", ldso_source_id(l->how));
 	json_bool(j, "stub", l->stub_reason != NULL);
 	json_bool(j, "compat", l->compat);
+	json_bool(j, "operator_root", l->operator_root);
 	json_str(j, "error", l->error);
 	json_obj_end(j);
 }

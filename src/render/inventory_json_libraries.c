@@ -40,6 +40,7 @@ static void copy_json(const struct libraries_inventory *li, const struct lib_cop
 	json_str(j, "reachable_as", c->reachable_as);
 	json_bool(j, "winner", c->winner);
 	json_str(j, "owner", c->owner);
+	json_str(j, "conda_package", c->conda_spec);
 	json_str(j, "origin", c->origin);
 	json_int_nonneg(j, "size_bytes", c->size_bytes);
 	json_str(j, "problem", c->problem);
@@ -109,6 +110,28 @@ static void loader_json(const struct libraries_inventory *li, struct json *j)
 		json_str(j, "realpath", li->toolkits[i].realpath);
 		json_str(j, "version", li->toolkits[i].version);
 		json_str(j, "version_source", li->toolkits[i].version_source);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_arr_begin(j, "conda_environments");
+	for (size_t i = 0; i < li->nconda; i++) {
+		const struct conda_env *ce = &li->conda[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "prefix", ce->prefix);
+		json_int(j, "unreadable_records", (long long)ce->skipped);
+		json_arr_begin(j, "packages");
+		for (size_t k = 0; k < ce->n; k++) {
+			json_obj_begin(j, NULL);
+			json_str(j, "name", ce->pkgs[k].name);
+			json_str(j, "version", ce->pkgs[k].version);
+			json_str(j, "build", ce->pkgs[k].build);
+			json_str(j, "channel", ce->pkgs[k].channel);
+			json_bool(j, "framework", ce->pkgs[k].framework);
+			json_str_array(j, "libraries", ce->pkgs[k].libs, ce->pkgs[k].nlibs);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -11,6 +11,7 @@
  * Inside a container the fix is the runtime's job (--gpus all).
  */
 #include "rules/rules.h"
+#include "rules/rules_platform.h"
 #include "core/shquote.h"
 #include "core/buf.h"
 #include "inventory/inventory.h"
@@ -51,6 +52,8 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 	size_t gpu_nodes = 0, gpu_present = 0, ok = 0, problems = 0;
 	struct buf id = BUF_INIT, names = BUF_INIT;
 
+	if (rules_platform_devices(in, rep))
+		return;		/* WSL: /dev/dxg, not /dev/nvidia* */
 	for (size_t i = 0; i < dv->n; i++) {
 		if (dv->nodes[i].bdf) {
 			gpu_nodes++;

@@ -9,6 +9,7 @@
  * and the PCI ids of inv->hw.
  */
 #include "rules/rules.h"
+#include "rules/rules_platform.h"
 #include "rules/cuda_visible.h"
 #include "core/shquote.h"
 #include "core/buf.h"
@@ -42,7 +43,9 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 	struct finding *f;
 
 	/* libcuda.so.1 */
-	if (!d->cuda.path) {
+	if (rules_platform_driver_libcuda(in, rep)) {
+		/* WSL: judged against the Windows driver's /usr/lib/wsl/lib */
+	} else if (!d->cuda.path) {
 		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", CAUSE_LIBCUDA_MISSING, REACH_WORK,
 			       "libcuda.so.1 (the CUDA driver library) is not found by the loader");
 		finding_evidence(f, "searched LD_LIBRARY_PATH, /etc/ld.so.cache and the default "
@@ -64,9 +67,14 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 			    shq(d->cuda.path));
 	} else {
 		f = report_ok(rep, LAYER_DRIVER, "driver.libcuda",
-			       "libcuda.so.1 %s%s", d->cuda.version ? d->cuda.version : "found",
-			       d->cuda.compat ? " (forward-compatibility package)" : "");
+			       "libcuda.so.1 %s%s%s", d->cuda.version ? d->cuda.version : "found",
+			       d->cuda.compat ? " (forward-compatibility package)" : "",
+			       d->cuda.operator_root ? " (GPU Operator driver container)" : "");
 		lib_evidence(f, &d->cuda);
+		if (d->cuda.operator_root)
+			finding_evidence(f, "from the GPU Operator's driver root %s, not the host's "
+					 "loader: the container toolkit hands it to GPU pods",
+					 PLATFORM_OPERATOR_ROOT);
 	}
 	/* Stubs the search can reach without being the winner. */
 	if (d->nstubs && !d->cuda.stub_reason) {
@@ -81,7 +89,9 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 		finding_fix(f, "%s", cause_fix(CAUSE_LIBCUDA_STUB_ON_PATH));
 	}
 	/* libnvidia-ml.so.1: CUDA does not need it, nvidia-smi and monitoring do. */
-	if (!d->nvml.path) {
+	if (rules_platform_driver_nvml(in, rep)) {
+		/* WSL: the Windows driver provides it */
+	} else if (!d->nvml.path) {
 		f = report_add(rep, LAYER_DRIVER, "driver.nvml-library", CAUSE_NVML_MISSING, REACH_WORK,
 			       "libnvidia-ml.so.1 (NVML) is not found by the loader");
 		finding_evidence(f, "searched LD_LIBRARY_PATH, /etc/ld.so.cache and the default "
@@ -111,6 +121,8 @@ static void rules_driver_versions(const struct rules_in *in, struct report *rep)
 	struct finding *f;
 	int bad = 0, compared = 0;
 
+	if (rules_platform_driver_versions(in, rep))
+		return;
 	if (!kmod) {
 		f = report_skip(rep, LAYER_DRIVER, "driver.version-match",
 			       "driver library versions not compared: the kernel module's "
@@ -149,7 +161,13 @@ static void rules_driver_versions(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "libcuda.so.1 %s comes from a forward-compatibility "
 				 "directory (%s); it is meant to differ", d->cuda.version,
 				 d->cuda.realpath ? d->cuda.realpath : d->cuda.path);
-	if (bad)
+	if (bad && (d->cuda.operator_root || d->nvml.operator_root))
+		finding_fix(f, "the GPU Operator's driver container (%s) is not the loaded module's "
+			    "version: restart its pod on this node (kubectl -n gpu-operator delete pod "
+			    "-l app=nvidia-driver-daemonset --field-selector spec.nodeName=$(hostname)) "
+			    "so that it reloads the module, or drain the node and reboot",
+			    PLATFORM_OPERATOR_ROOT);
+	else if (bad)
 		finding_fix(f, "%s", cause_fix(CAUSE_DRIVER_LIBRARY_MISMATCH));
 }
 
@@ -643,6 +661,7 @@ static void rules_driver_summary(const struct rules_in *in, struct report *rep)
 void rules_driver(const struct rules_in *in, struct report *rep)
 {
 	rules_driver_libs(in, rep);
+	rules_platform_operator(in, rep);
 	rules_driver_nvml(in, rep);
 	rules_driver_versions(in, rep);
 	rules_driver_env(in, rep);

@@ -17,6 +17,7 @@
  * driver-too-old-for-gpu / driver-too-new-for-gpu) leaves nothing to run on.
  */
 #include "rules/rules.h"
+#include "rules/rules_conda.h"
 #include "rules/fw_verdict.h"
 
 #include "core/buf.h"
@@ -591,7 +592,9 @@ static void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase,
 					 w->cudnn_required_source ? w->cudnn_required_source : "?");
 			if (v.why[0])
 				finding_evidence(f, "%s", v.why);
-			rf_fix_libs(w, &fix);
+			/* conda installed the copy loaded: a conda fix (rules_conda.h) */
+			if (!rules_conda_fix_upgrade(r->in, c->realpath, w->cudnn_required, &fix))
+				rf_fix_libs(w, &fix);
 			finding_fix(f, "%s", fix.s);
 			rf_acc_note(a, STATUS_FAIL, CAUSE_CUDNN_VERSION_MISMATCH, "its cuDNN is too old", fix.s);
 			too_old = 1;
@@ -693,8 +696,12 @@ static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase
 	memset(&v, 0, sizeof(v));
 	if (kb_driver_runs_cuda(r->in->kb, r->driver, w->cuda_version, dc, &v) == 0 && v.ok == 0) {
 		char *id = xasprintf("%s.driver", idbase);
-		struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, CAUSE_FRAMEWORK_DRIVER_TOO_OLD, REACH_WORK,
-					       "driver %s is too old for %s %s, built with CUDA %s",
+		/* Under WSL the driver is Windows': only Windows can update it. */
+		int wsl = platform_is_wsl(&r->in->inv->platform);
+		enum cause_id cause = wsl ? CAUSE_WSL_WINDOWS_DRIVER_TOO_OLD : CAUSE_FRAMEWORK_DRIVER_TOO_OLD;
+		struct finding *f = report_add(r->rep, LAYER_FRAMEWORKS, id, cause, REACH_WORK,
+					       "%sdriver %s is too old for %s %s, built with CUDA %s",
+					       wsl ? "the Windows " : "",
 					       r->driver, rf_pretty(w->name), w->version ? w->version : "",
 					       w->cuda_build ? w->cuda_build : "?");
 		const char *floor = kb_cuda_compat_floor(r->in->kb, w->cuda_version / 1000);
@@ -706,11 +713,16 @@ static void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase
 		if (v.why[0])
 			finding_evidence(f, "%s", v.why);
 		{
-			char *fix = xasprintf("upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
-					      floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
+			char *fix = wsl
+				? xasprintf("update the NVIDIA driver on Windows (its CUDA %d.x floor is %s on Linux; "
+					    "nothing installed inside WSL replaces it), then wsl --shutdown; or install a %s "
+					    "build for an older CUDA", w->cuda_version / 1000,
+					    floor ? floor : "the CUDA major's floor", rf_pretty(w->name))
+				: xasprintf("upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
+					    floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
 
 			finding_fix(f, "%s", fix);
-			rf_acc_note(a, STATUS_FAIL, CAUSE_FRAMEWORK_DRIVER_TOO_OLD, "the driver is too old for its CUDA",
+			rf_acc_note(a, STATUS_FAIL, cause, "the driver is too old for its CUDA",
 				    fix);
 			free(fix);
 		}
@@ -834,8 +846,8 @@ static void rf_ptx_jit(struct rf *r, const struct fw_entry *w, const char *idbas
 	finding_evidence(f, "driver %s (%s)", r->driver, r->driver_from ? r->driver_from : "?");
 	finding_evidence(f, "%s", pv.why);
 	rf_source_evidence(r, f, pv.source);
-	finding_fix(f, "upgrade the NVIDIA driver to %s or newer (CUDA %d.%d's minimum), or install a %s build with SASS for sm_%d%d",
-		    floor ? floor : "the toolkit's minimum", w->cuda_version / 1000, w->cuda_version % 1000 / 10,
+	finding_fix(f, "upgrade the NVIDIA driver%s to %s or newer (CUDA %d.%d's minimum), or install a %s build with SASS for sm_%d%d",
+		    platform_driver_where(&r->in->inv->platform), floor ? floor : "the toolkit's minimum", w->cuda_version / 1000, w->cuda_version % 1000 / 10,
 		    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
 	rf_acc_note(a, STATUS_FAIL, CAUSE_PTX_TOO_NEW_FOR_DRIVER, "the driver cannot JIT-compile its PTX for this GPU",
 		    f->fix);
@@ -1121,6 +1133,7 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 				 kb_as_of(r->in->kb) ? kb_as_of(r->in->kb) : "?", w->name,
 				 kb_newest_release(r->in->kb, w->name), w->name, w->version,
 				 w->build_file ? w->build_file : "its version file");
+	rules_conda_env_evidence(r->in, f, w->env_prefix);
 	if (w->build_file)
 		finding_evidence(f, "%s: CUDA %s, cuDNN %s", w->build_file, w->cuda_build ? w->cuda_build : "none",
 				 w->cudnn_build ? w->cudnn_build : "?");

@@ -12,6 +12,7 @@
  * ok finding; when width is degraded the speed is reported beside it.
  */
 #include "rules/rules.h"
+#include "rules/rules_platform.h"
 #include "core/shquote.h"
 #include "core/buf.h"
 #include "core/xalloc.h"
@@ -207,6 +208,8 @@ void rules_hardware(const struct rules_in *in, struct report *rep)
 {
 	const struct hw_inventory *hw = &in->inv->hw;
 
+	if (rules_platform_hardware(in, rep))
+		return;		/* WSL: the GPU belongs to Windows */
 	if (!hw->ngpus) {
 		struct finding *f = report_add(rep, LAYER_HARDWARE, "hardware.gpus", CAUSE_NO_NVIDIA_GPU,
 					       REACH_WORK,

@@ -15,6 +15,7 @@
  * load modules); otherwise it is an ok finding that says it loads on first use.
  */
 #include "rules/rules.h"
+#include "rules/rules_platform.h"
 #include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
@@ -133,6 +134,8 @@ static void rules_not_loaded(const struct rules_in *in, struct report *rep)
 			    k->secure_boot == 1 ? "; Secure Boot is on, so enroll the DKMS "
 			    "signing key first: sudo mokutil --import /var/lib/dkms/mok.pub, "
 			    "reboot and enroll it" : "");
+	} else if (rules_platform_lockdown(in, rep)) {
+		/* lockdown named as the reason; it carries the Secure Boot state */
 	} else if (k->secure_boot == 1) {
 		f = report_add(rep, LAYER_KERNEL, "kernel.module", CAUSE_SECURE_BOOT_BLOCKS_MODULE,
 			       REACH_WORK,
@@ -182,6 +185,15 @@ static void rules_loaded(const struct rules_in *in, struct report *rep)
 				 "are provided from outside this filesystem (VM or container), so "
 				 "whether the module loads after a reboot is not decided here",
 				 k->release);
+	} else if (k->module_file_found == 0 && in->inv->platform.operator_root) {
+		/*
+		 * A GPU Operator node: the driver container builds the module for
+		 * the running kernel and loads it at each start; the host's
+		 * /lib/modules never has it (GPU Operator docs, "driver container").
+		 */
+		finding_evidence(f, "no nvidia.ko under the host's /lib/modules/%s: the GPU Operator's "
+				 "driver container (%s) builds and loads it at each start", k->release,
+				 in->inv->platform.operator_root);
 	} else if (k->module_file_found == 0 && k->release) {
 		f = report_add(rep, LAYER_KERNEL, "kernel.module-file", CAUSE_MODULE_MISSING_FOR_KERNEL,
 			       REACH_LATENT,
@@ -278,8 +290,12 @@ static void rules_summary(const struct rules_in *in, struct report *rep, int nv_
 void rules_kernel(const struct rules_in *in, struct report *rep)
 {
 	const struct kernel_inventory *k = &in->inv->kernel;
-	int nv = nvidia_loaded(k);
-	int owned = rules_nouveau(in, rep, nv);
+	int nv, owned;
+
+	if (rules_platform_kernel(in, rep))
+		return;		/* WSL: no Linux module is involved */
+	nv = nvidia_loaded(k);
+	owned = rules_nouveau(in, rep, nv);
 
 	if (nv == 1 && k->mods[KMOD_NVIDIA].loaded == 1 &&
 	    strcmp(k->mods[KMOD_NVIDIA].state, "Live") != 0 && k->mods[KMOD_NVIDIA].state[0]) {

@@ -21,6 +21,7 @@
  * A dlopen that fails for a missing dependency is lib-dependency-missing.
  */
 #include "rules/rules.h"
+#include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/shquote.h"
@@ -85,6 +86,9 @@ static void fix_reinstall(struct finding *f, const struct lib_copy *c)
 
 		finding_fix(f, "pip install --force-reinstall --no-deps %s", shq(spec));
 		free(spec);
+	} else if (c->conda_spec && c->owner && strncmp(c->owner, "conda ", 6) == 0) {
+		finding_fix(f, "conda install --force-reinstall -p %s %s",
+			    shq(c->owner + 6), shq(c->conda_spec));
 	} else if (c->owner && strncmp(c->owner, "conda ", 6) == 0) {
 		finding_fix(f, "conda install --force-reinstall -p %s <the package owning %s>",
 			    shq(c->owner + 6), shq(base_name(c->path)));
@@ -96,11 +100,13 @@ static void fix_reinstall(struct finding *f, const struct lib_copy *c)
 
 static void ev_copy(struct finding *f, const struct lib_copy *c)
 {
-	finding_evidence(f, "%s (%s%s%s, %s, %s)", c->path,
+	finding_evidence(f, "%s (%s%s%s, %s%s%s, %s)", c->path,
 			 c->version ? c->version : "version unknown",
 			 c->version_source ? " from " : "",
 			 c->version_source ? c->version_source : "",
-			 c->owner ? c->owner : c->origin, where(c));
+			 c->owner ? c->owner : c->origin,
+			 c->conda_spec ? ", conda package " : "", c->conda_spec ? c->conda_spec : "",
+			 where(c));
 }
 
 static int rule_corrupt(struct report *rep, const struct libraries_inventory *li)
@@ -514,9 +520,10 @@ static int rule_runtime(const struct rules_in *in, struct report *rep,
 				 v.source ? v.source : "");
 		if (v.source)
 			finding_evidence(f, "]");
-		finding_fix(f, "upgrade the NVIDIA driver to one that supports CUDA %s "
+		finding_fix(f, "upgrade the NVIDIA driver%s to one that supports CUDA %s "
 			    "(see the evidence for the floor), or use a CUDA %ld.x build the driver "
-			    "supports", shq(c->version), (long)(cv / 1000));
+			    "supports", platform_driver_where(&in->inv->platform), shq(c->version),
+			    (long)(cv / 1000));
 		n++;
 	}
 	return n;
@@ -839,6 +846,7 @@ void rules_libraries(const struct rules_in *in, struct report *rep)
 	problems += rule_cudnn_header(in, rep, li);
 	problems += rule_nccl(rep, li);
 	problems += rule_live(rep, li);
+	rules_conda(in, rep);
 	ok_summary(in, rep, li);
 	if (li->n == 0 && !li->cuda_link_resolved) {
 		report_skip(rep, LAYER_LIBRARIES, "libraries.none",

@@ -77,6 +77,11 @@ static void driver_resolve(const struct gd_ctx *ctx, struct ldso *l, int have_ld
 		lib->version = driver_version_from_name(lib->realpath ? lib->realpath : lib->path,
 							 is_cuda ? "libcuda.so" : "libnvidia-ml.so");
 		lib->compat = lib->realpath && strstr(lib->realpath, "/compat/") != NULL;
+		/* WSL2's libcuda.so.1.1 is the Windows driver's file: "1.1" is no driver version. */
+		if (platform_path_in_wsl(lib->realpath ? lib->realpath : lib->path)) {
+			free(lib->version);
+			lib->version = NULL;
+		}
 		if (is_cuda && (driver_in_stubs(lib->path) || driver_in_stubs(lib->realpath)))
 			lib->stub_reason = xasprintf("%s%s%s lies in a CUDA toolkit stubs directory",
 						     lib->path,
@@ -145,6 +150,32 @@ static void driver_scan_ld_path(const struct gd_ctx *ctx, struct driver_inventor
 	free(copy);
 }
 
+/*
+ * A GPU Operator node: the host's loader knows no driver library, the
+ * driver container's root at /run/nvidia/driver has them (platform.h), and
+ * the container toolkit hands those to every GPU container.  They are the
+ * driver the node runs, so the layers above judge (and load) them.
+ */
+static void driver_from_operator(const struct gd_ctx *ctx, const struct platform_inventory *p,
+				 struct driver_lib *lib, int is_cuda)
+{
+	const char *file = is_cuda ? p->operator_libcuda : p->operator_nvml;
+	struct buf rp = BUF_INIT;
+
+	if (lib->path || !file)
+		return;
+	lib->path = xstrdup(file);
+	if (fs_resolve(ctx->root, file, &rp, NULL) == 0)
+		lib->realpath = xstrdup(rp.s);
+	lib->version = driver_version_from_name(lib->realpath ? lib->realpath : lib->path,
+						 is_cuda ? "libcuda.so" : "libnvidia-ml.so");
+	lib->how = LDSO_PATH;
+	lib->operator_root = 1;
+	free(lib->error);
+	lib->error = NULL;
+	buf_release(&rp);
+}
+
 /* The kernel layer's reading (its static probe runs before ours): one reading per fact. */
 static void driver_module_version(const struct kernel_inventory *k, struct driver_inventory *d)
 {
@@ -180,6 +211,8 @@ void probe_driver(const struct probe_in *in, struct inventory *inv)
 	/* The shared loader itself: this runs before the scan thread starts. */
 	driver_resolve(ctx, in->loader, in->loader != NULL, &d->nvml, d, 0);
 	driver_resolve(ctx, in->loader, in->loader != NULL, &d->cuda, d, 1);
+	driver_from_operator(ctx, &inv->platform, &d->nvml, 0);
+	driver_from_operator(ctx, &inv->platform, &d->cuda, 1);
 	driver_scan_ld_path(ctx, d, llp);
 	driver_module_version(&inv->kernel, d);
 	driver_version_pick(d);

@@ -41,6 +41,7 @@ static void copy_release(struct lib_copy *c)
 	free(c->soname);
 	free(c->version);
 	free(c->owner);
+	free(c->conda_spec);
 	free(c->problem);
 	free_strv(c->needed, c->nneeded);
 	free(c->runpath);
@@ -57,6 +58,9 @@ void libraries_inventory_release(struct libraries_inventory *p)
 	for (size_t i = 0; i < p->n; i++)
 		copy_release(&p->copies[i]);
 	free(p->copies);
+	for (size_t i = 0; i < p->nconda; i++)
+		condameta_release(&p->conda[i]);
+	free(p->conda);
 	for (size_t i = 0; i < p->nresolved; i++) {
 		struct lib_resolved *r = &p->resolved[i];
 
@@ -289,6 +293,7 @@ void probe_libraries(const struct probe_in *in, struct inventory *inv)
 	libscan_loader_dirs(ctx, &ld, &ds);
 	for (size_t i = 0; i < ds.n; i++)
 		libscan_files_scan(ctx, li, &ds.d[i]);
+	libscan_conda(in, li);
 	probe_cuda_link(ctx, li);
 	probe_nvcc(ctx, in->env.path, li);
 	probe_cudnn_header(ctx, li);

@@ -9,6 +9,8 @@
  *                      cudnn_version.h, dist-info
  *   libscan_resolve.c  the loader emulation's view: winners, reachability,
  *                      missing NEEDED, cuDNN 9 sub-library loads
+ *   libscan_conda.c    conda environments' CUDA packages (conda-meta), and
+ *                      the package behind each conda copy
  * libraries.c drives them in that order.  The unit tests
  * (tests/unit/test_libraries.c) call the parsers directly.
  */
@@ -88,6 +90,11 @@ void libscan_files_scan(const struct gd_ctx *ctx, struct libraries_inventory *li
 			const struct libscan_dir *d);
 /* Readability for the user running gpudoctor (see the .c for the rules). */
 void libscan_files_access(const struct gd_ctx *ctx, struct lib_copy *c);
+
+/* --- conda (libscan_conda.c) --- */
+
+/* Read each conda environment's conda-meta into li->conda and name the package of each conda copy. */
+void libscan_conda(const struct probe_in *in, struct libraries_inventory *li);
 
 /* --- versions (libversion_static.c) --- */
 

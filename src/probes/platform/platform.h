@@ -1,0 +1,18 @@
+/*
+ * platform.h - the platform probe: WSL1/WSL2, a GPU Operator node's driver
+ * container, kernel lockdown (inventory/platform.h).  Files only, through
+ * core/fs.h, so a --root tree (a fixture, or the host at /host inside
+ * gpudoctor's own DaemonSet) is read as the machine.
+ *
+ *	probe_platform(&in, &inv);	// once, before the layers' probes
+ */
+#ifndef GD_PROBE_PLATFORM_H
+#define GD_PROBE_PLATFORM_H
+
+#include "inventory/inventory.h"
+
+struct probe_in;
+
+void probe_platform(const struct probe_in *in, struct inventory *inv);
+
+#endif
