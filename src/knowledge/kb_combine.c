@@ -30,21 +30,6 @@ static int say(struct kb_verdict *v, int ok, const char *source, const char *fmt
 	return ok;
 }
 
-static const struct kb_gpudrv *gpudrv_of(const struct kb *kb, unsigned device)
-{
-	for (size_t i = 0; kb && i < kb->ngpudrv; i++)
-		if (kb->gpudrv[i].device == device)
-			return &kb->gpudrv[i];
-	return NULL;
-}
-
-const char *kb_gpu_driver_names(const struct kb *kb, unsigned device)
-{
-	const struct kb_gpudrv *r = gpudrv_of(kb, device);
-
-	return r ? r->names : NULL;
-}
-
 const char *kb_gpu_first_driver(const struct kb *kb, const struct kb_gpu *g)
 {
 	const struct kb_gpudrv *r;
@@ -52,7 +37,7 @@ const char *kb_gpu_first_driver(const struct kb *kb, const struct kb_gpu *g)
 
 	if (!g)
 		return NULL;
-	r = g->vendor == 0x10de ? gpudrv_of(kb, g->device) : NULL;
+	r = g->vendor == 0x10de ? kb_gpudrv_of(kb, g->device) : NULL;
 	if (r && r->first_driver)
 		return r->first_driver;
 	a = kb_arch_info(kb, g->cc_major, g->cc_minor);
@@ -98,7 +83,7 @@ int kb_driver_knows_gpu(const struct kb *kb, const char *driver, const struct kb
 	if (g) {
 		cc_major = g->cc_major;
 		cc_minor = g->cc_minor;
-		r = g->vendor == 0x10de && g->device != 0xffffffffu ? gpudrv_of(kb, g->device) : NULL;
+		r = g->vendor == 0x10de && g->device != 0xffffffffu ? kb_gpudrv_of(kb, g->device) : NULL;
 	}
 	if (br < 0)
 		return say(v, -1, NULL, "driver version '%s' is not known", driver ? driver : "(none)");

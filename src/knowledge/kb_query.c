@@ -23,6 +23,24 @@ const struct kb_cudnn *kb_cudnn_at(const struct kb *kb, size_t i) { KB_AT(cudnn,
 size_t kb_gpu_count(const struct kb *kb) { return kb->ngpus; }
 const struct kb_gpu *kb_gpu_at(const struct kb *kb, size_t i) { KB_AT(gpus, ngpus); }
 
+/* The driver-support row of a PCI device id (kb_combine.c judges with it;
+ * it lives here, with the other lookups, so that the lookups need nothing
+ * of the combination rules). */
+const struct kb_gpudrv *kb_gpudrv_of(const struct kb *kb, unsigned device)
+{
+	for (size_t i = 0; kb && i < kb->ngpudrv; i++)
+		if (kb->gpudrv[i].device == device)
+			return &kb->gpudrv[i];
+	return NULL;
+}
+
+const char *kb_gpu_driver_names(const struct kb *kb, unsigned device)
+{
+	const struct kb_gpudrv *r = kb_gpudrv_of(kb, device);
+
+	return r ? r->names : NULL;
+}
+
 const struct kb_gpu *kb_gpu_by_pci(const struct kb *kb, unsigned vendor, unsigned device)
 {
 	for (size_t i = 0; kb && i < kb->ngpus; i++)
