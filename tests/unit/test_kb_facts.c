@@ -2,8 +2,8 @@
  * test_kb_facts.c - the verified facts of the knowledge base, asserted through
  * the public query functions of knowledge/kb.h (never by reading the tables).
  * Where a source's own text is recorded in tests/unit/extracts/ (pci.ids'
- * NVIDIA lines), the facts are checked against that extract, not against a
- * copy of the table typed into this file.
+ * NVIDIA lines, TensorFlow's tested GPU builds), the facts are checked
+ * against that extract, not against a copy of the table typed into this file.
  */
 #include "knowledge/kb.h"
 #include "tap.h"
@@ -15,49 +15,69 @@
 
 static struct kb *kb;
 
-/* 1.1 TensorFlow tested build configurations */
+/* The path of a recorded source extract, next to this file. */
+static FILE *open_extract(const char *name)
+{
+	char path[512];
+	const char *slash = strrchr(__FILE__, '/');
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*sextracts/%s", slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__,
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		printf("#   cannot open %s\n", path);
+	return f;
+}
+
+/* 1.1 TensorFlow tested build configurations: every row of tf.tsv against
+ * the Linux GPU table of tensorflow.org/install/source, as recorded in
+ * extracts/tf-tested-gpu-builds.txt ("<tr><td>tensorflow-2.16.1</td><td>3.9-3.12
+ * </td><td>Clang 17.0.6</td><td>Bazel 6.5.0</td><td>8.9</td><td>12.3</td></tr>"). */
 static void test_tf_tested_builds(void)
 {
-	static const struct { const char *v, *py, *comp, *cudnn, *cuda; } rows[] = {
-		{ "2.21.0", "3.10-3.13", "Clang 18.1.8", "9.3", "12.5" },
-		{ "2.20.0", "3.9-3.13", "Clang 18.1.8", "9.3", "12.5" },
-		{ "2.19.0", "3.9-3.12", "Clang 18.1.8", "9.3", "12.5" },
-		{ "2.18.0", "3.9-3.12", "Clang 17.0.6", "9.3", "12.5" },
-		{ "2.17.0", "3.9-3.12", "Clang 17.0.6", "8.9", "12.3" },
-		{ "2.16.1", "3.9-3.12", "Clang 17.0.6", "8.9", "12.3" },
-		{ "2.15.0", "3.9-3.11", "Clang 16.0.0", "8.9", "12.2" },
-		{ "2.14.0", "3.9-3.11", "Clang 16.0.0", "8.7", "11.8" },
-		{ "2.13.0", "3.8-3.11", "Clang 16.0.0", "8.6", "11.8" },
-		{ "2.12.0", "3.8-3.11", "GCC 9.3.1", "8.6", "11.8" },
-		{ "2.11.0", "3.7-3.10", "GCC 9.3.1", "8.1", "11.2" },
-		{ "2.10.0", "3.7-3.10", "GCC 9.3.1", "8.1", "11.2" },
-		{ "2.9.0", "3.7-3.10", "GCC 9.3.1", "8.1", "11.2" },
-		{ "2.8.0", "3.7-3.10", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.7.0", "3.7-3.9", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.6.0", "3.6-3.9", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.5.0", "3.6-3.9", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.4.0", "3.6-3.8", "GCC 7.3.1", "8.0", "11.0" },
-		{ "2.3.0", "3.5-3.8", "GCC 7.3.1", "7.6", "10.1" },
-		{ "2.2.0", "3.5-3.8", "GCC 7.3.1", "7.6", "10.1" },
-		{ "2.1.0", "2.7, 3.5-3.7", "GCC 7.3.1", "7.6", "10.1" },
-		{ "2.0.0", "2.7, 3.3-3.7", "GCC 7.3.1", "7.4", "10.0" },
-		{ "1.15.0", "2.7, 3.3-3.7", "GCC 7.3.1", "7.4", "10.0" },
-		{ "1.14.0", "2.7, 3.3-3.7", "GCC 4.8", "7.4", "10.0" },
-		{ "1.13.1", "2.7, 3.3-3.7", "GCC 4.8", "7.4", "10.0" },
-	};
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct kb_tf *t = kb_tf_release(kb, rows[i].v);
+	char line[512];
+	size_t rows = 0, matched = 0;
+	FILE *f = open_extract("tf-tested-gpu-builds.txt");
 
-		CHECK(t != NULL);
-		if (!t)
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *cell[6], *p = line;
+		const struct kb_tf *t;
+		const char *ver;
+		int n = 0;
+
+		if (strncmp(line, "<tr><td>", 8))
 			continue;
-		CHECK_STR(t->version, rows[i].v);
-		CHECK_STR(t->python, rows[i].py);
-		CHECK_STR(t->compiler, rows[i].comp);
-		CHECK_STR(t->cudnn, rows[i].cudnn);
-		CHECK_STR(t->cuda, rows[i].cuda);
+		while (n < 6 && (p = strstr(p, "<td>")) != NULL) {
+			char *end = strstr(p + 4, "</td>");
+
+			if (!end)
+				break;
+			*end = '\0';
+			cell[n++] = p + 4;
+			p = end + 5;
+		}
+		CHECK_INT(n, 6);
+		if (n < 6 || !(ver = strrchr(cell[0], '-')))
+			continue;
+		rows++;
+		ver++;
+		t = kb_tf_release(kb, ver);
+		if (!t || strcmp(t->version, ver))
+			continue;	/* older than the table */
+		matched++;
+		CHECK_STR(t->python, cell[1]);
+		CHECK_STR(t->compiler, cell[2]);
+		CHECK_STR(t->cudnn, cell[4]);
+		CHECK_STR(t->cuda, cell[5]);
 		CHECK(t->source != NULL);
 	}
+	if (f)
+		fclose(f);
+	CHECK(rows > 30);
+	/* every row of the table is one of the page's */
+	CHECK_INT(matched, kb_tf_count(kb));
 	CHECK_INT(kb_tf_count(kb), 25);
 	CHECK_STR(kb_tf_release(kb, "2.16")->version, "2.16.1");	/* note 2: 2.16.1, not 2.16.0 */
 	CHECK_STR(kb_tf_release(kb, "2.15.1")->version, "2.15.0");
@@ -211,18 +231,12 @@ struct pci_line {
 
 static size_t read_pciids_extract(struct pci_line *out, size_t cap)
 {
-	char path[512], line[256];
-	const char *slash = strrchr(__FILE__, '/');
-	FILE *f;
+	char line[256];
+	FILE *f = open_extract("pciids-10de.txt");
 	size_t n = 0;
 
-	snprintf(path, sizeof(path), "%.*sextracts/pciids-10de.txt", slash ? (int)(slash - __FILE__ + 1) : 0,
-		 __FILE__);
-	f = fopen(path, "r");
-	if (!f) {
-		printf("#   cannot open %s\n", path);
+	if (!f)
 		return 0;
-	}
 	while (n < cap && fgets(line, sizeof(line), f)) {
 		struct pci_line *p = &out[n];
 		const char *lb = strchr(line, '['), *rb = strrchr(line, ']');
