@@ -30,45 +30,6 @@ static int say(struct kb_verdict *v, int ok, const char *source, const char *fmt
 	return ok;
 }
 
-static const struct kb_gpudrv *gpudrv_of(const struct kb *kb, unsigned device)
-{
-	for (size_t i = 0; kb && i < kb->ngpudrv; i++)
-		if (kb->gpudrv[i].device == device)
-			return &kb->gpudrv[i];
-	return NULL;
-}
-
-const char *kb_gpu_driver_names(const struct kb *kb, unsigned device)
-{
-	const struct kb_gpudrv *r = gpudrv_of(kb, device);
-
-	return r ? r->names : NULL;
-}
-
-static long branch_of(const char *driver);
-
-const char *kb_gpu_last_driver(const struct kb *kb, unsigned device)
-{
-	const struct kb_gpudrv *r = gpudrv_of(kb, device);
-
-	return r ? r->last_driver : NULL;
-}
-
-int kb_gpu_current(const struct kb *kb, const struct kb_gpu *g)
-{
-	const struct kb_gpudrv *r = g && g->vendor == 0x10de ? gpudrv_of(kb, g->device) : NULL;
-	const struct kb_arch *a;
-
-	if (!r)
-		return 0;
-	if (!r->last_driver)
-		return 1;
-	/* dropped with its whole architecture (Pascal after R580): still the
-	 * product's own id; dropped while the architecture went on: not */
-	a = kb_arch_info(kb, g->cc_major, g->cc_minor);
-	return a && a->last_branch >= 0 && branch_of(r->last_driver) >= a->last_branch;
-}
-
 const char *kb_gpu_first_driver(const struct kb *kb, const struct kb_gpu *g)
 {
 	const struct kb_gpudrv *r;
@@ -76,7 +37,7 @@ const char *kb_gpu_first_driver(const struct kb *kb, const struct kb_gpu *g)
 
 	if (!g)
 		return NULL;
-	r = g->vendor == 0x10de ? gpudrv_of(kb, g->device) : NULL;
+	r = g->vendor == 0x10de ? kb_gpudrv_of(kb, g->device) : NULL;
 	if (r && r->first_driver)
 		return r->first_driver;
 	a = kb_arch_info(kb, g->cc_major, g->cc_minor);
@@ -124,7 +85,7 @@ static const char *chip_first_driver(const struct kb *kb, const struct kb_gpu *g
 		const struct kb_gpudrv *r;
 		const char *d;
 
-		if (!o->chip || strcmp(o->chip, g->chip) || o->vendor != 0x10de || !(r = gpudrv_of(kb, o->device)))
+		if (!o->chip || strcmp(o->chip, g->chip) || o->vendor != 0x10de || !(r = kb_gpudrv_of(kb, o->device)))
 			continue;
 		d = r->first_driver ? r->first_driver : "515.43.04";
 		if (!best || version_cmp_str(d, best) < 0)
@@ -162,7 +123,7 @@ int kb_driver_knows_gpu(const struct kb *kb, const char *driver, const struct kb
 	if (g) {
 		cc_major = g->cc_major;
 		cc_minor = g->cc_minor;
-		r = g->vendor == 0x10de && g->device != 0xffffffffu ? gpudrv_of(kb, g->device) : NULL;
+		r = g->vendor == 0x10de && g->device != 0xffffffffu ? kb_gpudrv_of(kb, g->device) : NULL;
 	}
 	if (br < 0)
 		return say(v, -1, NULL, "driver version '%s' is not known", driver ? driver : "(none)");

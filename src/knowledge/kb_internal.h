@@ -70,5 +70,7 @@ const char *kb_embedded(int i);
 const char *kb_cell(const struct kb_table *t, size_t row, int col);
 /* Parse "X.Y" as a compute capability; 0 or -1. */
 int kb_parse_cc(const char *s, int *major, int *minor);
+/* The gpu_drivers.tsv row of a PCI device id, or NULL (kb_query.c). */
+const struct kb_gpudrv *kb_gpudrv_of(const struct kb *kb, unsigned device);
 
 #endif

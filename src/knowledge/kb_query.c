@@ -23,6 +23,54 @@ const struct kb_cudnn *kb_cudnn_at(const struct kb *kb, size_t i) { KB_AT(cudnn,
 size_t kb_gpu_count(const struct kb *kb) { return kb->ngpus; }
 const struct kb_gpu *kb_gpu_at(const struct kb *kb, size_t i) { KB_AT(gpus, ngpus); }
 
+/* The driver-support row of a PCI device id (kb_combine.c judges with it;
+ * it lives here, with the other lookups, so that the lookups need nothing
+ * of the combination rules). */
+const struct kb_gpudrv *kb_gpudrv_of(const struct kb *kb, unsigned device)
+{
+	for (size_t i = 0; kb && i < kb->ngpudrv; i++)
+		if (kb->gpudrv[i].device == device)
+			return &kb->gpudrv[i];
+	return NULL;
+}
+
+/* A driver's branch: its first number (580 for 580.95.05), or -1. */
+static long driver_branch(const char *driver)
+{
+	struct version v;
+
+	return driver && version_parse(driver, &v) == 0 ? v.part[0] : -1;
+}
+
+const char *kb_gpu_last_driver(const struct kb *kb, unsigned device)
+{
+	const struct kb_gpudrv *r = kb_gpudrv_of(kb, device);
+
+	return r ? r->last_driver : NULL;
+}
+
+int kb_gpu_current(const struct kb *kb, const struct kb_gpu *g)
+{
+	const struct kb_gpudrv *r = g && g->vendor == 0x10de ? kb_gpudrv_of(kb, g->device) : NULL;
+	const struct kb_arch *a;
+
+	if (!r)
+		return 0;
+	if (!r->last_driver)
+		return 1;
+	/* dropped with its whole architecture (Pascal after R580): still the
+	 * product's own id; dropped while the architecture went on: not */
+	a = kb_arch_info(kb, g->cc_major, g->cc_minor);
+	return a && a->last_branch >= 0 && driver_branch(r->last_driver) >= a->last_branch;
+}
+
+const char *kb_gpu_driver_names(const struct kb *kb, unsigned device)
+{
+	const struct kb_gpudrv *r = kb_gpudrv_of(kb, device);
+
+	return r ? r->names : NULL;
+}
+
 const struct kb_gpu *kb_gpu_by_pci(const struct kb *kb, unsigned vendor, unsigned device)
 {
 	for (size_t i = 0; kb && i < kb->ngpus; i++)

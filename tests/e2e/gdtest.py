@@ -24,6 +24,9 @@ BUILD = os.environ.get("BUILD", os.path.join(REPO, "build"))
 CC = os.environ.get("CC", "gcc").split()[0] if os.environ.get("CC") else "gcc"
 KEEP = os.environ.get("GD_KEEP_FIXTURES")
 
+import causerec  # noqa: E402  (records the cause ids gpudoctor prints: catalogue_triggered.py)
+causerec.install(GPUDOCTOR)
+
 _lib_cache = {}
 
 
@@ -123,6 +126,7 @@ def assert_cause(tc, doc, cause, status=None):
     f = finding(doc, cause=cause)
     tc.assertIsNotNone(f, f"cause {cause} not reported; causes: {sorted(causes(doc))}\n"
                           + json.dumps(doc["findings"], indent=1))
+    causerec.record({cause})
     if status:
         tc.assertEqual(f["status"], status, json.dumps(f, indent=1))
     tc.assertTrue(f["evidence"], f"finding {f['id']} has no evidence")

@@ -132,14 +132,41 @@ class TestDevices(GDTestCase):
         doc = check_as_nobody(nodes_root(mode=0o600, uid=NOBODY, gid=0))
         assert_no_cause(self, doc, "device-node-permission")
 
-    def test_permission_as_root_with_real_root(self):
-        # With root "/" gpudoctor asks access(); the machine running the tests
-        # has no NVIDIA nodes, so only the fact that nothing crashes is checked.
-        rc = subprocess.run([GPUDOCTOR, "--json", "check", "--no-load"], capture_output=True,
-                            text=True, env=clean_env(), timeout=60)
-        self.assertIn(rc.returncode, (0, 1), rc.stderr)
-        json.loads(rc.stdout)
+    def real_root_nodes(self, mode, as_nobody):
+        """gpudoctor on root "/" in a private mount namespace whose /dev is a
+        tmpfs holding NVIDIA nodes of `mode` (owner root): the path where the
+        probe asks access() as the real user, not the tree path of mode bits."""
+        if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("setpriv"):
+            self.skipTest("a private /dev needs root, unshare and setpriv")
+        run = f"setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups " if as_nobody else ""
+        script = ("set -e; mount -t tmpfs -o mode=0755 gd-dev /dev; mknod -m 0666 /dev/null c 1 3; "
+                  "for n in nvidiactl:255 nvidia0:0; do mknod /dev/${n%:*} c 195 ${n#*:}; done; "
+                  "mknod /dev/nvidia-uvm c 510 0; "
+                  f"chmod {mode:o} /dev/nvidiactl /dev/nvidia0 /dev/nvidia-uvm; "
+                  f'exec {run}"$0" --json check --no-load')
+        p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, GPUDOCTOR],
+                           capture_output=True, text=True, env=clean_env(), timeout=60)
+        if not p.stdout.startswith("{"):
+            self.skipTest("cannot mount a private /dev here: " + p.stderr[-200:])
+        doc = json.loads(p.stdout)
+        return {n["path"]: n for n in doc["inventory"]["devices"]["nodes"]}
 
+    def test_permission_as_root_with_real_root(self):
+        # As nobody, nodes only root may open: access() says EACCES, and the
+        # reason names access(), the check CUDA's own open() will meet.
+        nodes = self.real_root_nodes(0o600, as_nobody=True)
+        for path in ("/dev/nvidiactl", "/dev/nvidia-uvm"):
+            self.assertIs(nodes[path]["present"], True, path)
+            self.assertIs(nodes[path]["char_device"], True, path)
+            self.assertEqual(nodes[path]["mode"], "0600", path)
+            self.assertIs(nodes[path]["usable"], False, path)
+            self.assertTrue((nodes[path]["why"] or "").startswith("access(R_OK|W_OK): Permission denied"),
+                            nodes[path]["why"])
+        # near misses: the same nodes open to everyone, and root on root-only nodes
+        for mode, nobody in ((0o666, True), (0o600, False)):
+            nodes = self.real_root_nodes(mode, as_nobody=nobody)
+            self.assertIs(nodes["/dev/nvidiactl"]["usable"], True, (oct(mode), nobody))
+            self.assertIsNone(nodes["/dev/nvidiactl"]["why"])
 
 if __name__ == "__main__":
     unittest.main()

@@ -14,6 +14,9 @@ nothing enforces is a wish.
     which no reader of the repository has: cite the primary source;
   - the folders are layers, and no lower folder includes a higher one
     (LAYERS below: facts, then verdicts, then words, then the commands);
+  - no include circles: no two source files call each other, directly or
+    round a longer loop (read from the objects' symbols with nm: file A
+    depends on file B when A uses a symbol B defines);
   - one shell-quote helper (core/shquote.c) and one terminal-escape helper
     (core/termesc.c): the quoting idiom ' -> '\\'' and the visible \\xNN
     escape appear in no other source file, except markdown's own escaping;
@@ -24,6 +27,8 @@ nothing enforces is a wish.
 """
 import os
 import re
+import shutil
+import subprocess
 import unittest
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -105,7 +110,107 @@ LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
           ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("burn",), ("commands",)]
 
 
+BUILD = os.environ.get("BUILD", os.path.join(REPO, "build"))
+# Circles left to their owners (issue 22): remove an entry when its circle goes;
+# the test fails on any other circle, and on an entry that is no circle any more.
+KNOWN_CIRCLES = {("watch/loop", "watch/prom", "watch/report", "watch/server")}
+
+
+def link_graph(objdir):
+    """{file: {files whose symbols it uses}} over the objects under objdir
+    (file = the source's path under src/ without its extension)."""
+    defs, uses = {}, {}
+    for dirpath, _, files in os.walk(objdir):
+        for f in sorted(files):
+            if not f.endswith(".o"):
+                continue
+            o = os.path.join(dirpath, f)
+            me = os.path.relpath(o, objdir)[:-2]
+            out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
+            uses[me] = set()
+            for line in out.splitlines():
+                w = line.split()
+                if len(w) == 3 and w[1] in "TDBR":
+                    defs[w[2]] = me
+                elif len(w) == 2 and w[0] == "U":
+                    uses[me].add(w[1])
+    return {m: {defs[s] for s in u if s in defs and defs[s] != m} for m, u in uses.items()}
+
+
+def circles(graph):
+    """The strongly connected components of more than one file (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(tuple(sorted(comp)))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return set(out)
+
+
 class ProjectRules(unittest.TestCase):
+    def test_kb_tables_in_step(self):
+        """The five parallel lists of a knowledge-base table (CONVENTIONS.md,
+        "Adding a knowledge-base table") agree in number and order."""
+        kdir = os.path.join(SRC, "knowledge")
+        kb_c = open(os.path.join(kdir, "kb.c"), encoding="utf-8").read()
+        asm = open(os.path.join(kdir, "kb_data.S"), encoding="utf-8").read()
+        internal = open(os.path.join(kdir, "kb_internal.h"), encoding="utf-8").read()
+
+        def block(text, start):
+            body = text[text.index(start) + len(start):]
+            return code_only(body[:body.index("};")])
+
+        files = re.findall(r'^KB_EMBED\((\w+), "src/knowledge/data/([\w.-]+)"\)', asm, re.M)
+        names = re.findall(r'"([\w.-]+\.tsv)"', kb_c[kb_c.index("kb_table_names[KB_NTABLES] = {"):]
+                           .split("};")[0])
+        data = re.findall(r"\b(kb_data_\w+)", block(kb_c, "static const char *const data[KB_NTABLES] = {"))
+        conv = re.findall(r"\b(conv_\w+)", block(kb_c, "converters[KB_NTABLES])(struct conv *c) = {"))
+        enum = re.findall(r"\b(KB_\w+)", block(internal, "enum kb_tab {"))
+        on_disk = sorted(f for f in os.listdir(os.path.join(kdir, "data"))
+                         if f.endswith(".tsv") and f not in ("explain.tsv", "noise.tsv"))
+        self.assertEqual(sorted(f for _, f in files), on_disk, "data/*.tsv vs kb_data.S")
+        self.assertEqual(names, [f for _, f in files], "kb_table_names[] vs kb_data.S order")
+        self.assertEqual(data, [s for s, _ in files], "kb_embedded()'s data[] vs kb_data.S order")
+        self.assertEqual(enum[-1], "KB_NTABLES")
+        self.assertEqual(len(enum) - 1, len(files), "enum kb_tab vs the tables")
+        self.assertEqual(len(conv), len(files), "converters[] vs the tables")
+        for e, (_, f) in zip(enum, files):
+            self.assertIn(e[3:].replace("_", "")[:4], f.replace("_", "").replace(".tsv", "").upper(),
+                          f"enum {e} at the place of {f}")
+
+    def test_no_include_circles(self):
+        objdir = os.path.join(BUILD, "obj")
+        if not os.path.isdir(objdir) or not shutil.which("nm"):
+            self.skipTest(f"needs the objects of a build ({objdir}) and nm")
+        graph = link_graph(objdir)
+        self.assertGreater(len(graph), 100, "too few objects to judge")
+        found = circles(graph)
+        self.assertEqual(sorted(found - KNOWN_CIRCLES), [], "files that call each other")
+        self.assertEqual(sorted(KNOWN_CIRCLES - found), [], "KNOWN_CIRCLES lists a circle that is gone")
+        # the test sees a circle when there is one
+        self.assertEqual(circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}), {("a", "b", "c")})
+
     def test_no_lower_folder_includes_a_higher_one(self):
         rank = {d: i for i, level in enumerate(LAYERS) for d in level}
         folders = sorted(d for d in os.listdir(SRC) if os.path.isdir(os.path.join(SRC, d)))

@@ -17,6 +17,7 @@ import time
 import urllib.request
 
 from gdtest import GPUDOCTOR, clean_env, watch_legacy
+import causerec  # what watch serves, logs and saves counts as its output (catalogue_triggered.py)
 
 
 def free_port():
@@ -130,7 +131,9 @@ class Watch:
 
     def stderr(self):
         with open(self.stderr_path) as f:
-            return f.read()
+            text = f.read()
+        causerec.record_output(["watch"], text)
+        return text
 
     def set_state(self, **kv):
         with open(self.state_file + ".tmp", "w") as f:
@@ -142,9 +145,11 @@ class Watch:
         req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.port, path), method=method)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as r:
-                return r.status, r.read().decode()
+                st, body = r.status, r.read().decode()
         except urllib.error.HTTPError as e:
-            return e.code, e.read().decode()
+            st, body = e.code, e.read().decode()
+        causerec.record_output(["watch", path], body)
+        return st, body
 
     def metrics(self):
         st, body = self.get("/metrics")
@@ -174,7 +179,9 @@ class Watch:
     def state(self):
         path = os.path.join(self.state_dir, "state")
         with open(path) as f:
-            lines = f.read().splitlines()
+            text = f.read()
+        causerec.record_output(["watch"], text)
+        lines = text.splitlines()
         d = {"active": []}
         for l in lines:
             k, _, v = l.partition("=")

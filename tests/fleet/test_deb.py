@@ -118,12 +118,14 @@ class TestDeb(unittest.TestCase):
         os.makedirs(CACHE, exist_ok=True)
         if not os.path.exists(TARBALL):
             tmp = tempfile.mkdtemp(prefix="gd-dbs-")
+            # a name of this run's own: two runs on one host may build at once
+            part = f"{TARBALL}.{os.getpid()}.tmp"
             p = sh("debootstrap", "--variant=minbase", f"--include={INCLUDE}",
-                   f"--make-tarball={TARBALL}.tmp", SUITE, tmp, mirror(), check=False, timeout=1500)
+                   f"--make-tarball={part}", SUITE, tmp, mirror(), check=False, timeout=1500)
             shutil.rmtree(tmp, ignore_errors=True)
             if p.returncode != 0:
                 self.skipTest(f"debootstrap could not reach {mirror()}: " + (p.stdout + p.stderr)[-300:])
-            os.replace(TARBALL + ".tmp", TARBALL)
+            os.replace(part, TARBALL)
         root = tempfile.mkdtemp(prefix="gd-debroot-")
         sh("debootstrap", "--variant=minbase", f"--include={INCLUDE}", f"--unpack-tarball={TARBALL}",
            SUITE, root, mirror(), timeout=1500)

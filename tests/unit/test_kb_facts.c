@@ -1,6 +1,9 @@
 /*
- * test_kb_facts.c - every verified row of shared/facts.md, asserted through
- * the public query functions of knowledge/kb.h (never by reading the files).
+ * test_kb_facts.c - the verified facts of the knowledge base, asserted through
+ * the public query functions of knowledge/kb.h (never by reading the tables).
+ * Where a source's own text is recorded in tests/unit/extracts/ (pci.ids'
+ * NVIDIA lines, TensorFlow's tested GPU builds), the facts are checked
+ * against that extract, not against a copy of the table typed into this file.
  */
 #include "knowledge/kb.h"
 #include "tap.h"
@@ -12,49 +15,69 @@
 
 static struct kb *kb;
 
-/* 1.1 TensorFlow tested build configurations */
+/* The path of a recorded source extract, next to this file. */
+static FILE *open_extract(const char *name)
+{
+	char path[512];
+	const char *slash = strrchr(__FILE__, '/');
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.*sextracts/%s", slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__,
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		printf("#   cannot open %s\n", path);
+	return f;
+}
+
+/* 1.1 TensorFlow tested build configurations: every row of tf.tsv against
+ * the Linux GPU table of tensorflow.org/install/source, as recorded in
+ * extracts/tf-tested-gpu-builds.txt ("<tr><td>tensorflow-2.16.1</td><td>3.9-3.12
+ * </td><td>Clang 17.0.6</td><td>Bazel 6.5.0</td><td>8.9</td><td>12.3</td></tr>"). */
 static void test_tf_tested_builds(void)
 {
-	static const struct { const char *v, *py, *comp, *cudnn, *cuda; } rows[] = {
-		{ "2.21.0", "3.10-3.13", "Clang 18.1.8", "9.3", "12.5" },
-		{ "2.20.0", "3.9-3.13", "Clang 18.1.8", "9.3", "12.5" },
-		{ "2.19.0", "3.9-3.12", "Clang 18.1.8", "9.3", "12.5" },
-		{ "2.18.0", "3.9-3.12", "Clang 17.0.6", "9.3", "12.5" },
-		{ "2.17.0", "3.9-3.12", "Clang 17.0.6", "8.9", "12.3" },
-		{ "2.16.1", "3.9-3.12", "Clang 17.0.6", "8.9", "12.3" },
-		{ "2.15.0", "3.9-3.11", "Clang 16.0.0", "8.9", "12.2" },
-		{ "2.14.0", "3.9-3.11", "Clang 16.0.0", "8.7", "11.8" },
-		{ "2.13.0", "3.8-3.11", "Clang 16.0.0", "8.6", "11.8" },
-		{ "2.12.0", "3.8-3.11", "GCC 9.3.1", "8.6", "11.8" },
-		{ "2.11.0", "3.7-3.10", "GCC 9.3.1", "8.1", "11.2" },
-		{ "2.10.0", "3.7-3.10", "GCC 9.3.1", "8.1", "11.2" },
-		{ "2.9.0", "3.7-3.10", "GCC 9.3.1", "8.1", "11.2" },
-		{ "2.8.0", "3.7-3.10", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.7.0", "3.7-3.9", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.6.0", "3.6-3.9", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.5.0", "3.6-3.9", "GCC 7.3.1", "8.1", "11.2" },
-		{ "2.4.0", "3.6-3.8", "GCC 7.3.1", "8.0", "11.0" },
-		{ "2.3.0", "3.5-3.8", "GCC 7.3.1", "7.6", "10.1" },
-		{ "2.2.0", "3.5-3.8", "GCC 7.3.1", "7.6", "10.1" },
-		{ "2.1.0", "2.7, 3.5-3.7", "GCC 7.3.1", "7.6", "10.1" },
-		{ "2.0.0", "2.7, 3.3-3.7", "GCC 7.3.1", "7.4", "10.0" },
-		{ "1.15.0", "2.7, 3.3-3.7", "GCC 7.3.1", "7.4", "10.0" },
-		{ "1.14.0", "2.7, 3.3-3.7", "GCC 4.8", "7.4", "10.0" },
-		{ "1.13.1", "2.7, 3.3-3.7", "GCC 4.8", "7.4", "10.0" },
-	};
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct kb_tf *t = kb_tf_release(kb, rows[i].v);
+	char line[512];
+	size_t rows = 0, matched = 0;
+	FILE *f = open_extract("tf-tested-gpu-builds.txt");
 
-		CHECK(t != NULL);
-		if (!t)
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *cell[6], *p = line;
+		const struct kb_tf *t;
+		const char *ver;
+		int n = 0;
+
+		if (strncmp(line, "<tr><td>", 8))
 			continue;
-		CHECK_STR(t->version, rows[i].v);
-		CHECK_STR(t->python, rows[i].py);
-		CHECK_STR(t->compiler, rows[i].comp);
-		CHECK_STR(t->cudnn, rows[i].cudnn);
-		CHECK_STR(t->cuda, rows[i].cuda);
+		while (n < 6 && (p = strstr(p, "<td>")) != NULL) {
+			char *end = strstr(p + 4, "</td>");
+
+			if (!end)
+				break;
+			*end = '\0';
+			cell[n++] = p + 4;
+			p = end + 5;
+		}
+		CHECK_INT(n, 6);
+		if (n < 6 || !(ver = strrchr(cell[0], '-')))
+			continue;
+		rows++;
+		ver++;
+		t = kb_tf_release(kb, ver);
+		if (!t || strcmp(t->version, ver))
+			continue;	/* older than the table */
+		matched++;
+		CHECK_STR(t->python, cell[1]);
+		CHECK_STR(t->compiler, cell[2]);
+		CHECK_STR(t->cudnn, cell[4]);
+		CHECK_STR(t->cuda, cell[5]);
 		CHECK(t->source != NULL);
 	}
+	if (f)
+		fclose(f);
+	CHECK(rows > 30);
+	/* every row of the table is one of the page's */
+	CHECK_INT(matched, kb_tf_count(kb));
 	CHECK_INT(kb_tf_count(kb), 25);
 	CHECK_STR(kb_tf_release(kb, "2.16")->version, "2.16.1");	/* note 2: 2.16.1, not 2.16.0 */
 	CHECK_STR(kb_tf_release(kb, "2.15.1")->version, "2.15.0");
@@ -200,42 +223,86 @@ static void test_forward_compat_class(void)
 }
 
 /* 3.1 GPU -> compute capability (by PCI id where the GPU has one) */
+/* pci.ids's device lines, "\tDEVID  CHIP [NAME]", from the recorded extract. */
+struct pci_line {
+	unsigned dev;
+	char chip[32], name[96];
+};
+
+static size_t read_pciids_extract(struct pci_line *out, size_t cap)
+{
+	char line[256];
+	FILE *f = open_extract("pciids-10de.txt");
+	size_t n = 0;
+
+	if (!f)
+		return 0;
+	while (n < cap && fgets(line, sizeof(line), f)) {
+		struct pci_line *p = &out[n];
+		const char *lb = strchr(line, '['), *rb = strrchr(line, ']');
+
+		if (line[0] != '\t' || !lb || !rb || rb < lb ||
+		    sscanf(line, "\t%x %31s", &p->dev, p->chip) != 2)
+			continue;
+		snprintf(p->name, sizeof(p->name), "%.*s", (int)(rb - lb - 1), lb + 1);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The name and chip of each GPU are pci.ids' (gpus.tsv is generated from it);
+ * the compute capability and architecture are NVIDIA's (CUDA GPUs pages),
+ * listed here per PCI id. */
 static void test_gpu_cc(void)
 {
-	static const struct { unsigned dev; const char *name; int ma, mi; const char *arch; } rows[] = {
-		{ 0x102d, "Tesla K80", 3, 7, "Kepler" }, { 0x1023, "Tesla K40m", 3, 5, "Kepler" },
-		{ 0x17fd, "Tesla M40", 5, 2, "Maxwell" }, { 0x13f2, "Tesla M60", 5, 2, "Maxwell" },
-		{ 0x15f8, "Tesla P100 PCIe 16GB", 6, 0, "Pascal" }, { 0x1b38, "Tesla P40", 6, 1, "Pascal" },
-		{ 0x1bb3, "Tesla P4", 6, 1, "Pascal" }, { 0x1db4, "Tesla V100 PCIe 16GB", 7, 0, "Volta" },
-		{ 0x1eb8, "Tesla T4", 7, 5, "Turing" }, { 0x20b0, "A100 SXM4 40GB", 8, 0, "Ampere" },
-		{ 0x20b5, "A100 PCIe 80GB", 8, 0, "Ampere" }, { 0x20b7, "A30 PCIe", 8, 0, "Ampere" },
-		{ 0x2236, "A10", 8, 6, "Ampere" }, { 0x2235, "A40", 8, 6, "Ampere" },
-		{ 0x25b6, "A2 / A16", 8, 6, "Ampere" }, { 0x27b8, "L4", 8, 9, "Ada Lovelace" },
-		{ 0x26b5, "L40", 8, 9, "Ada Lovelace" }, { 0x26b9, "L40S", 8, 9, "Ada Lovelace" },
-		{ 0x2330, "H100 SXM5 80GB", 9, 0, "Hopper" }, { 0x2331, "H100 PCIe", 9, 0, "Hopper" },
-		{ 0x2321, "H100L 94GB", 9, 0, "Hopper" }, { 0x2335, "H200 SXM 141GB", 9, 0, "Hopper" },
-		{ 0x233b, "H200 NVL", 9, 0, "Hopper" }, { 0x2342, "GH200 120GB / 480GB", 9, 0, "Hopper" },
-		{ 0x2901, "B200", 10, 0, "Blackwell" }, { 0x3182, "B300 SXM6 AC", 10, 3, "Blackwell Ultra" },
-		{ 0x2bb1, "RTX PRO 6000 Blackwell Workstation Edition", 12, 0, "Blackwell" },
-		{ 0x2e12, "GB10 (DGX Spark)", 12, 1, "Blackwell" },
-		{ 0x1380, "GeForce GTX 750 Ti", 5, 0, "Maxwell" }, { 0x13c0, "GeForce GTX 980", 5, 2, "Maxwell" },
-		{ 0x17c8, "GeForce GTX 980 Ti", 5, 2, "Maxwell" }, { 0x1b06, "GeForce GTX 1080 Ti", 6, 1, "Pascal" },
-		{ 0x1d81, "TITAN V", 7, 0, "Volta" }, { 0x1e04, "GeForce RTX 2080 Ti", 7, 5, "Turing" },
-		{ 0x2204, "GeForce RTX 3090", 8, 6, "Ampere" }, { 0x2230, "RTX A6000", 8, 6, "Ampere" },
-		{ 0x2684, "GeForce RTX 4090", 8, 9, "Ada Lovelace" },
-		{ 0x26b1, "RTX 6000 Ada Generation", 8, 9, "Ada Lovelace" },
-		{ 0x2b85, "GeForce RTX 5090", 12, 0, "Blackwell" },
-		{ 0x2b00, "Jetson AGX Thor", 11, 0, "Blackwell" },
+	static const struct { unsigned dev; int ma, mi; const char *arch; } rows[] = {
+		{ 0x102d, 3, 7, "Kepler" }, { 0x1023, 3, 5, "Kepler" },
+		{ 0x17fd, 5, 2, "Maxwell" }, { 0x13f2, 5, 2, "Maxwell" },
+		{ 0x15f8, 6, 0, "Pascal" }, { 0x1b38, 6, 1, "Pascal" },
+		{ 0x1bb3, 6, 1, "Pascal" }, { 0x1db4, 7, 0, "Volta" },
+		{ 0x1eb8, 7, 5, "Turing" }, { 0x20b0, 8, 0, "Ampere" },
+		{ 0x20b5, 8, 0, "Ampere" }, { 0x20b7, 8, 0, "Ampere" },
+		{ 0x2236, 8, 6, "Ampere" }, { 0x2235, 8, 6, "Ampere" },
+		{ 0x25b6, 8, 6, "Ampere" }, { 0x27b8, 8, 9, "Ada Lovelace" },
+		{ 0x26b5, 8, 9, "Ada Lovelace" }, { 0x26b9, 8, 9, "Ada Lovelace" },
+		{ 0x2330, 9, 0, "Hopper" }, { 0x2331, 9, 0, "Hopper" },
+		{ 0x2321, 9, 0, "Hopper" }, { 0x2335, 9, 0, "Hopper" },
+		{ 0x233b, 9, 0, "Hopper" }, { 0x2342, 9, 0, "Hopper" },
+		{ 0x2901, 10, 0, "Blackwell" }, { 0x3182, 10, 3, "Blackwell Ultra" },
+		{ 0x2bb1, 12, 0, "Blackwell" },
+		{ 0x2e12, 12, 1, "Blackwell" },
+		{ 0x1380, 5, 0, "Maxwell" }, { 0x13c0, 5, 2, "Maxwell" },
+		{ 0x17c8, 5, 2, "Maxwell" }, { 0x1b06, 6, 1, "Pascal" },
+		{ 0x1d81, 7, 0, "Volta" }, { 0x1e04, 7, 5, "Turing" },
+		{ 0x2204, 8, 6, "Ampere" }, { 0x2230, 8, 6, "Ampere" },
+		{ 0x2684, 8, 9, "Ada Lovelace" },
+		{ 0x26b1, 8, 9, "Ada Lovelace" },
+		{ 0x2b85, 12, 0, "Blackwell" },
+		{ 0x2b00, 11, 0, "Blackwell" },
 	};
+	struct pci_line pci[64];
+	size_t npci = read_pciids_extract(pci, sizeof(pci) / sizeof(pci[0]));
+
+	CHECK_INT(npci, sizeof(rows) / sizeof(rows[0]));
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct kb_gpu *g = kb_gpu_by_pci(kb, 0x10de, rows[i].dev);
+		const struct pci_line *p = NULL;
 
+		for (size_t k = 0; k < npci; k++)
+			if (pci[k].dev == rows[i].dev)
+				p = &pci[k];
 		CHECK(g != NULL);
-		if (!g) {
-			printf("#   missing 10de:%04x\n", rows[i].dev);
+		CHECK(p != NULL);
+		if (!g || !p) {
+			printf("#   10de:%04x: %s\n", rows[i].dev, g ? "not in the pci.ids extract" : "not in the kb");
 			continue;
 		}
-		CHECK_STR(g->name, rows[i].name);
+		/* pci.ids' name, or it with an annotation: "GB10 (DGX Spark)" */
+		if (strncmp(g->name, p->name, strlen(p->name)) || (g->name[strlen(p->name)] &&
+								    strncmp(g->name + strlen(p->name), " (", 2)))
+			CHECK_STR(g->name, p->name);
+		CHECK_STR(g->chip, p->chip);
 		CHECK_INT(g->cc_major, rows[i].ma);
 		CHECK_INT(g->cc_minor, rows[i].mi);
 		CHECK_STR(g->arch, rows[i].arch);

@@ -23,29 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct fw_entry *fw_entry_new(struct frameworks_inventory *fw, const struct pyenv_list *envs,
-			      size_t env, const char *site_dir, enum fw_kind kind)
-{
-	const struct pyenv *pe = &envs->envs[env];
-	struct fw_entry *e;
-
-	XGROW(fw->fws, fw->n + 1, fw->cap);
-	e = &fw->fws[fw->n++];
-	memset(e, 0, sizeof(*e));
-	e->env = env;
-	e->env_prefix = xstrdup(pe->prefix);
-	e->env_kind = pe->kind;
-	e->python = xstrdup_or_null(pe->python);
-	e->python_version = xstrdup_or_null(pe->python_version);
-	e->site_dir = xstrdup(site_dir);
-	e->kind = kind;
-	e->name = fw_kind_id(kind);
-	e->is_cuda_build = -1;
-	e->cuda_version = e->cuda_major = e->cudnn_major = -1;
-	e->live.import_ok = e->live.gpus = e->live.matmul_ok = -1;
-	return e;
-}
-
 static void fw_site_release(struct fw_site *s)
 {
 	distinfo_site_release(&s->idx);

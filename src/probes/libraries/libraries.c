@@ -120,32 +120,6 @@ void libraries_inventory_release(struct libraries_inventory *p)
 	libraries_inventory_init(p);
 }
 
-void libraries_note(struct libraries_inventory *li, const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	va_list ap;
-	char tmp[1024];
-
-	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	buf_puts(&b, tmp);
-	XGROW(li->notes, li->nnotes, li->notes_cap);
-	li->notes[li->nnotes++] = buf_detach(&b);
-}
-
-struct lib_copy *libraries_add_copy(struct libraries_inventory *li)
-{
-	struct lib_copy *c;
-
-	XGROW(li->copies, li->n, li->cap);
-	c = &li->copies[li->n++];
-	memset(c, 0, sizeof(*c));
-	c->size_bytes = -1;
-	c->readable = -1;
-	return c;
-}
-
 /* /usr/local/cuda: a link to a toolkit, a directory, dangling, or absent. */
 static void probe_cuda_link(const struct gd_ctx *ctx, struct libraries_inventory *li)
 {

@@ -33,43 +33,6 @@ static const char *const system_dirs[] = {
 	NULL
 };
 
-int libscan_list(const struct gd_ctx *ctx, const char *abs, char ***names, size_t *n,
-		 struct err *e)
-{
-	struct buf r = BUF_INIT;
-	int ret;
-
-	if (fs_resolve(ctx->root, abs, &r, e) < 0) {
-		buf_release(&r);
-		*names = NULL;
-		*n = 0;
-		return -1;
-	}
-	ret = fs_list_dir(ctx->root, r.s, names, n, e);
-	buf_release(&r);
-	return ret;
-}
-
-int libscan_read(const struct gd_ctx *ctx, const char *abs, size_t max, struct buf *out)
-{
-	struct buf r = BUF_INIT;
-	int ret = -1;
-
-	if (fs_resolve(ctx->root, abs, &r, NULL) == 0)
-		ret = fs_read_file(ctx->root, r.s, max, out, NULL);
-	buf_release(&r);
-	return ret;
-}
-
-int libscan_exists(const struct gd_ctx *ctx, const char *abs)
-{
-	struct buf r = BUF_INIT;
-	int ret = fs_resolve(ctx->root, abs, &r, NULL) == 0;
-
-	buf_release(&r);
-	return ret;
-}
-
 long libscan_dirs_add(const struct gd_ctx *ctx, struct libscan_dirs *ds, const char *path,
 		      const char *origin, const char *owner)
 {
