@@ -479,7 +479,7 @@ static void burn_loop(struct bc *b, const struct burn_child_opts *o)
 		kv_emit(key, fmt, __VA_ARGS__); } while (0)
 		TK("t", "%.3f", child_now() - start);
 		TK("gemms", "%llu", b->gemms - g0);
-		TK("tflops", "%.3f", tg > 0 ? 2.0 * pow((double)b->n, 3) * (double)(b->gemms - g0) / tg / 1e12 : 0.0);
+		TK("tflops", "%.6g", tg > 0 ? 2.0 * pow((double)b->n, 3) * (double)(b->gemms - g0) / tg / 1e12 : 0.0);
 		TK("bad_gemms", "%llu", b->bad_gemms - bad0);
 		TK("max_error", "%.6g", worst);
 		TK("mem_gbs", "%.1f", tm > 0 ? mem_bytes / tm / 1e9 : 0.0);

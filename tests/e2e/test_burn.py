@@ -36,11 +36,13 @@ def libdir():
 
 def burn(*args, json_out=True, **env):
     d = libdir()
-    e = clean_env(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="600", FAKE_CUDA_PCI="0000:18:00.0",
-                  FAKE_CUBLAS_COMPUTE="1", **env)
+    base = dict(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="600", FAKE_CUDA_PCI="0000:18:00.0",
+                FAKE_CUBLAS_COMPUTE="1")
+    base.update(env)
+    e = clean_env(**base)
+    own = ["--cublas", os.path.join(d, "libcublas.so.13")] if "--cublas" not in args else []
     argv = (["--json"] if json_out else []) + ["burn", "--minutes", "0.05", "--gemm-n", "32",
-                                              "--mem-mib", "4", "--tick", "0.4", "--stall", "3",
-                                              "--cublas", os.path.join(d, "libcublas.so.13")] + list(args)
+                                              "--mem-mib", "4", "--tick", "0.4", "--stall", "3"] + own + list(args)
     rc, out, err = run(argv, env=e, timeout=120)
     return rc, (json.loads(out) if json_out else out), err
 
@@ -110,6 +112,33 @@ class TestBurn(unittest.TestCase):
         self.assertIn("gpu-contended-during-burn", causes(doc))
         rc, doc, _ = burn()
         self.assertNotIn("gpu-contended-during-burn", causes(doc))
+
+    def test_throughput_that_falls_under_load(self):
+        # every product sleeps 3 ms after 1.5 s: the last third is far slower
+        rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:1.5:3000")
+        self.assertIn("gpu-throughput-degraded", causes(doc))
+        self.assertEqual(rc, 0)	# a warning: the results were right
+        rc, doc, _ = burn("--minutes", "0.08")
+        self.assertNotIn("gpu-throughput-degraded", causes(doc))
+
+    def test_slowest_gpu_of_the_node(self):
+        two = dict(FAKE_CUDA_DEVICES="2", FAKE_NVML_GPUS="2", FAKE_CUDA_PCI="")
+        rc, doc, _ = burn(FAKE_CUBLAS_SLOW="1:0:3000", **two)
+        self.assertEqual(len(doc["gpus"]), 2)
+        slow = [f for f in doc["findings"] if f["cause"] == "gpu-slowest-in-node"]
+        self.assertEqual(len(slow), 1, doc["findings"])
+        self.assertIn("GPU 1", slow[0]["title"])
+        rc, doc, _ = burn(**two)
+        self.assertNotIn("gpu-slowest-in-node", causes(doc))
+
+    def test_cublas_without_gemv_is_named(self):
+        d = tempfile.mkdtemp(prefix="gd-nosgemv-")
+        subprocess.run([CC, "-shared", "-fPIC", "-O1", "-DFAKE_NO_SGEMV", "-o", os.path.join(d, "libcublas.so.13"),
+                        os.path.join(FAKELIB, "fake_cublas.c"), "-Wl,-soname,libcublas.so.13", "-ldl"],
+                       check=True, capture_output=True)
+        rc, doc, _ = burn("--cublas", os.path.join(d, "libcublas.so.13"))
+        self.assertEqual(rc, 1)
+        self.assertEqual(causes(doc), {"cublas-missing"})
 
     def test_memory_held_refuses(self):
         rc, doc, _ = burn(FAKE_CUDA_FREE_MIB="100")

@@ -88,7 +88,7 @@ CUresult cuDeviceGetPCIBusId(char *bus, int len, int d)
 	const char *s = getenv("FAKE_CUDA_PCI");
 
 	/* the driver's own format: upper-case hex */
-	if (s)
+	if (s && *s)
 		snprintf(bus, (size_t)len, "%s", s);
 	else
 		snprintf(bus, (size_t)len, "0000:%02X:00.0", 0x65 + d);

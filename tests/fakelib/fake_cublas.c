@@ -12,7 +12,11 @@
  * For burn: FAKE_CUBLAS_COMPUTE=1 computes every product (not only poisoned
  * ones); FAKE_CUBLAS_CORRUPT_AT=N adds 0.5 to one element of the Nth
  * product's C, silently (a GPU computing a wrong value without an error);
- * cublasSgemv_v2 computes y = alpha A x + beta y (no transpose).
+ * cublasSgemv_v2 computes y = alpha A x + beta y (no transpose); built with
+ * -DFAKE_NO_SGEMV it is left out (a cuBLAS burn cannot use).
+ * FAKE_CUBLAS_SLOW="GPU:AFTER:US,...": in the burn child of GPU (its index in
+ * the child's argv; "*" any), every product after AFTER seconds sleeps US
+ * microseconds: throughput that falls, or one slow GPU of a node.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -80,6 +84,60 @@ static void put(void *p, int type, size_t i, float v)
 		((float *)p)[i] = v;
 }
 
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The GPU index of a burn child: "gpudoctor __probe burn INDEX ..." */
+static int fake_burn_gpu(void)
+{
+	static int idx = -2;
+	char buf[4096];
+	FILE *f;
+	size_t n;
+
+	if (idx != -2)
+		return idx;
+	idx = -1;
+	if (!(f = fopen("/proc/self/cmdline", "r")))
+		return idx;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (size_t i = 0; i + 1 < n; i += strlen(buf + i) + 1)
+		if (!strcmp(buf + i, "burn") && i + strlen(buf + i) + 1 < n) {
+			idx = atoi(buf + i + strlen(buf + i) + 1);
+			break;
+		}
+	return idx;
+}
+
+static void fake_slow(void)
+{
+	static double t0;
+	const char *spec = getenv("FAKE_CUBLAS_SLOW");
+	struct timespec ts;
+	double now;
+
+	if (!spec)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	if (!t0)
+		t0 = now;
+	for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		int gpu = *p == '*' ? -1 : atoi(p);
+		const char *c1 = strchr(p, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			return;
+		if ((gpu < 0 || gpu == fake_burn_gpu()) && now - t0 > atof(c1 + 1)) {
+			usleep((useconds_t)atoi(c2 + 1));
+			return;
+		}
+	}
+}
+
 int cublasCreate_v2(void **h) { *h = malloc(1); return (int)env_d("FAKE_CUBLAS_CREATE_RC", 0); }
 int cublasDestroy_v2(void *h) { free(h); return 0; }
 int cublasGetVersion_v2(void *h, int *v) { (void)h; *v = 130000; return 0; }
@@ -103,6 +161,7 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
 	static long calls;
 
 	calls++;
+	fake_slow();
 	if (((const unsigned char *)c)[0] == 0xff || getenv("FAKE_CUBLAS_COMPUTE")) {
 		float wrong = getenv("FAKE_CUBLAS_WRONG") ? 1000.0f : 0.0f;
 
@@ -130,6 +189,7 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
 	return 0;
 }
 
+#ifndef FAKE_NO_SGEMV
 int cublasSgemv_v2(void *h, int trans, int m, int n, const float *alpha, const float *a, int lda,
 		   const float *x, int incx, const float *beta, float *y, int incy)
 {
@@ -145,3 +205,4 @@ int cublasSgemv_v2(void *h, int trans, int m, int n, const float *alpha, const f
 	}
 	return 0;
 }
+#endif
