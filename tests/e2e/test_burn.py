@@ -36,8 +36,10 @@ def libdir():
 
 def burn(*args, json_out=True, **env):
     d = libdir()
+    # products paced at 2 ms each: the machine's load cannot make the fake's
+    # throughput wander by the 10 % that gpu-throughput-degraded judges
     base = dict(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="600", FAKE_CUDA_PCI="0000:18:00.0",
-                FAKE_CUBLAS_COMPUTE="1")
+                FAKE_CUBLAS_COMPUTE="1", FAKE_CUBLAS_SLOW="*:0:2000")
     base.update(env)
     e = clean_env(**base)
     own = ["--cublas", os.path.join(d, "libcublas.so.13")] if "--cublas" not in args else []
@@ -114,21 +116,22 @@ class TestBurn(unittest.TestCase):
         self.assertNotIn("gpu-contended-during-burn", causes(doc))
 
     def test_throughput_that_falls_under_load(self):
-        # every product sleeps 3 ms after 1.5 s: the last third is far slower
-        rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:1.5:3000")
+        # Products paced by sleeps, so that the machine's load does not move
+        # the figures: 2 ms each, 8 ms after 1.5 s (the last third 4x slower).
+        rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:1.5:8000,*:0:2000")
         self.assertIn("gpu-throughput-degraded", causes(doc))
         self.assertEqual(rc, 0)	# a warning: the results were right
-        rc, doc, _ = burn("--minutes", "0.08")
+        rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:0:2000")
         self.assertNotIn("gpu-throughput-degraded", causes(doc))
 
     def test_slowest_gpu_of_the_node(self):
         two = dict(FAKE_CUDA_DEVICES="2", FAKE_NVML_GPUS="2", FAKE_CUDA_PCI="")
-        rc, doc, _ = burn(FAKE_CUBLAS_SLOW="1:0:3000", **two)
+        rc, doc, _ = burn(FAKE_CUBLAS_SLOW="1:0:8000,*:0:2000", **two)
         self.assertEqual(len(doc["gpus"]), 2)
         slow = [f for f in doc["findings"] if f["cause"] == "gpu-slowest-in-node"]
         self.assertEqual(len(slow), 1, doc["findings"])
         self.assertIn("GPU 1", slow[0]["title"])
-        rc, doc, _ = burn(**two)
+        rc, doc, _ = burn(FAKE_CUBLAS_SLOW="*:0:2000", **two)
         self.assertNotIn("gpu-slowest-in-node", causes(doc))
 
     def test_cublas_without_gemv_is_named(self):
@@ -149,8 +152,9 @@ class TestBurn(unittest.TestCase):
         d = libdir()
         e = clean_env(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="600", FAKE_CUDA_PCI="0000:18:00.0",
                       FAKE_CUBLAS_COMPUTE="1")
+        # --tick 0.4137 marks this run's children (other tests burn at the same time)
         p = subprocess.Popen([GPUDOCTOR, "--json", "burn", "--minutes", "5", "--gemm-n", "32", "--mem-mib", "4",
-                              "--tick", "0.4", "--cublas", os.path.join(d, "libcublas.so.13")],
+                              "--tick", "0.4137", "--cublas", os.path.join(d, "libcublas.so.13")],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
         time.sleep(3)
         p.send_signal(signal.SIGINT)
@@ -160,7 +164,7 @@ class TestBurn(unittest.TestCase):
         self.assertLess(doc["seconds_ran"], 20)
         self.assertGreater(doc["gpus"][0]["products"], 0)
         # no burn child is left running
-        left = subprocess.run(["pgrep", "-f", "__probe burn"], capture_output=True, text=True).stdout
+        left = subprocess.run(["pgrep", "-f", "__probe burn .*--tick 0.414"], capture_output=True, text=True).stdout
         self.assertEqual(left.strip(), "")
 
     def test_text_report(self):
