@@ -109,7 +109,7 @@ class WatchWithPrometheus(unittest.TestCase):
                                                   "XIDs per 10 minutes"}, empty)
                 # ECC errors
                 w.set_state(FAKE_NVML_ECC_VOLATILE_UNC=5)
-                self.wait_query('gpudoctor_gpu_ecc_errors{type="uncorrected",scope="volatile"}',
+                self.wait_query('gpudoctor_gpu_ecc_errors_total{type="uncorrected",scope="volatile"}',
                                 lambda v: v == [5.0])
                 self.wait_query('gpudoctor_finding{cause="ecc-errors",severity="fail"}',
                                 lambda v: v == [1.0])
