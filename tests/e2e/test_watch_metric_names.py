@@ -16,9 +16,11 @@ import unittest
 import urllib.request
 
 import fixtures
-from gdtest import GPUDOCTOR
+from gdtest import GPUDOCTOR, REPO
 from watchtest import Watch, metric, parse_metrics, series_labels
 
+RULES = os.path.join(REPO, "dist", "prometheus", "gpudoctor-alerts.yml")
+DASHBOARD = os.path.join(REPO, "dist", "grafana", "gpudoctor-watch.json")
 KMSG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kmsg-xids.txt")
 
 # NVML's cumulative counts (nvml.h: ECC totals, retired pages, remapped rows,
@@ -101,6 +103,19 @@ class Conventions(unittest.TestCase):
         p = subprocess.run([promtool, "check", "metrics"], input=bad, capture_output=True)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn(b"_total", p.stdout + p.stderr)
+
+    def test_rules_and_dashboard_name_served_families(self):
+        """Every gpudoctor_* name in the shipped alert rules and dashboard is
+        a family that a real scrape declares (a rename left behind fails)."""
+        with self.scrape_with_xids() as w:
+            w.wait_metric("gpudoctor_xid_unacknowledged")
+            text = raw_scrape(w).decode("utf-8")
+        served = set(types(text))
+        for f in (RULES, DASHBOARD):
+            with open(f) as fh:
+                used = set(re.findall(r"\bgpudoctor_[a-z_]+", fh.read())) - {"gpudoctor_"}
+            self.assertTrue(used, f)
+            self.assertEqual(sorted(used - served), [], f)
 
     def test_build_and_driver_info(self):
         v = subprocess.run([GPUDOCTOR, "--version"], capture_output=True, text=True).stdout
