@@ -8,9 +8,12 @@
  * and bidi overrides visible text with core/termesc (\n, \xNN, \uNNNN:
  * Prometheus drops a whole scrape with invalid UTF-8), then escapes that
  * text's backslashes and quotes as the format requires (it has no other
- * escapes; a parser refuses an unknown one).  A label holds one kind of value: `gpu`
- * is an NVML index or empty, never a PCI address.  Unknown facts are left
- * out, not 0.
+ * escapes; a parser refuses an unknown one).  Names follow the Prometheus
+ * naming guide (docs/watch-state.md, "Metrics"): cumulative counts are
+ * counters named *_total; a label holds one kind of value (`gpu` the NVML
+ * index, never a PCI address) and is left out when unknown; enums are one
+ * series per state; facts are *_info series.  Unknown facts are left out,
+ * not 0.
  */
 #include "watch/daemon.h"
 #include "commit.h"
