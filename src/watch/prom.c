@@ -8,14 +8,21 @@
  * and bidi overrides visible text with core/termesc (\n, \xNN, \uNNNN:
  * Prometheus drops a whole scrape with invalid UTF-8), then escapes that
  * text's backslashes and quotes as the format requires (it has no other
- * escapes; a parser refuses an unknown one).  A label holds one kind of value: `gpu`
- * is an NVML index or empty, never a PCI address.  Unknown facts are left
- * out, not 0.
+ * escapes; a parser refuses an unknown one).  Names follow the Prometheus
+ * naming guide (docs/watch-state.md, "Metrics"): cumulative counts are
+ * counters named *_total; a label holds one kind of value (`gpu` the NVML
+ * index, never a PCI address) and is left out when unknown; enums are one
+ * series per state; facts are *_info series.  Unknown facts are left out,
+ * not 0.
  */
 #include "watch/daemon.h"
+#include "commit.h"
 #include "watch/selfstat.h"
+#include "core/ctx.h"
+#include "core/kv.h"
 #include "core/termesc.h"
 #include "core/xalloc.h"
+#include "knowledge/kb.h"
 #include "knowledge/kb_xid.h"
 #include "knowledge/layers.h"
 
@@ -58,24 +65,35 @@ static void family(struct buf *b, const char *name, const char *type, const char
 	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* One domain per label (the Prometheus naming guide): gpu is the NVML
+ * index, pci_bus_id, uuid and model their own labels; one that is unknown is
+ * left out, never "-" or "". */
+static void opt_label(struct buf *b, const char *name, const char *v)
+{
+	if (!v || !*v)
+		return;
+	buf_printf(b, ",%s=\"", name);
+	esc(b, v);
+	buf_addc(b, '"');
+}
+
 static void gpu_labels(struct buf *b, const struct wgpu *g)
 {
-	buf_printf(b, "gpu=\"%d\",uuid=\"", g->index);
-	esc(b, g->uuid);
-	buf_puts(b, "\",pci_bus_id=\"");
-	esc(b, g->bus_id);
-	buf_puts(b, "\",model=\"");
-	esc(b, g->name);
-	buf_puts(b, "\"");
+	buf_printf(b, "gpu=\"%d\"", g->index);
+	opt_label(b, "uuid", g->uuid);
+	opt_label(b, "pci_bus_id", g->bus_id);
+	opt_label(b, "model", g->name);
 }
 
 struct gauge {
-	const char *name, *help, *extra;	/* extra: more labels, or NULL */
+	const char *name, *type, *help, *extra;	/* extra: more labels, or NULL */
 	size_t off;
 	double scale;
 };
 
-#define G(n, h, x, f, s) { "gpudoctor_gpu_" n, h, x, offsetof(struct wgpu, f), s }
+#define G(n, h, x, f, s) { "gpudoctor_gpu_" n, "gauge", h, x, offsetof(struct wgpu, f), s }
+/* NVML's cumulative counts: counters (reset when the driver reloads). */
+#define C(n, h, x, f) { "gpudoctor_gpu_" n "_total", "counter", h, x, offsetof(struct wgpu, f), 1 }
 
 static const struct gauge gauges[] = {
 	G("temperature_celsius", "GPU temperature.", NULL, temperature_c, 1),
@@ -84,35 +102,59 @@ static const struct gauge gauges[] = {
 	G("memory_total_bytes", "GPU memory in total.", NULL, memory_total, 1),
 	G("persistence_mode", "1 when persistence mode is on.", NULL, persistence, 1),
 	G("ecc_mode", "1 when ECC is enabled.", NULL, ecc_mode, 1),
-	G("ecc_errors", "ECC error counts as NVML keeps them (volatile: since the driver loaded).",
-	  "type=\"corrected\",scope=\"volatile\"", ecc_vol_cor, 1),
-	G("ecc_errors", NULL, "type=\"uncorrected\",scope=\"volatile\"", ecc_vol_unc, 1),
-	G("ecc_errors", NULL, "type=\"corrected\",scope=\"aggregate\"", ecc_agg_cor, 1),
-	G("ecc_errors", NULL, "type=\"uncorrected\",scope=\"aggregate\"", ecc_agg_unc, 1),
-	G("retired_pages", "Pages retired (pre-Ampere GPUs).", "cause=\"sbe\"", retired_sbe, 1),
-	G("retired_pages", NULL, "cause=\"dbe\"", retired_dbe, 1),
+	C("ecc_errors", "ECC errors as NVML counts them (volatile: since the driver loaded; "
+	  "aggregate: over the GPU's life).", "type=\"corrected\",scope=\"volatile\"", ecc_vol_cor),
+	C("ecc_errors", NULL, "type=\"uncorrected\",scope=\"volatile\"", ecc_vol_unc),
+	C("ecc_errors", NULL, "type=\"corrected\",scope=\"aggregate\"", ecc_agg_cor),
+	C("ecc_errors", NULL, "type=\"uncorrected\",scope=\"aggregate\"", ecc_agg_unc),
+	C("retired_pages", "Pages retired (pre-Ampere GPUs).", "cause=\"sbe\"", retired_sbe),
+	C("retired_pages", NULL, "cause=\"dbe\"", retired_dbe),
 	G("retired_pages_pending", "1 when a page retirement waits for a reset.", NULL, retired_pending, 1),
-	G("remapped_rows", "Memory rows remapped (Ampere and newer).", "kind=\"correctable\"", remap_cor, 1),
-	G("remapped_rows", NULL, "kind=\"uncorrectable\"", remap_unc, 1),
+	C("remapped_rows", "Memory rows remapped (Ampere and newer).", "kind=\"correctable\"", remap_cor),
+	C("remapped_rows", NULL, "kind=\"uncorrectable\"", remap_unc),
 	G("remapped_rows_pending", "1 when a row remapping waits for a reset.", NULL, remap_pending, 1),
 	G("remapped_rows_failed", "1 when a row remapping failed.", NULL, remap_failed, 1),
-	G("clock_event_reasons", "NVML clock event (throttle) reasons, a bit mask.", NULL, clock_reasons, 1),
+	G("clock_event_reasons", "NVML clock event (throttle) reasons, a bit mask "
+	  "(gpudoctor_gpu_clock_event_active has one series per reason).", NULL, clock_reasons, 1),
 	G("pcie_link_generation", "PCIe link generation.", "kind=\"current\"", pcie_gen, 1),
 	G("pcie_link_generation", NULL, "kind=\"max\"", pcie_gen_max, 1),
 	G("pcie_link_width", "PCIe link width in lanes.", "kind=\"current\"", pcie_width, 1),
 	G("pcie_link_width", NULL, "kind=\"max\"", pcie_width_max, 1),
-	G("pcie_replays", "PCIe replay counter (link-level retransmissions).", NULL, pcie_replay, 1),
-	G("pcie_aer_errors", "PCIe AER error counts from sysfs.", "severity=\"correctable\"", aer_cor, 1),
-	G("pcie_aer_errors", NULL, "severity=\"nonfatal\"", aer_nonfatal, 1),
-	G("pcie_aer_errors", NULL, "severity=\"fatal\"", aer_fatal, 1),
+	C("pcie_replays", "PCIe replays (link-level retransmissions).", NULL, pcie_replay),
+	C("pcie_aer_errors", "PCIe AER errors from sysfs.", "severity=\"correctable\"", aer_cor),
+	C("pcie_aer_errors", NULL, "severity=\"nonfatal\"", aer_nonfatal),
+	C("pcie_aer_errors", NULL, "severity=\"fatal\"", aer_fatal),
 	G("nvlink_active_links", "Active NVLink links.", NULL, nvlink_active, 1),
-	G("nvlink_errors", "NVLink error counters summed over active links.", "counter=\"replay\"", nvlink_replay, 1),
-	G("nvlink_errors", NULL, "counter=\"recovery\"", nvlink_recovery, 1),
-	G("nvlink_errors", NULL, "counter=\"crc_flit\"", nvlink_crc_flit, 1),
-	G("nvlink_errors", NULL, "counter=\"crc_data\"", nvlink_crc_data, 1),
-	G("fabric_state", "GPU fabric (NVSwitch) registration state: 1 not started, 2 in progress, 3 completed.",
-	  NULL, fabric_state, 1),
+	C("nvlink_errors", "NVLink errors summed over active links.", "counter=\"replay\"", nvlink_replay),
+	C("nvlink_errors", NULL, "counter=\"recovery\"", nvlink_recovery),
+	C("nvlink_errors", NULL, "counter=\"crc_flit\"", nvlink_crc_flit),
+	C("nvlink_errors", NULL, "counter=\"crc_data\"", nvlink_crc_data),
 };
+
+/*
+ * NVML's fabric (NVSwitch) registration state as one series per defined
+ * state (nvml.h: NVML_GPU_FABRIC_STATE_NOT_STARTED 1, IN_PROGRESS 2,
+ * COMPLETED 3), the one that holds at 1.  0 (not supported) and values
+ * nvml.h does not define emit nothing: an enum is never a bare number.
+ */
+static void fabric_states(struct buf *b, const struct wd *w)
+{
+	static const char *const names[] = { "not_started", "in_progress", "completed" };
+
+	family(b, "gpudoctor_gpu_fabric_state", "gauge",
+	       "1 for the GPU's fabric (NVSwitch) registration state, 0 for the others.");
+	for (int i = 0; i < w->ngpus; i++) {
+		long long st = w->gpus[i].fabric_state;
+
+		if (st < 1 || st > 3)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			buf_puts(b, "gpudoctor_gpu_fabric_state{");
+			gpu_labels(b, &w->gpus[i]);
+			buf_printf(b, ",state=\"%s\"} %d\n", names[k], st == k + 1);
+		}
+	}
+}
 
 static void clock_reason_bits(struct buf *b, const struct wd *w)
 {
@@ -142,7 +184,7 @@ static void gpu_gauges(struct buf *b, const struct wd *w)
 		const struct gauge *gg = &gauges[k];
 
 		if (gg->help)
-			family(b, gg->name, "gauge", gg->help);
+			family(b, gg->name, gg->type, gg->help);
 		for (int i = 0; i < w->ngpus; i++) {
 			long long v;
 
@@ -160,6 +202,7 @@ static void gpu_gauges(struct buf *b, const struct wd *w)
 		}
 	}
 	clock_reason_bits(b, w);
+	fabric_states(b, w);
 	family(b, "gpudoctor_gpu_lost", "gauge", "1 when NVML reports the GPU lost.");
 	for (int i = 0; i < w->ngpus; i++) {
 		buf_puts(b, "gpudoctor_gpu_lost{");
@@ -211,11 +254,18 @@ static void findings(struct buf *b, const struct wd *w)
 		esc(b, layer_name(w->find[i].layer));
 		buf_puts(b, "\",cause=\"");
 		esc(b, cause_id_str(w->find[i].cause));
-		buf_printf(b, "\",severity=\"%s\",gpu=\"%s\"} 1\n", sev_label(w->find[i].status),
-			   gpu_str(w->find[i].gpu, g, sizeof(g)));
+		buf_printf(b, "\",severity=\"%s\"", sev_label(w->find[i].status));
+		if (w->find[i].gpu >= 0)	/* a finding of the machine has no gpu label */
+			buf_printf(b, ",gpu=\"%s\"", gpu_str(w->find[i].gpu, g, sizeof(g)));
+		buf_puts(b, "} 1\n");
 	}
-	family(b, "gpudoctor_status", "gauge", "Overall status: 0 ok, 1 warn, 2 fail.");
-	buf_printf(b, "gpudoctor_status %d\n", (int)w->status);
+	/* An enum as one series per state (the naming guide), not 0/1/2. */
+	family(b, "gpudoctor_status", "gauge", "1 for the overall status (ok, warn, fail), 0 for the others.");
+	for (int s = 0; s < 3; s++) {
+		enum status st = s == 0 ? STATUS_OK : s == 1 ? STATUS_WARN : STATUS_FAIL;
+
+		buf_printf(b, "gpudoctor_status{status=\"%s\"} %d\n", sev_label(st), w->status == st);
+	}
 }
 
 static void xids(struct buf *b, const struct wd *w)
@@ -227,11 +277,10 @@ static void xids(struct buf *b, const struct wd *w)
 
 		if (strcmp(w->xids[i].boot_id, w->boot_id))
 			continue;	/* an earlier boot's unacknowledged XID */
-		buf_puts(b, "gpudoctor_xid_errors_total{gpu=\"");
-		esc(b, xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
-		buf_puts(b, "\",pci_bus_id=\"");
-		esc(b, w->xids[i].bus_id);
-		buf_printf(b, "\",xid=\"%d\"} %llu\n", w->xids[i].xid, w->xids[i].count);
+		buf_printf(b, "gpudoctor_xid_errors_total{xid=\"%d\"", w->xids[i].xid);
+		opt_label(b, "gpu", xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
+		opt_label(b, "pci_bus_id", w->xids[i].bus_id);
+		buf_printf(b, "} %llu\n", w->xids[i].count);
 	}
 	family(b, "gpudoctor_xid_unacknowledged", "gauge",
 	       "1 for a fatal XID not yet cleared with gpudoctor watch --ack GPU.");
@@ -240,12 +289,11 @@ static void xids(struct buf *b, const struct wd *w)
 
 		if (!w->xids[i].fatal)
 			continue;
-		buf_puts(b, "gpudoctor_xid_unacknowledged{gpu=\"");
-		esc(b, xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
-		buf_puts(b, "\",pci_bus_id=\"");
-		esc(b, w->xids[i].bus_id);
-		buf_printf(b, "\",xid=\"%d\",action=\"%s\"} 1\n", w->xids[i].xid,
+		buf_printf(b, "gpudoctor_xid_unacknowledged{xid=\"%d\",action=\"%s\"", w->xids[i].xid,
 			   kb_xid_action_name(w->xids[i].action));
+		opt_label(b, "gpu", xid_gpu(w, w->xids[i].bus_id, g, sizeof(g)));
+		opt_label(b, "pci_bus_id", w->xids[i].bus_id);
+		buf_puts(b, "} 1\n");
 	}
 	family(b, "gpudoctor_kmsg_records_total", "counter", "Kernel log records read.");
 	buf_printf(b, "gpudoctor_kmsg_records_total %llu\n", w->krecords);
@@ -276,9 +324,11 @@ static void own(struct buf *b, const struct wd *w, double now)
 		buf_printf(b, "gpudoctor_gpus{source=\"pci\"} %d\n", w->pci_count);
 	if (w->ngpus >= 0)
 		buf_printf(b, "gpudoctor_gpus{source=\"nvml\"} %d\n", w->ngpus);
-	family(b, "gpudoctor_nvml_hang", "gauge",
-	       "1 while the NVML sampler missed its deadline; 2 when it is stuck in the kernel.");
-	buf_printf(b, "gpudoctor_nvml_hang %d\n", w->smp.hang ? (w->smp.in_kernel ? 2 : 1) : 0);
+	family(b, "gpudoctor_nvml_hang", "gauge", "1 while the NVML sampler has missed its deadline.");
+	buf_printf(b, "gpudoctor_nvml_hang %d\n", w->smp.hang != 0);
+	family(b, "gpudoctor_nvml_hang_in_kernel", "gauge",
+	       "1 while the hung NVML sampler is stuck in the kernel (state D): a driver hang.");
+	buf_printf(b, "gpudoctor_nvml_hang_in_kernel %d\n", w->smp.hang && w->smp.in_kernel);
 	family(b, "gpudoctor_nvml_sampler_restarts_total", "counter", "NVML sampler children restarted.");
 	buf_printf(b, "gpudoctor_nvml_sampler_restarts_total %llu\n", w->smp.restarts);
 	family(b, "gpudoctor_nvml_deadlines_missed_total", "counter", "NVML requests that missed their deadline.");
@@ -309,12 +359,46 @@ static void own(struct buf *b, const struct wd *w, double now)
 	buf_printf(b, "gpudoctor_children_cpu_seconds_total %.3f\n", wd_children_cpu());
 }
 
+/*
+ * The *_info pattern of the naming guide: value 1, facts in labels, so that a
+ * query can join them onto any series by instance.  The commit is the one
+ * mk/commit.mk generated (as --version says it); the driver and CUDA
+ * versions are what the NVML sampler read (nvmlSystemGetDriverVersion,
+ * nvmlSystemGetCudaDriverVersion_v2), left out while unknown.
+ */
+static void info(struct buf *b, const struct wd *w)
+{
+	const char *kb = w->kb ? kb_as_of(w->kb) : NULL;
+	const char *drv = NULL, *cuda = NULL;
+
+	family(b, "gpudoctor_build_info", "gauge", "1; the labels say which gpudoctor build serves.");
+	buf_printf(b, "gpudoctor_build_info{version=\"%s\",commit=\"", GD_VERSION);
+	esc(b, GD_COMMIT);
+	buf_puts(b, "\"");
+	opt_label(b, "kb_date", kb);
+	buf_puts(b, "} 1\n");
+	if (w->smp.have_sample && !w->smp.init_failed) {
+		drv = kv_get(&w->smp.last, "driver_version");
+		cuda = kv_get(&w->smp.last, "cuda_version");
+	}
+	family(b, "gpudoctor_driver_info", "gauge",
+	       "1; the labels say which NVIDIA driver and CUDA driver API version NVML reports.");
+	if (drv && *drv) {
+		buf_puts(b, "gpudoctor_driver_info{driver_version=\"");
+		esc(b, drv);
+		buf_puts(b, "\"");
+		opt_label(b, "cuda_version", cuda);
+		buf_puts(b, "} 1\n");
+	}
+}
+
 void prom_render(const struct wd *w, struct buf *out)
 {
 	double now = wd_now();
 
 	family(out, "gpudoctor_up", "gauge", "1 while gpudoctor watch serves.");
 	buf_puts(out, "gpudoctor_up 1\n");
+	info(out, w);
 	findings(out, w);
 	gpu_gauges(out, w);
 	xids(out, w);

@@ -55,6 +55,7 @@ static struct {
 	nvmlReturn_t (*init)(void);
 	nvmlReturn_t (*shutdown)(void);
 	nvmlReturn_t (*driver_version)(char *, unsigned int);
+	nvmlReturn_t (*cuda_version)(int *);
 	nvmlReturn_t (*count)(unsigned int *);
 	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
 	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
@@ -87,6 +88,8 @@ static const struct cuda_sym syms[] = {
 	SYM(init, "nvmlInit_v2", "nvmlInit", CUDA_SYM_REQUIRED),
 	SYM(shutdown, "nvmlShutdown", NULL, CUDA_SYM_REQUIRED),
 	SYM(driver_version, "nvmlSystemGetDriverVersion", NULL, CUDA_SYM_OPTIONAL),
+	SYM(cuda_version, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion",
+	    CUDA_SYM_OPTIONAL),
 	SYM(count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", CUDA_SYM_REQUIRED),
 	SYM(handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", CUDA_SYM_REQUIRED),
 	SYM(name, "nvmlDeviceGetName", NULL, CUDA_SYM_OPTIONAL),
@@ -350,10 +353,27 @@ static void sample_gpu(unsigned idx)
 		put("lost", 1);
 }
 
+/* The driver's versions in every sample, for gpudoctor_driver_info: a
+ * driver upgraded under a running watch shows at the next sample. */
+static void versions(void)
+{
+	char ver[96];
+	int cv;
+
+	memset(ver, 0, sizeof(ver));
+	if (nv.driver_version && nv.driver_version(ver, sizeof(ver) - 1) == NVML_SUCCESS)
+		kv_emit("driver_version", "%s", ver);
+	/* nvml.h: 1000 * major + 10 * minor (13000 is 13.0) */
+	if (nv.cuda_version && nv.cuda_version(&cv) == NVML_SUCCESS && cv > 0)
+		kv_emit("cuda_version", "%d.%d", cv / 1000, cv % 1000 / 10);
+}
+
 static void sample(void)
 {
 	unsigned int count = 0;
 	nvmlReturn_t rc = nv.count(&count);
+
+	versions();
 
 	if (rc != NVML_SUCCESS) {
 		kv_emit("err.count", "%d", rc);

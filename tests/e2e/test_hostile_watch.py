@@ -26,7 +26,7 @@ import unittest
 
 import fixtures
 from gdtest import CC
-from watchtest import Watch, metric, parse_metrics
+from watchtest import Watch, metric, parse_metrics, series_labels
 
 XID79 = "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus"
 DRIVER_XID13 = ("4,900,1000000,-;NVRM: Xid (PCI:0000:18:00): 13, pid=4242, name=python3, "
@@ -444,13 +444,13 @@ class Metrics(unittest.TestCase):
                                     pci_bus_id="0000:18:00.0"), 1)
             self.assertEqual(metric(m, "gpudoctor_xid_table_overflow_total"), 45)
             self.assertEqual(len(xid_series(m, 13)), 255)
-            # the 45 oldest went, in the order they came; an unmapped GPU's gpu
-            # label is empty, its address in its own label
+            # the 45 oldest went, in the order they came; an unmapped GPU has no
+            # gpu label, its address in its own label
             self.assertIsNone(metric(m, "gpudoctor_xid_errors_total", xid=13, pci_bus_id="0001:2c:00.0"))
-            self.assertEqual(metric(m, "gpudoctor_xid_errors_total", gpu="", xid=13,
-                                    pci_bus_id="0001:2d:00.0"), 1)
-            self.assertEqual(metric(m, "gpudoctor_xid_errors_total", gpu="", xid=13,
-                                    pci_bus_id="0002:63:00.0"), 1)
+            for bus in ("0001:2d:00.0", "0002:63:00.0"):
+                self.assertEqual(series_labels(m, "gpudoctor_xid_errors_total", xid=13, pci_bus_id=bus),
+                                 {"xid": "13", "pci_bus_id": bus})
+                self.assertEqual(metric(m, "gpudoctor_xid_errors_total", xid=13, pci_bus_id=bus), 1)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import unittest
 
 import fixtures
 from gdtest import GPUDOCTOR, REPO, run, watch_legacy
-from watchtest import Notify, Watch, metric, parse_metrics
+from watchtest import Notify, Watch, metric, parse_metrics, series_labels
 
 KMSG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kmsg-xids.txt")
 
@@ -55,7 +55,7 @@ class WatchNvmlStates(unittest.TestCase):
             w.set_state(FAKE_NVML_ECC_VOLATILE_UNC=3, FAKE_NVML_REMAP_PENDING=1)
             w.wait(lambda: w.get("/healthz")[0] == 503, what="503 on ECC errors")
             m = w.metrics()
-            self.assertEqual(metric(m, "gpudoctor_gpu_ecc_errors", gpu=0, type="uncorrected",
+            self.assertEqual(metric(m, "gpudoctor_gpu_ecc_errors_total", gpu=0, type="uncorrected",
                                     scope="volatile"), 3)
             self.assertEqual(metric(m, "gpudoctor_finding", layer="driver", cause="ecc-errors",
                                     severity="fail", gpu=0), 1)
@@ -77,7 +77,8 @@ class WatchNvmlStates(unittest.TestCase):
 
             # a call stuck in the kernel (state D): reported as a driver hang
             w.set_state(FAKE_NVML_HANG_CALL="temperature-d")
-            w.wait(lambda: metric(w.metrics(), "gpudoctor_nvml_hang") == 2, what="hang in state D")
+            w.wait(lambda: metric(w.metrics(), "gpudoctor_nvml_hang_in_kernel") == 1, what="hang in state D")
+            self.assertEqual(metric(w.metrics(), "gpudoctor_nvml_hang"), 1)
             self.assertTrue(any("driver hang" in a and "state D" in a for a in active(w, "nvml-hang")),
                             active(w, "nvml-hang"))
             self.assertEqual(w.get("/healthz")[0], 503)
@@ -160,9 +161,12 @@ class WatchXids(unittest.TestCase):
             self.assertEqual(x(0, 13), 1)
             self.assertEqual(x(0, 63), 1)
             self.assertEqual(x(1, 48), 1)
-            # an address NVML did not map: gpu is empty, never the address
-            self.assertEqual(x("", 79, pci_bus_id="0000:1a:00.0"), 1)	# one multi-line record
-            self.assertEqual(x("", 79, pci_bus_id="0000:1b:00.0"), 1)	# three records and an Xid line: once
+            # an address NVML did not map: no gpu label, never the address or ""
+            for bus in ("0000:1a:00.0",	# one multi-line record
+                        "0000:1b:00.0"):	# three records and an Xid line: once
+                self.assertEqual(metric(m, "gpudoctor_xid_errors_total", xid=79, pci_bus_id=bus), 1)
+                self.assertEqual(series_labels(m, "gpudoctor_xid_errors_total", xid=79, pci_bus_id=bus),
+                                 {"xid": "79", "pci_bus_id": bus})
             self.assertEqual(metric(m, "gpudoctor_kmsg_records_lost_total"), 6)
             self.assertEqual(metric(m, "gpudoctor_finding", cause="gpu-xid-error", severity="fail", gpu=1), 1)
             self.assertEqual(metric(m, "gpudoctor_finding", cause="gpu-xid-error", severity="warn", gpu=0), 1)

@@ -107,10 +107,25 @@ class WatchWithPrometheus(unittest.TestCase):
                 # no findings, no XIDs and no hardware throttle on this healthy machine
                 self.assertLessEqual(set(empty), {"Active findings", "Clock event reasons (hardware)",
                                                   "XIDs per 10 minutes"}, empty)
+                # the _info series join onto others by instance, as docs/watch-state.md shows
+                self.wait_query('gpudoctor_up * on(instance) group_left(driver_version, cuda_version) '
+                                'gpudoctor_driver_info{driver_version="580.95.05",cuda_version="13.0"}',
+                                lambda v: v == [1.0])
+                self.wait_query('gpudoctor_build_info{commit!="",kb_date!=""}', lambda v: v == [1.0])
                 # ECC errors
                 w.set_state(FAKE_NVML_ECC_VOLATILE_UNC=5)
-                self.wait_query('gpudoctor_gpu_ecc_errors{type="uncorrected",scope="volatile"}',
+                self.wait_query('gpudoctor_gpu_ecc_errors_total{type="uncorrected",scope="volatile"}',
                                 lambda v: v == [5.0])
+                # a counter: increase() over the scrapes Prometheus took
+                self.wait_query('increase(gpudoctor_gpu_ecc_errors_total{type="uncorrected",scope="volatile"}[1m])',
+                                lambda v: v[0] > 0)
+                self.wait_query('gpudoctor_status{status="fail"}', lambda v: v == [1.0])
+                promtool = shutil.which("promtool")
+                if promtool:	# the scrape Prometheus took, with findings, passes the linter
+                    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % w.port, timeout=5) as resp:
+                        raw = resp.read()
+                    p = subprocess.run([promtool, "check", "metrics"], input=raw, capture_output=True)
+                    self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
                 self.wait_query('gpudoctor_finding{cause="ecc-errors",severity="fail"}',
                                 lambda v: v == [1.0])
                 self.wait_query('gpudoctor_check_ok{layer="driver"}', lambda v: v == [0.0])

@@ -50,6 +50,15 @@ def metric(metrics, name, **labels):
     return None
 
 
+def series_labels(metrics, name, **labels):
+    """The labels (a dict) of the series of name whose labels include labels,
+    or None: to assert that a label is left out."""
+    for (n, ls), _ in metrics.items():
+        if n == name and all((k, str(x)) in ls for k, x in labels.items()):
+            return dict(ls)
+    return None
+
+
 class Notify:
     """A datagram socket standing in for systemd's NOTIFY_SOCKET (abstract when asked)."""
 
