@@ -141,6 +141,22 @@ class TestBar1(GDTestCase):
                             for e in f["evidence"]), f)
         assert_no_cause(self, doc, "pcie-bar1-unmapped")
 
+    def test_h200_with_a_64bit_bar0_is_healthy(self):
+        # The resource file of an H200 in a VM (read on 2026-12-01): BAR0 is
+        # 64-bit, so BAR1 is on line 2 and line 1 is empty.  gpudoctor once
+        # read line 1 and failed this healthy GPU with pcie-bar1-unmapped.
+        h200 = ("0x0000104002000000 0x0000104002ffffff 0x000000000014220c\n"
+                "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+                "0x0000100000000000 0x0000103fffffffff 0x000000000014220c\n"
+                "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+                "0x0000104000000000 0x0000104001ffffff 0x000000000014220c\n"
+                "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+                "0x0000000000000000 0x0000000000000000 0x0000000000000000\n")
+        doc = check(switch_root(gpus=1, bar1=h200), "--upto", "hardware")
+        assert_no_cause(self, doc, "pcie-bar1-unmapped")
+        self.assertEqual(doc["inventory"]["gpus"][0]["bar1"]["assigned"], True)
+        self.assertEqual(doc["inventory"]["gpus"][0]["bar1"]["size_mib"], 256 * 1024)
+
     def test_bar1_unassigned_all_zero(self):
         doc = check(switch_root(gpus=1, bar1=resource(bar1_start=0, bar1_size=0, bar1_flags=0)),
                     expect_rc=1)

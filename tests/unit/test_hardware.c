@@ -67,6 +67,21 @@ static void test_bar1(void)
 	CHECK_INT(pcie_resource_bar1("only one line\n", &size, &a), -1);
 	CHECK_INT(pcie_resource_bar1("x\n0x10 0x1 0x200\n", &size, &a), -1);	/* end < start */
 	CHECK_INT(pcie_resource_bar1("x\n0x10 0x20 0x200 junk\n", &size, &a), -1);
+	/* An H200 in a VM, read on 2026-12-01: BAR0 is 64-bit (line 1 its empty
+	 * upper half), BAR1 256 GiB on line 2.  Read as line 1, it looked
+	 * unassigned: a false pcie-bar1-unmapped on a healthy GPU. */
+	CHECK_INT(pcie_resource_bar1("0x0000104002000000 0x0000104002ffffff 0x000000000014220c\n"
+				     "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+				     "0x0000100000000000 0x0000103fffffffff 0x000000000014220c\n"
+				     "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+				     "0x0000104000000000 0x0000104001ffffff 0x000000000014220c\n", &size, &a), 0);
+	CHECK_INT(a, 1);
+	CHECK_INT(size, 256ll << 30);
+	/* the same with BAR1 unplaced: still unassigned */
+	CHECK_INT(pcie_resource_bar1("0x0000104002000000 0x0000104002ffffff 0x000000000014220c\n"
+				     "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+				     "0x0000000000000000 0x0000000000000000 0x0000000000000000\n", &size, &a), 0);
+	CHECK_INT(a, 0);
 	CHECK_INT(pcie_resource_bar1(NULL, &size, &a), -1);
 	CHECK_INT(a, -1);
 }

@@ -13,8 +13,12 @@
  * as ACSCap/ACSCtl).  A reader without root sees only the first 64 bytes.
  *
  * resource: one line per region, "0xSTART 0xEND 0xFLAGS" (Linux,
- * Documentation/PCI/sysfs-pci.rst); NVIDIA GPUs put BAR1, a 64-bit
- * prefetchable BAR, on line 1.  A region the kernel could not place is all
+ * Documentation/PCI/sysfs-pci.rst).  NVIDIA's BAR1 (the framebuffer
+ * aperture, 64-bit prefetchable) is the BAR after BAR0: line 1 when BAR0 is
+ * a 32-bit BAR, line 2 when BAR0 is itself 64-bit (IORESOURCE_MEM_64 in its
+ * flags: it takes two registers, and the kernel leaves line 1 empty).  An
+ * H200 in a VM (2026-12-01) shows the second form: BAR0 16 MiB 64-bit on
+ * line 0, line 1 zeros, BAR1 256 GiB on line 2.  A region the kernel could not place is all
  * zeros, or flagged IORESOURCE_UNSET / IORESOURCE_DISABLED
  * (include/linux/ioport.h), or starts at 0 with its size kept.
  */
@@ -29,6 +33,7 @@
 #define PCIE_EXT_ID_ACS 0x000d
 #define IORESOURCE_DISABLED 0x10000000ull
 #define IORESOURCE_UNSET 0x20000000ull
+#define IORESOURCE_MEM_64 0x00100000ull
 
 static unsigned pcie_le32(const unsigned char *p)
 {
@@ -65,43 +70,52 @@ int pcie_acs_ctl(const unsigned char *cfg, size_t len, int *ctl)
 	return 0;
 }
 
+/* Line `n` (0-based) of a resource file as three numbers; -1 if absent or
+ * not of that form. */
+static int pcie_resource_line(const char *text, int n, unsigned long long v[3])
+{
+	const char *line = text;
+	size_t len;
+	char buf[128], tail;
+
+	for (int i = 0; i < n && line; i++)
+		if ((line = strchr(line, '\n')))
+			line++;
+	if (!line || !*line)
+		return -1;
+	len = strcspn(line, "\n");
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	return sscanf(buf, "%llx %llx %llx %c", &v[0], &v[1], &v[2], &tail) == 3 ? 0 : -1;
+}
+
 int pcie_resource_bar1(const char *text, long long *size, int *assigned)
 {
-	unsigned long long start, end, flags;
-	const char *line = text;
-	char tail;
+	unsigned long long bar0[3], v[3];
+	int line = 1;
 
 	*size = -1;
 	*assigned = -1;
 	if (!text)
 		return -1;
-	line = strchr(text, '\n');
-	if (!line)
+	/* BAR0 64-bit: its upper half is line 1, BAR1 is line 2 */
+	if (pcie_resource_line(text, 0, bar0) == 0 && (bar0[2] & IORESOURCE_MEM_64))
+		line = 2;
+	if (pcie_resource_line(text, line, v) < 0)
 		return -1;
-	line++;
-	/* exactly three hex numbers on the line */
-	{
-		size_t n = strcspn(line, "\n");
-		char buf[128];
-
-		if (n >= sizeof(buf))
-			return -1;
-		memcpy(buf, line, n);
-		buf[n] = '\0';
-		if (sscanf(buf, "%llx %llx %llx %c", &start, &end, &flags, &tail) != 3)
-			return -1;
-	}
-	if (!start && !end && !flags) {
+	if (!v[0] && !v[1] && !v[2]) {
 		*assigned = 0;
 		return 0;
 	}
-	if (end < start)
+	if (v[1] < v[0])
 		return -1;
 	{
-		unsigned long long sz = end - start + 1;
+		unsigned long long sz = v[1] - v[0] + 1;
 
 		*size = sz == 0 || sz > (unsigned long long)LLONG_MAX ? -1 : (long long)sz;
 	}
-	*assigned = (flags & (IORESOURCE_UNSET | IORESOURCE_DISABLED)) || start == 0 ? 0 : 1;
+	*assigned = (v[2] & (IORESOURCE_UNSET | IORESOURCE_DISABLED)) || v[0] == 0 ? 0 : 1;
 	return 0;
 }
