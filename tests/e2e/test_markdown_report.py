@@ -103,6 +103,38 @@ class MarkdownReport(unittest.TestCase):
         self.assertEqual(len(re.findall(r"(?<!\\)\|", line)), 4, line)   # three cells
         self.assertTrue(line.startswith("| OS | ` @alice"), line)
 
+    def test_hostile_files_never_hang(self):
+        # a FIFO as os-release and as libc.so.6 (no writer: reads see EOF at
+        # once, O_NONBLOCK), a libc.so.6 link that leaves the tree, and a
+        # libc.so.6 of 17 MiB whose banner lies past the 16 MiB read: unknown,
+        # in bounded time, never this machine's glibc
+        import time
+        r = torch_root()
+        os.mkfifo(os.path.join(r.path, "etc/os-release"))
+        os.makedirs(os.path.join(r.path, "lib64"), exist_ok=True)
+        os.mkfifo(os.path.join(r.path, "lib64/libc.so.6"))
+        r.symlink("lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6")
+        big = os.path.join(r.path, "usr/lib64/libc.so.6")
+        os.makedirs(os.path.dirname(big), exist_ok=True)
+        with open(big, "wb") as f:
+            f.truncate(17 << 20)
+            f.seek(17 << 20)
+            f.write(b"stable release version 2.99.\n")
+        t = time.monotonic()
+        out = report(r)
+        self.assertLess(time.monotonic() - t, 60)
+        self.assertIn("| OS | ` unknown ` |", out)
+        self.assertIn("| glibc | ` unknown ` |", out)
+        self.assertNotIn("2.99", out)
+
+    def test_report_carries_the_tree_not_the_host(self):
+        # near miss of the glibc line: the same tree with a libc-2.28.so link
+        # says 2.28 (RHEL 8's), whatever glibc the test host runs
+        r = torch_root()
+        r.write("usr/lib64/libc-2.28.so", "")
+        r.symlink("lib64/libc.so.6", "../usr/lib64/libc-2.28.so")
+        self.assertIn("| glibc | ` 2.28 ` |", report(r))
+
 
 if __name__ == "__main__":
     unittest.main()
