@@ -32,13 +32,22 @@ struct matrix_fact {
 	char value[512];
 };
 
+/* The situation an answer is judged in. */
+enum matrix_scenario {
+	MATRIX_AS_QUERIED,	/* the driver, GPU, CUDA given (or read for --solve) */
+	MATRIX_NEWER_DRIVER,	/* the same, with the driver in needs_driver or newer */
+};
+
 struct matrix_item {
-	char what[64];		/* "tensorflow", "torch", "jax" */
-	char version[48];	/* "2.21.0" or "2.14+cu130" */
+	char what[64];		/* bare name: "tensorflow", "torch", "jax", "cupy" */
+	char version[48];	/* "2.21.0" or "2.14+cu130"; "" none fits (JSON null) */
 	int ok;			/* 1 runs, 0 does not, -1 probably / unknown */
+	int scenario;		/* enum matrix_scenario */
+	char needs_driver[64];	/* MATRIX_NEWER_DRIVER: the lowest driver that makes it a yes */
 	char why[1024];
 	char install[256];	/* "" none */
-	const char *source;
+	const char *source;	/* the source id of the deciding fact */
+	const char *row_source;	/* the source id of the table row itself, or NULL */
 	const char *table;	/* the knowledge-base table the answer comes from ("tf.tsv") */
 	int known_failure;	/* no because of a reported failure (failures.tsv) */
 };

@@ -57,22 +57,33 @@ static void judge(struct matrix_result *r, int ok)
 		r->verdict = 1;
 }
 
-static struct matrix_item *item(struct matrix_result *r, const char *what, const char *version,
-				const struct kb_verdict *v, const char *install, const char *table)
+/* row_source: the table row's own source, listed beside the deciding one. */
+static struct matrix_item *item_from(struct matrix_result *r, const char *what, const char *version,
+				     const struct kb_verdict *v, const char *install, const char *table,
+				     const char *row_source)
 {
 	struct matrix_item *it;
 
 	if (r->nitems >= MATRIX_MAX)
 		return NULL;
 	it = &r->items[r->nitems++];
+	memset(it, 0, sizeof(*it));
 	snprintf(it->what, sizeof(it->what), "%s", what);
-	snprintf(it->version, sizeof(it->version), "%s", version);
+	snprintf(it->version, sizeof(it->version), "%s", version ? version : "");
 	it->ok = v->ok;
+	it->scenario = MATRIX_AS_QUERIED;
 	snprintf(it->why, sizeof(it->why), "%s", v->why);
 	snprintf(it->install, sizeof(it->install), "%s", install ? install : "");
 	it->source = v->source;
+	it->row_source = row_source && (!v->source || strcmp(row_source, v->source)) ? row_source : NULL;
 	it->table = table;
 	return it;
+}
+
+static struct matrix_item *item(struct matrix_result *r, const char *what, const char *version,
+				const struct kb_verdict *v, const char *install, const char *table)
+{
+	return item_from(r, what, version, v, install, table, NULL);
 }
 
 /* A "no" that a recorded failure report makes: the item says so. */
@@ -210,35 +221,38 @@ static void tf_loader_note(const struct kb *kb, const struct kb_tf *t, struct ma
 	     "/nvidia/%s/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"", t->version, lib, lib, lib);
 }
 
-/* Add the newest TF, PyTorch and JAX that fit x. */
-static void newest_all(const struct kb *kb, const struct env *x, struct matrix_result *r,
-		       const char *prefix)
+/* Add the newest TF, PyTorch and JAX that fit x, each judged in `scenario`;
+ * a framework none of whose releases fits gets a "no" with no version. */
+static void newest_all(const struct kb *kb, const struct env *x, struct matrix_result *r, int scenario)
 {
 	struct kb_fit f;
-	char label[64], what[64];
+	char label[64];
 	const struct kb_tf *t = newest_tf(kb, x, &f);
 	const struct kb_torch *p;
 	const struct kb_jax *j;
+	struct matrix_item *it;
+	size_t first = r->nitems;
 
-	snprintf(what, sizeof(what), "%stensorflow", prefix);
 	if (t) {
-		known_failure(item(r, what, t->version, &f.v, f.install, "tf.tsv"), &f);
+		known_failure(item_from(r, "tensorflow", t->version, &f.v, f.install, "tf.tsv", t->source), &f);
 		tf_loader_note(kb, t, r);
 	} else
-		item(r, what, "none", &(struct kb_verdict){ 0, "no TensorFlow release in the knowledge base fits", NULL, 0 }, NULL, "tf.tsv");
-	snprintf(what, sizeof(what), "%storch", prefix);
+		item(r, "tensorflow", NULL, &(struct kb_verdict){ 0, "no TensorFlow release in the knowledge base fits", NULL, 0 }, NULL, "tf.tsv");
 	if ((p = newest_torch(kb, x, NULL, &f))) {
 		snprintf(label, sizeof(label), "%s+%s", p->version, p->variant);
-		known_failure(item(r, what, label, &f.v, f.install, "torch.tsv"), &f);
+		known_failure(item_from(r, "torch", label, &f.v, f.install, "torch.tsv", p->source), &f);
 	} else {
-		item(r, what, "none", &(struct kb_verdict){ 0, "no PyTorch release in the knowledge base fits", NULL, 0 }, NULL, "torch.tsv");
+		item(r, "torch", NULL, &(struct kb_verdict){ 0, "no PyTorch release in the knowledge base fits", NULL, 0 }, NULL, "torch.tsv");
 	}
-	snprintf(what, sizeof(what), "%sjax", prefix);
 	if ((j = newest_jax(kb, x, &f))) {
 		jax_label(j, label, sizeof(label));
-		known_failure(item(r, what, label, &f.v, f.install, "jax.tsv"), &f);
+		known_failure(item_from(r, "jax", label, &f.v, f.install, "jax.tsv", j->source), &f);
 	} else {
-		item(r, what, "none", &(struct kb_verdict){ 0, "no JAX CUDA plugin in the knowledge base fits", NULL, 0 }, NULL, "jax.tsv");
+		item(r, "jax", NULL, &(struct kb_verdict){ 0, "no JAX CUDA plugin in the knowledge base fits", NULL, 0 }, NULL, "jax.tsv");
+	}
+	for (size_t i = first; i < r->nitems; i++) {
+		it = &r->items[i];
+		it->scenario = scenario;
 	}
 }
 
@@ -393,7 +407,7 @@ static int ask_tf(const struct kb *kb, const char *ver, const struct env *x, int
 		return 0;
 	}
 	kb_tf_fit(kb, t, &tg, &f);
-	known_failure(item(r, "tensorflow", t->version, &f.v, f.install, "tf.tsv"), &f);
+	known_failure(item_from(r, "tensorflow", t->version, &f.v, f.install, "tf.tsv", t->source), &f);
 	v = f.v;
 	tf_loader_note(kb, t, r);
 	if (x->driver || x->ma >= 0)
@@ -453,7 +467,7 @@ static int ask_torch(const struct kb *kb, const char *ver, const struct env *x, 
 				 t->cuda_version % 1000 / 10, x->cuda / 1000, x->cuda % 1000 / 10);
 		}
 		snprintf(label, sizeof(label), "%s+%s", t->version, t->variant);
-		known_failure(item(r, "torch", label, &v, f.install, "torch.tsv"), &f);
+		known_failure(item_from(r, "torch", label, &v, f.install, "torch.tsv", t->source), &f);
 		fact(r, label, "Python %s, CUDA %d.%d, cuDNN %s, archs %s, %s%s", t->python ? t->python : "?",
 		     t->cuda_version / 1000, t->cuda_version % 1000 / 10, t->cudnn ? t->cudnn : "?",
 		     t->archs ? t->archs : "not recorded", t->stable ? "stable" : "experimental",
@@ -501,7 +515,7 @@ static int ask_jax(const struct kb *kb, const char *ver, const struct env *x, st
 		     j->cuda_min / 1000, j->cuda_min % 1000 / 10, j->cudnn_min ? j->cudnn_min : "?",
 		     j->cudnn_max ? j->cudnn_max : "?", j->min_driver ? j->min_driver : "?",
 		     j->min_cc_major, j->min_cc_minor, j->archs ? ", archs " : "", j->archs ? j->archs : "");
-		known_failure(item(r, "jax", label, &v, f.install, "jax.tsv"), &f);
+		known_failure(item_from(r, "jax", label, &v, f.install, "jax.tsv", j->source), &f);
 		any = 1;
 		if (v.ok == 1 || (v.ok == -1 && best == 0))
 			best = v.ok;
@@ -592,7 +606,7 @@ static int ask_cupy(const struct kb *kb, const char *ver, const struct env *x, s
 		snprintf(label, sizeof(label), "%s (%s)", c->cupy, c->package);
 		fact(r, label, "CUDA %d.%d-%d.%d, Python %s", c->cuda_from / 1000, c->cuda_from % 1000 / 10,
 		     c->cuda_to / 1000, c->cuda_to % 1000 / 10, c->python ? c->python : "?");
-		item(r, "cupy", label, &v, f.install, "cupy.tsv");
+		item_from(r, "cupy", label, &v, f.install, "cupy.tsv", c->source);
 		any = 1;
 		if (v.ok == 1 || (v.ok == -1 && best == 0))
 			best = v.ok;
@@ -616,16 +630,16 @@ static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct mat
 	const struct kb_jax *j;
 
 	free_drv.driver = NULL;
-	newest_all(kb, &free_drv, r, "with newer driver: ");
+	newest_all(kb, &free_drv, r, MATRIX_NEWER_DRIVER);
 	t = newest_tf(kb, &free_drv, &f);
 	p = newest_torch(kb, &free_drv, NULL, &f);
 	j = newest_jax(kb, &free_drv, &f);
 	for (size_t i = before; i < r->nitems; i++) {
 		struct matrix_item *it = &r->items[i];
 		const struct matrix_item *now = &r->items[i - 3];
-		const char *w = it->what + 19, *need;
+		const char *w = it->what, *need;
 
-		if (!strcmp(it->version, now->version) && now->ok != 0) {
+		if (it->version[0] && !strcmp(it->version, now->version) && now->ok != 0) {
 			it->ok = -1;
 			snprintf(it->why, sizeof(it->why), "nothing newer: the current driver already runs it");
 			continue;
@@ -647,6 +661,7 @@ static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct mat
 				 need, a->last_branch);
 		} else {
 			it->ok = 1;
+			snprintf(it->needs_driver, sizeof(it->needs_driver), "%s", need);
 			snprintf(it->why, sizeof(it->why), "needs driver >= %s", need);
 		}
 	}
@@ -655,7 +670,7 @@ static void upgrade_unlocks(const struct kb *kb, const struct env *x, struct mat
 	 * reason to upgrade (the last-branch case has its own note). */
 	kept = before;
 	for (size_t i = before; i < r->nitems; i++)
-		if (!strncmp(r->items[i].why, "needs driver >= ", 16) && r->items[i].ok != 0)
+		if (r->items[i].needs_driver[0] && r->items[i].ok != 0)
 			r->items[kept++] = r->items[i];
 	r->nitems = kept;
 	if (kept == before)
@@ -856,7 +871,7 @@ int matrix_answer(const struct kb *kb, const struct matrix_query *q, const struc
 		fact(r, "nccl", "%s (source: %s)", kb_fact(kb, "nccl.origin"),
 		     kb_source_url(kb, "nccl-origin") ? kb_source_url(kb, "nccl-origin") : "nccl-origin");
 	if (!asked) {
-		newest_all(kb, &x, r, "");
+		newest_all(kb, &x, r, MATRIX_AS_QUERIED);
 		if (x.driver && (q->solve || x.ma >= 0))
 			upgrade_unlocks(kb, &x, r);
 	}

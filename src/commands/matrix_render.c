@@ -1,4 +1,7 @@
-/* matrix_render.c - print a `gpudoctor matrix` answer as text or JSON. */
+/*
+ * matrix_render.c - print a `gpudoctor matrix` answer as text or JSON
+ * (gpudoctor.matrix/2, docs/json-schema.md and docs/schema/matrix.schema.json).
+ */
 #include "commands/matrix.h"
 #include "core/termesc.h"
 #include "core/json.h"
@@ -24,7 +27,8 @@ void matrix_render_text(const struct kb *kb, const struct matrix_result *r)
 		const struct matrix_item *it = &r->items[i];
 		const char *url = it->source ? kb_source_url(kb, it->source) : NULL;
 
-		printf("%-5s %s %s%s\n", yesno(it->ok), tesc(it->what), tesc(it->version),
+		printf("%-5s %s%s %s%s\n", yesno(it->ok), it->scenario == MATRIX_NEWER_DRIVER ?
+		       "with newer driver: " : "", tesc(it->what), it->version[0] ? tesc(it->version) : "none",
 		       it->known_failure ? " (known failure)" : "");
 		if (it->why[0])
 			printf("      %s\n", tesc(it->why));
@@ -41,13 +45,49 @@ void matrix_render_text(const struct kb *kb, const struct matrix_result *r)
 		       "no, this combination does not work (reasons above)");
 }
 
+/*
+ * An answer's sources as a list: the deciding fact's ids, then the table
+ * row's, each once.  The knowledge base joins ids with ';' ("wheel:torch-2.9.1;
+ * pypi:torch"); each becomes {"id", "url"}, url null when sources.tsv has none.
+ */
+static void sources_list(struct json *j, const struct kb *kb, const struct matrix_item *it)
+{
+	const char *ids[2] = { it->source, it->row_source };
+	char seen[16][128];
+	size_t nseen = 0;
+
+	json_arr_begin(j, "sources");
+	for (size_t k = 0; k < 2; k++)
+		for (const char *p = ids[k]; p && *p; ) {
+			size_t n = strcspn(p, ";"), dup = 0;
+
+			if (n && n < sizeof(seen[0]) && nseen < 16) {
+				memcpy(seen[nseen], p, n);
+				seen[nseen][n] = '\0';
+				for (size_t i = 0; i < nseen; i++)
+					dup |= !strcmp(seen[i], seen[nseen]);
+				if (!dup) {
+					json_obj_begin(j, NULL);
+					json_str(j, "id", seen[nseen]);
+					json_str(j, "url", kb_source_url(kb, seen[nseen]));
+					json_obj_end(j);
+					nseen++;
+				}
+			}
+			p += n;
+			if (*p == ';')
+				p++;
+		}
+	json_arr_end(j);
+}
+
 void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const struct matrix_result *r)
 {
 	struct json j;
 
 	json_init(&j, 1);
 	json_obj_begin(&j, NULL);
-	json_str(&j, "schema", "gpudoctor.matrix/1");
+	json_str(&j, "schema", "gpudoctor.matrix/2");
 	json_str(&j, "kb_as_of", kb_as_of(kb));
 	json_obj_begin(&j, "query");
 	json_str(&j, "tf", q->tf);
@@ -77,14 +117,18 @@ void matrix_render_json(const struct kb *kb, const struct matrix_query *q, const
 
 		json_obj_begin(&j, NULL);
 		json_str(&j, "what", it->what);
-		json_str(&j, "version", it->version);
+		json_str(&j, "version", it->version[0] ? it->version : NULL);
 		json_tribool(&j, "ok", it->ok);
+		/* the situation the answer holds in, its requirements as fields
+		 * (matrix/1 packed them into `what`) */
+		json_str(&j, "scenario", it->scenario == MATRIX_NEWER_DRIVER ? "with a newer driver" : "as queried");
+		json_obj_begin(&j, "requires");
+		json_str(&j, "driver_min", it->needs_driver[0] ? it->needs_driver : NULL);
+		json_obj_end(&j);
 		json_str(&j, "why", it->why[0] ? it->why : NULL);
 		json_str(&j, "install", it->install[0] ? it->install : NULL);
-		json_str(&j, "source", it->source);
-		json_str(&j, "source_url", it->source ? kb_source_url(kb, it->source) : NULL);
 		json_str(&j, "table", it->table);
-		json_bool(&j, "excluded", r->verdict == 0 && it->ok == 1);
+		sources_list(&j, kb, it);
 		json_bool(&j, "known_failure", it->known_failure);
 		json_obj_end(&j);
 	}

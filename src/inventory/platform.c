@@ -28,6 +28,12 @@ void platform_inventory_release(struct platform_inventory *p)
 	free(p->toolkit_driver_root);
 	free(p->lockdown);
 	free(p->lockdown_line);
+	free(p->os_pretty);
+	free(p->os_id);
+	free(p->os_version_id);
+	free(p->os_release_file);
+	free(p->glibc_version);
+	free(p->glibc_from);
 	platform_inventory_init(p);
 }
 

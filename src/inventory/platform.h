@@ -12,6 +12,7 @@
  *    host sees at /run/nvidia/driver, and the operator's validator leaves
  *    markers in /run/nvidia/validations (NVIDIA/gpu-operator, validator/main.go).
  *  - Kernel lockdown (/sys/kernel/security/lockdown, man 7 kernel_lockdown).
+ *  - The distribution (os-release) and glibc version, for bug reports.
  *
  * probe_platform() (probes/platform/platform.h) fills it before the other
  * layers' probes; every layer's probe and rules may read it.  Unknown is -1
@@ -74,6 +75,15 @@ struct platform_inventory {
 	/* Kernel lockdown */
 	char *lockdown;			/* the selected mode: "none", "integrity", "confidentiality"; NULL unknown */
 	char *lockdown_line;		/* the file's line, for evidence */
+
+	/* The inspected tree's OS (probes/platform/platform_os.c), for reports */
+	char *os_pretty;		/* os-release PRETTY_NAME: "Ubuntu 22.04.4 LTS", NULL unknown */
+	char *os_id;			/* ID: "ubuntu" */
+	char *os_version_id;		/* VERSION_ID: "22.04" */
+	char *os_release_file;		/* the os-release read (path inside the tree) */
+	char *glibc_version;		/* "2.35" from its libc.so.6, NULL unknown */
+	char *glibc_from;		/* that libc.so.6 (path inside the tree) */
+	const char *glibc_how;		/* "file name" (libc-2.31.so) or "version string" */
 };
 
 void platform_inventory_init(struct platform_inventory *p);

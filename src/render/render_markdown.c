@@ -1,7 +1,8 @@
 /*
  * render_markdown.c - the report as a GitHub-ready block, for bug reports:
- * a summary line, a table of versions (GPU, kernel, driver, CUDA, the
- * libraries the loader picks, each framework install), and the findings
+ * a summary line, a table of versions (OS and distribution, glibc, GPU,
+ * kernel, driver, CUDA, the libraries the loader picks, each Python
+ * environment, each framework install and the cuDNN it loads), and the findings
  * inside a collapsible <details> element.  It is what users paste instead
  * of `python -m torch.utils.collect_env`.
  *
@@ -184,11 +185,47 @@ static void row(struct buf *out, const char *what, const char *value, const char
 	buf_puts(out, " |\n");
 }
 
+/* The cuDNN a framework loads (the loader's winner for its cuDNN soname),
+ * or that it finds none; nothing when it asks for no cuDNN (a CPU build). */
+static void fw_cudnn_row(const struct fw_entry *f, struct buf *out)
+{
+	for (size_t k = 0; k < f->nlibs; k++) {
+		const struct fw_lib *l = &f->libs[k];
+		char what[96];
+
+		if (l->role != FW_ROLE_CUDNN)
+			continue;
+		snprintf(what, sizeof(what), "cuDNN loaded by %s", f->name);
+		if (l->path)
+			row(out, what, l->version ? l->version : "version unknown", l->path);
+		else
+			row(out, what, "not found", l->soname);
+		return;
+	}
+}
+
 static void versions(const struct inventory *inv, struct buf *out)
 {
 	char tmp[256];
 
 	buf_puts(out, "| Component | Version | Where / how |\n|---|---|---|\n");
+	/* what issue templates ask first: the OS and its C library, of the
+	 * inspected tree (--root), never of the machine gpudoctor runs on */
+	row(out, "OS", inv->platform.os_pretty ? inv->platform.os_pretty : "unknown",
+	    inv->platform.os_release_file ? inv->platform.os_release_file : "no os-release found");
+	if (inv->platform.os_id) {
+		snprintf(tmp, sizeof(tmp), "%s%s%s", inv->platform.os_id, inv->platform.os_version_id ? " " : "",
+			 inv->platform.os_version_id ? inv->platform.os_version_id : "");
+		row(out, "Distribution", tmp, "os-release ID and VERSION_ID");
+	}
+	if (inv->platform.glibc_version) {
+		char how[300];
+
+		snprintf(how, sizeof(how), "%s of %s", inv->platform.glibc_how, inv->platform.glibc_from);
+		row(out, "glibc", inv->platform.glibc_version, how);
+	} else {
+		row(out, "glibc", "unknown", "no libc.so.6 with a readable version in the inspected tree");
+	}
 	for (size_t i = 0; i < inv->cuda.ndevices; i++) {
 		const struct cuda_device *d = &inv->cuda.devices[i];
 
@@ -226,6 +263,13 @@ static void versions(const struct inventory *inv, struct buf *out)
 			continue;
 		row(out, r->soname, c && c->version ? c->version : NULL, r->path);
 	}
+	for (size_t i = 0; i < inv->pyenvs.n; i++) {
+		const struct pyenv *e = &inv->pyenvs.envs[i];
+		char what[64];
+
+		snprintf(what, sizeof(what), "Python (%s%s)", e->kind ? e->kind : "?", e->active ? ", active" : "");
+		row(out, what, e->python_version ? e->python_version : "unknown", e->prefix);
+	}
 	for (size_t i = 0; i < inv->fw.n; i++) {
 		const struct fw_entry *f = &inv->fw.fws[i];
 		char note[512];
@@ -237,6 +281,7 @@ static void versions(const struct inventory *inv, struct buf *out)
 			 f->cuda_build ? ", built for CUDA " : "", f->cuda_build ? f->cuda_build : "",
 			 f->python_version ? f->python_version : "?", pred ? pred : "?");
 		row(out, f->name, f->version, note);
+		fw_cudnn_row(f, out);
 	}
 }
 

@@ -82,7 +82,7 @@ def schema_paths(text):
     """The paths the check part of docs/json-schema.md declares: its first
     block (the document), the inventory field by field, and the later
     inventory blocks (each starts at the document's root)."""
-    end = re.search(r"^# `gpudoctor (plan|explain)", text, re.M)
+    end = re.search(r"^# `gpudoctor (matrix|plan|explain)", text, re.M)
     text = text[:end.start()] if end else text
     out = set()
     section = ""

@@ -68,6 +68,30 @@ class JsonSchemas(GDTestCase):
         self.validate("matrix", self.json_of(["matrix", "--json", "--torch", "2.11", "--gpu", "H200",
                                               "--driver", "535.54.03"]))
         self.validate("kb-info", self.json_of(["matrix", "--json", "--kb-info"]))
+        # matrix/2's shapes: an upgrade scenario with its driver, a null
+        # version (nothing fits), CuPy, and a verdict of no
+        up = self.json_of(["matrix", "--json", "--gpu", "H200", "--driver", "535.104.05"])
+        self.assertTrue(any(a["scenario"] == "with a newer driver" for a in up["answers"]))
+        self.validate("matrix", up)
+        none = self.json_of(["matrix", "--json", "--cc", "3.0"])
+        self.assertIn(None, [a["version"] for a in none["answers"]])
+        self.validate("matrix", none)
+        self.validate("matrix", self.json_of(["matrix", "--json", "--cupy", "13", "--driver", "535.104.05"]))
+        self.validate("matrix", self.json_of(["matrix", "--json", "--gpu", "RTX 4080", "--driver", "515.65.01"]))
+
+    def test_matrix_schema_refuses_matrix1_shapes(self):
+        # the schema can fail for what matrix/2 removed: the packed `what`,
+        # "none" for no version, `excluded`, a single source string
+        doc = self.json_of(["matrix", "--json", "--gpu", "H200", "--driver", "535.104.05"])
+        schema = load("matrix")
+        self.assertEqual(jsonschema_lite.errors(schema, doc), [])
+        for mutate in (lambda a: a.update(what="with newer driver: " + a["what"]),
+                       lambda a: a.update(excluded=False),
+                       lambda a: a.update(sources="open-gpu-chips"),
+                       lambda a: a.update(requires={"driver_min": "none"})):
+            bad = json.loads(json.dumps(doc))
+            mutate(bad["answers"][0])
+            self.assertTrue(jsonschema_lite.errors(schema, bad), bad["answers"][0])
 
     def test_plan(self):
         r = fixtures.healthy_root()

@@ -17,8 +17,12 @@ def matrix(*args, root=None):
     return rc, doc, err
 
 
-def answers(doc, what):
-    return [a for a in doc["answers"] if a["what"] == what]
+def answers(doc, what, scenario="as queried"):
+    return [a for a in doc["answers"] if a["what"] == what and a["scenario"] == scenario]
+
+
+def upgrades(doc):
+    return [a for a in doc["answers"] if a["scenario"] == "with a newer driver"]
 
 
 def machine(gpus=(), driver=None):
@@ -142,7 +146,9 @@ class TestIssue9Also(GDTestCase):
         for block in out.split("\nyes ")[1:]:
             self.assertIn("(excluded)", block.split("\n\n")[0].split("\nno ")[0])
         rc, doc, _ = matrix("--gpu", "RTX 4080", "--driver", "515.65.01")
-        self.assertTrue(all(a["excluded"] for a in doc["answers"] if a["ok"] is True))
+        # matrix/2: the verdict says the combination fails; no per-answer flag
+        self.assertIs(doc["verdict"], False)
+        self.assertTrue(all("excluded" not in a for a in doc["answers"]))
         facts = {f["key"]: f["value"] for f in doc["facts"]}
         self.assertIn("525.47.04", facts["driver knows gpu"])   # open-gpu-kernel-modules tag
 
@@ -191,7 +197,8 @@ class TestIssue9Also(GDTestCase):
         self.assertIs(tf["known_failure"], True)
         rc, out, _ = run(["matrix", "--tf", "2.21", "--gpu", "RTX 5090", "--driver", "580.95.05"], env=clean_env())
         self.assertIn("no    tensorflow 2.21.0 (known failure)", out)
-        self.assertIn("tensorflow/tensorflow/issues", tf["source_url"])
+        # the deciding source (the failure report) comes first in the list
+        self.assertIn("tensorflow/tensorflow/issues", tf["sources"][0]["url"])
 
 
 class TestSolve(GDTestCase):
@@ -211,15 +218,19 @@ class TestSolve(GDTestCase):
     def test_driver_upgrade_unlocks(self):
         r = machine(["2684"], "535.104.05")
         rc, doc, _ = matrix("--solve", root=r.path)
-        up = [a for a in doc["answers"] if a["what"].startswith("with newer driver")]
+        up = upgrades(doc)
         # TF 2.21 (CUDA 12.5) already runs on R535 under minor-version
         # compatibility: only torch (cu13x) and jax[cuda13] are unlocked.
-        self.assertEqual(sorted(a["what"][len("with newer driver: "):] for a in up), ["jax", "torch"])
+        self.assertEqual(sorted(a["what"] for a in up), ["jax", "torch"])
         self.assertFalse(any("nothing newer" in a["why"] for a in doc["answers"]))
         self.assertNotIn("a newer driver unlocks nothing more for these frameworks", doc["notes"])
-        jax = [a for a in up if a["what"].endswith("jax")][0]
+        jax = [a for a in up if a["what"] == "jax"][0]
         self.assertIn("cuda13", jax["version"])
         self.assertIn("580", jax["why"])
+        # matrix/2: the requirement is a field, the name stays bare
+        self.assertEqual(jax["requires"]["driver_min"], "580.65.06")
+        self.assertTrue(all(a["requires"]["driver_min"] is None for a in doc["answers"]
+                            if a["scenario"] == "as queried"))
 
     def test_nothing_to_unlock_on_h200(self):
         # The H200 machine: R580 already runs the newest of every framework,
@@ -227,14 +238,34 @@ class TestSolve(GDTestCase):
         r = machine(["2335"], "580.159.04")
         rc, doc, _ = matrix("--solve", root=r.path)
         self.assertEqual(rc, 0, doc)
-        up = [a for a in doc["answers"] if a["what"].startswith("with newer driver")]
-        self.assertEqual(up, [])
+        self.assertEqual(upgrades(doc), [])
         self.assertIn("a newer driver unlocks nothing more for these frameworks", doc["notes"])
         rc, out, _ = run(["matrix", "--solve"], root=r.path, env=clean_env())
         self.assertEqual(rc, 0, out)
         self.assertNotIn("with newer driver", out)
         self.assertNotIn("nothing newer", out)
         self.assertEqual(out.count("a newer driver unlocks nothing more"), 1)
+
+    def test_matrix2_null_versions_and_source_list(self):
+        # gpudoctor.matrix/2: a framework none of whose releases fits has
+        # version null (matrix/1 said the string "none"); sources are a list
+        # of {id, url}, the ids the knowledge base joined with ';' split.
+        rc, doc, _ = matrix("--cc", "3.0")
+        self.assertEqual(doc["schema"], "gpudoctor.matrix/2")
+        torch = answers(doc, "torch")[0]
+        self.assertIsNone(torch["version"])
+        self.assertIs(torch["ok"], False)
+        self.assertNotIn("none", [a["version"] for a in doc["answers"]])
+        rc, doc, _ = matrix("--torch", "2.9", "--gpu", "H200", "--driver", "580.95.05")
+        for a in doc["answers"]:
+            self.assertIsInstance(a["sources"], list)
+            ids = [s["id"] for s in a["sources"]]
+            self.assertTrue(ids, a)
+            self.assertEqual(len(ids), len(set(ids)), ids)
+            self.assertFalse(any(";" in i for i in ids), ids)
+            self.assertTrue(any(i.startswith("torch-") for i in ids), ids)
+        rc, out, _ = run(["matrix", "--cc", "3.0"], env=clean_env())
+        self.assertIn("no    torch none", out)      # the text keeps its word
 
     def test_kepler_on_r470(self):
         r = machine(["102d"], "470.256.02")

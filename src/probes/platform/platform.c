@@ -209,4 +209,5 @@ void probe_platform(const struct probe_in *in, struct inventory *inv)
 	operator_toolkit_root(root, p, &tmp);
 	platform_lockdown(root, p, &tmp);
 	buf_release(&tmp);
+	probe_platform_os(root, p);
 }
