@@ -158,9 +158,16 @@ class RunSignals(unittest.TestCase):
               "while :; do sleep 0.05; done")
 
     def start(self, script):
+        # Default dispositions, as a shell gives a foreground job: a suite
+        # started in the background (nohup, "cmd &" in a script) inherits
+        # SIGINT ignored, which gpudoctor rightly keeps ignoring and sh then
+        # cannot trap (POSIX: signals ignored on entry stay ignored).
+        def default_signals():
+            for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(s, signal.SIG_DFL)
         p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c", script],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=default_signals)
         info = {}
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:

@@ -152,6 +152,23 @@ def main():
          "finding gpu=0 cause=gpu-xid-error xid=79 time=990\n", b"\x80")
     seed("fuzz_health", "NodeName=n1 Arch=x86_64 CoresPerSocket=1 State=IDLE ThreadsPerCore=1 Partitions=gd "
          "Reason=NHC:_gpu [root@2026-01-01T00:00:00]\n", b"\x00")
+    # conda-meta records, finding records (watch's state, the children), PCIe
+    # config space and sysfs resource files (an H200's, read on 2026-12-01)
+    seed("fuzz_condameta", '{"name": "cudnn", "version": "8.9.7.29", "channel": '
+         '"https://conda.anaconda.org/conda-forge/linux-64", "files": ["lib/libcudnn.so.8", '
+         '"lib/libcudnn.so.8.9.7"]}')
+    seed("fuzz_condameta", '{"name": "cudatoolkit", "version": "11.8.0", "files": ["lib/libcudart.so.11.0"]}')
+    seed("fuzz_finding_record", "cause=gpu-xid-error status=fail gpu=0 pci=0000:18:00.0 "
+         "uuid=GPU-3f1a2b4c-5d6e-4f70-8192-a3b4c5d6e700 xid=79 action=reboot title=XID 79\n")
+    seed("fuzz_finding_record", "cause=ecc-errors status=warn layer=driver title=past uncorrectable errors\n")
+    seed("fuzz_pcie", "0x0000104002000000 0x0000104002ffffff 0x000000000014220c\n"
+         "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+         "0x0000100000000000 0x0000103fffffffff 0x000000000014220c\n")
+    cfg = bytearray(4096)
+    cfg[0:4] = bytes([0xb5, 0x10, 0x47, 0x87])
+    cfg[0x100:0x104] = bytes([0x01, 0x00, 0x81, 0x14])	# AER, next at 0x148
+    cfg[0x148:0x150] = bytes([0x0d, 0x00, 0x01, 0x00, 0x1f, 0x00, 0x1d, 0x00])	# ACS: SV RR CR on
+    seed("fuzz_pcie", bytes(cfg))
     seed("fuzz_kvlist", "ok=1\ngpus=1\ngpu0.name=NVIDIA H200\ngpu0.h2d_gbs=52.1\ngpu0.gemm_tflops=612.5\n"
          "cpu.copy_gbs=11.2\n")
     seed("fuzz_ncclinfo", "n1:1234:1234 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n"
