@@ -104,7 +104,9 @@ double burn_first_tflops(const struct burn_gpu *g);
 /* Share (0..1) of the NVML samples with any of the reason bits set. */
 double burn_reason_share(const struct burn_gpu *g, long long bits);
 
-void burn_judge(const struct burn_run *run, const struct burn_opts *o, struct report *rep);
+/* Also completes each GPU's totals from its ticks (a killed child printed
+ * no totals). */
+void burn_judge(struct burn_run *run, const struct burn_opts *o, struct report *rep);
 void burn_render_text(const struct burn_run *run, const struct report *rep, int color, struct buf *out);
 void burn_render_json(const struct burn_run *run, const struct report *rep, struct buf *out);
 

@@ -60,7 +60,7 @@ struct bc {
 	CUmodule mod;
 	CUfunction fill, check;
 	int n;
-	CUdeviceptr a16, b16, c, x, y, mem, bad, ws;
+	CUdeviceptr a16, b16, c, x, y, mem, bad, ws, cbuf;
 	size_t mem_words, ws_bytes;
 	double *ref;		/* A * (B * x), double precision, host */
 	float *yh;		/* pinned: y back on the host */
@@ -308,8 +308,8 @@ static int burn_copies(struct bc *b, uint64_t *seed)
 
 		memcpy(b->h2d + i, &r, 8);
 	}
-	CK(b, b->cu.cuMemcpyHtoDAsync(b->mem ? b->mem : b->c, b->h2d, BURN_COPY_BYTES, b->stream), "cuMemcpyHtoDAsync");
-	CK(b, b->cu.cuMemcpyDtoHAsync(b->d2h, b->mem ? b->mem : b->c, BURN_COPY_BYTES, b->stream), "cuMemcpyDtoHAsync");
+	CK(b, b->cu.cuMemcpyHtoDAsync(b->cbuf, b->h2d, BURN_COPY_BYTES, b->stream), "cuMemcpyHtoDAsync");
+	CK(b, b->cu.cuMemcpyDtoHAsync(b->d2h, b->cbuf, BURN_COPY_BYTES, b->stream), "cuMemcpyDtoHAsync");
 	CK(b, b->cu.cuStreamSynchronize(b->stream), "cuStreamSynchronize");
 	if (memcmp(b->h2d, b->d2h, BURN_COPY_BYTES)) {
 		b->copy_bad++;
@@ -392,6 +392,7 @@ static int burn_init(struct bc *b, const struct burn_child_opts *o)
 	CK(b, b->cu.cuMemAlloc(&b->x, (size_t)b->n * 4), "cuMemAlloc (x)");
 	CK(b, b->cu.cuMemAlloc(&b->y, (size_t)b->n * 4), "cuMemAlloc (y)");
 	CK(b, b->cu.cuMemAlloc(&b->bad, 64), "cuMemAlloc (counters)");
+	CK(b, b->cu.cuMemAlloc(&b->cbuf, BURN_COPY_BYTES), "cuMemAlloc (copy buffer)");
 	b->ws_bytes = 32u << 20;
 	if (b->cb.cublasSetWorkspace && b->cu.cuMemAlloc(&b->ws, b->ws_bytes) == GD_CUDA_SUCCESS)
 		b->cb.cublasSetWorkspace(b->blas, (void *)(uintptr_t)b->ws, b->ws_bytes);
@@ -414,6 +415,8 @@ static int burn_init(struct bc *b, const struct burn_child_opts *o)
 		if (b->cu.cuMemAlloc(&b->mem, b->mem_words * 4) != GD_CUDA_SUCCESS) {
 			b->mem = 0;
 			b->mem_words = 0;
+			kv_emit("memtest_note", "the memory test could not allocate %.0f MiB: it did not run",
+				want / MIB);
 		}
 	}
 	kv_emit("gemm_n", "%d", b->n);
@@ -428,7 +431,7 @@ static void burn_cleanup(struct bc *b)
 		b->cb.cublasDestroy(b->blas);
 	if (b->stream)
 		b->cu.cuStreamSynchronize(b->stream);
-	CUdeviceptr *ptrs[] = { &b->a16, &b->b16, &b->c, &b->x, &b->y, &b->mem, &b->bad, &b->ws };
+	CUdeviceptr *ptrs[] = { &b->a16, &b->b16, &b->c, &b->x, &b->y, &b->mem, &b->bad, &b->ws, &b->cbuf };
 
 	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
 		if (*ptrs[i])
@@ -489,6 +492,27 @@ static void burn_loop(struct bc *b, const struct burn_child_opts *o)
 	}
 }
 
+/* "__probe burn count LIBCUDA": the GPUs CUDA sees (CUDA_VISIBLE_DEVICES
+ * applied), for the parent, whose GPUs are CUDA ordinals. */
+static int burn_count(const char *libcuda)
+{
+	struct cu_api cu;
+	struct err e = ERR_INIT;
+	int count = 0;
+
+	if (bench_cuda_load(libcuda, &cu, &e) < 0) {
+		kv_emit("count_error", "%s", e.msg);
+	} else if (cu.cuInit(0) != GD_CUDA_SUCCESS || cu.cuDeviceGetCount(&count) != GD_CUDA_SUCCESS) {
+		kv_emit("count_error", "cuInit or cuDeviceGetCount failed");
+		bench_cuda_unload(&cu);
+	} else {
+		kv_emit("count", "%d", count);
+		bench_cuda_unload(&cu);
+	}
+	kv_end();
+	return 0;
+}
+
 int probe_main_burn(int argc, char **argv)
 {
 	struct burn_child_opts o = { .index = -1, .seconds = 60, .n = 8192, .tick = 1.0 };
@@ -497,6 +521,8 @@ int probe_main_burn(int argc, char **argv)
 	struct bc b;
 	struct sigaction sa;
 
+	if (argc == 3 && !strcmp(argv[1], "count"))
+		return burn_count(argv[2]);
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -536,7 +562,7 @@ int probe_main_burn(int argc, char **argv)
 	memset(&b, 0, sizeof(b));
 	b.n = o.n;
 	kv_emit("index", "%d", o.index);
-	if (burn_init(&b, &o) == 0)
+	if (burn_init(&b, &o) == 0 && !burn_stop)
 		burn_loop(&b, &o);
 	kv_emit("gemms", "%llu", b.gemms);
 	kv_emit("bad_gemms", "%llu", b.bad_gemms);

@@ -106,6 +106,28 @@ static int burn_cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A child killed before its totals still printed its ticks: the larger of
+ * the total and the sum over ticks. */
+static void burn_totals(struct burn_gpu *g)
+{
+	unsigned long long gemms = 0, bad = 0, mem = 0, copy = 0;
+
+	for (size_t i = 0; i < g->nticks; i++) {
+		gemms += g->ticks[i].gemms;
+		bad += g->ticks[i].bad_gemms;
+		mem += g->ticks[i].mem_bad;
+		copy += g->ticks[i].copy_bad;
+	}
+	if (gemms > g->gemms)
+		g->gemms = gemms;
+	if (bad > g->bad_gemms)
+		g->bad_gemms = bad;
+	if (mem > g->mem_bad)
+		g->mem_bad = mem;
+	if (copy > g->copy_bad)
+		g->copy_bad = copy;
+}
+
 static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g, double median,
 			   double margin, struct report *rep)
 {
@@ -116,7 +138,18 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 	int bad = 0;
 
 #define ID(what) (snprintf(id, sizeof(id), "burn.gpu%d.%s", g->index, what), id)
-	if (g->refuse[0]) {
+	if (g->refuse[0] && g->nticks) {
+		/* stopped under load (a CUDA call failed mid-run): what the run
+		 * found before still counts, judged below */
+		enum cause_id c = cause_from_id(g->refuse);
+
+		f = report_add(rep, LAYER_HARDWARE, ID("stopped"), c == CAUSE_NONE ? CAUSE_GPU_COMPUTE_FAILED : c,
+			       REACH_WORK, "GPU %d stopped under load after %zu ticks: %s", g->index, g->nticks,
+			       g->refuse_msg);
+		finding_evidence(f, "%s", g->refuse_msg);
+		finding_fix(f, "journalctl -k | gpudoctor explain -");
+		bad = 1;
+	} else if (g->refuse[0]) {
 		enum cause_id c = cause_from_id(g->refuse);
 
 		f = report_add(rep, LAYER_HARDWARE, ID("refused"), c == CAUSE_NONE ? CAUSE_GPU_COMPUTE_FAILED : c,
@@ -230,12 +263,13 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			    "burn a node with no jobs on it", g->index);
 	}
 	if (!bad && g->gemms)
-		report_ok(rep, LAYER_HARDWARE, ID("ok"), "GPU %d: %llu products, %llu memory passes, all verified",
-			  g->index, g->gemms, g->mem_passes);
+		report_ok(rep, LAYER_HARDWARE, ID("ok"), "GPU %d: %llu products, %llu memory passes, all verified%s",
+			  g->index, g->gemms, g->mem_passes,
+			  g->memtest_bytes > 0 ? "" : " (the memory test could not allocate: it did not run)");
 #undef ID
 }
 
-void burn_judge(const struct burn_run *run, const struct burn_opts *o, struct report *rep)
+void burn_judge(struct burn_run *run, const struct burn_opts *o, struct report *rep)
 {
 	double *s = calloc(run->ngpus ? run->ngpus : 1, sizeof(double)), median = NAN;
 	size_t n = 0;
@@ -251,7 +285,9 @@ void burn_judge(const struct burn_run *run, const struct burn_opts *o, struct re
 		median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	}
 	free(s);
-	for (size_t i = 0; i < run->ngpus; i++)
+	for (size_t i = 0; i < run->ngpus; i++) {
+		burn_totals(&run->gpus[i]);
 		burn_judge_gpu(run, &run->gpus[i], median, o->margin > 0 ? o->margin : 0.10, rep);
+	}
 	report_finish(rep);
 }

@@ -24,11 +24,15 @@ __device__ __forceinline__ unsigned gd_mix(unsigned long long i, unsigned seed)
 	return x;
 }
 
-// mode 0: value = mix(i, seed) ^ inv; mode 1: value = seed ^ inv (constant)
+// mode 0: value = mix(i, seed) ^ inv; mode 1: a walking bit, the seed's
+// pattern rotated by the word index, so that neighbouring words hold the
+// bit in neighbouring positions and every position is tested in one pass.
 __device__ __forceinline__ unsigned gd_expect(unsigned long long i, unsigned seed, unsigned mode,
 					      unsigned inv)
 {
-	return (mode ? seed : gd_mix(i, seed)) ^ inv;
+	unsigned r = (unsigned)(i & 31u);
+
+	return (mode ? (r ? (seed << r) | (seed >> (32u - r)) : seed) : gd_mix(i, seed)) ^ inv;
 }
 
 extern "C" __global__ void gd_mem_fill(unsigned *p, unsigned long long n, unsigned seed,

@@ -29,6 +29,7 @@
 #define BURN_STALL_S 60.0	/* no tick for this long: the GPU hangs */
 #define BURN_SETUP_S 120.0	/* load, JIT, allocation, the CPU reference */
 #define BURN_MIN_DEADLINE 300.0	/* the child's hard deadline beyond its seconds */
+#define BURN_ERR_FD 100000	/* poll map: BURN_ERR_FD + i is child i's stderr */
 
 static volatile sig_atomic_t burn_interrupted;
 
@@ -60,6 +61,8 @@ struct burn_proc {
 	double last_tick;	/* monotonic time of its last tick line */
 	size_t seen_ticks;
 	int saw_end;		/* the child's "end" line came (we read it ourselves) */
+	int err_open;		/* its stderr is read as it comes, or a chatty library
+				 * (cuBLAS's debug log) would fill the pipe and block it */
 };
 
 static struct burn_tick *burn_tick_at(struct burn_gpu *g, size_t k)
@@ -151,12 +154,16 @@ void burn_parse_line(struct burn_gpu *g, const char *line)
 		g->tolerance = atof(v);
 }
 
-/* "0000:65:00.0" and NVML's "00000000:65:00.0" name the same function. */
+/* "0000:65:00.0" and NVML's "00000000:65:00.0" name the same function:
+ * domain, bus, device and function compared as numbers (machines with many
+ * PCI domains have the same bus number in each). */
 static int burn_same_pci(const char *a, const char *b)
 {
-	const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
+	unsigned da, ba, sa, fa, db, bb, sb, fb;
 
-	return ca && cb && !strcasecmp(ca, cb);
+	return sscanf(a, "%x:%x:%x.%x", &da, &ba, &sa, &fa) == 4 &&
+	       sscanf(b, "%x:%x:%x.%x", &db, &bb, &sb, &fb) == 4 &&
+	       da == db && ba == bb && sa == sb && fa == fb;
 }
 
 /* The NVML sample of g's GPU, into its latest tick. */
@@ -183,21 +190,31 @@ static void burn_attach_sample(const struct kvlist *kv, struct burn_gpu *g)
 		GET(temp_c, "temperature_c");
 		GET(power_mw, "power_mw");
 		GET(power_limit_mw, "power_limit_mw");
-		t->procs = -1;
-		for (long long k = 0, np = kv_get_ll(kv, (snprintf(key, sizeof(key), "gpu.%lld.proc_count", i), key), -1);
-		     k < np && k < 256; k++) {
-			snprintf(key, sizeof(key), "gpu.%lld.proc.%lld.pid", i, k);
-			if (t->procs < 0)
-				t->procs = 0;
-			if (kv_get_ll(kv, key, -1) != g->child_pid)
-				t->procs++;
-		}
+		/* Processes besides the burn's own child.  Inside a container NVML
+		 * reports host pids, so the child's pid is not always found: the
+		 * list minus one is the others either way (the child holds a
+		 * context from its first tick on). */
+		snprintf(key, sizeof(key), "gpu.%lld.proc_count", i);
+		t->procs = kv_get_ll(kv, key, -1);
+		if (t->procs > 0)
+			t->procs--;
 		GET(reasons, "clock_reasons");
 		GET(ecc_unc, "ecc_volatile_uncorrected");
 		GET(remap_pending, "remap_pending");
 #undef GET
 		return;
 	}
+}
+
+/* Drain a child's stderr (it is not the protocol); 0 at EOF. */
+static int burn_read_err(struct burn_proc *p)
+{
+	char chunk[4096];
+	ssize_t n = read(p->c.errfd, chunk, sizeof(chunk));
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	return n > 0;
 }
 
 /* Read what a child wrote; parse whole lines.  0 at EOF. */
@@ -240,6 +257,7 @@ static void burn_progress(int fd, const struct burn_run *run, double elapsed)
 
 	if (fd < 0)
 		return;
+#define CLAMP() do { if (n >= sizeof(line)) n = sizeof(line) - 1; } while (0)
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "\rburn %d:%02d/%d:%02d",
 			      (int)elapsed / 60, (int)elapsed % 60,
 			      (int)run->seconds_asked / 60, (int)run->seconds_asked % 60);
@@ -255,11 +273,15 @@ static void burn_progress(int fd, const struct burn_run *run, double elapsed)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  GPU%d %.0f TF %lld MHz %lld C%s",
 					      g->index, t->tflops, t->sm_mhz, t->temp_c,
 					      g->bad_gemms || g->mem_bad || t->bad_gemms || t->mem_bad ? " ERR" : "");
+		CLAMP();
 	}
+	CLAMP();
 	if (run->ngpus > 4 && n < sizeof(line) - 16)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "  +%zu", run->ngpus - 4);
 	if (n < sizeof(line) - 8)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "\033[K");
+	CLAMP();
+#undef CLAMP
 	if (write(fd, line, n) < 0)
 		return;
 }
@@ -311,6 +333,20 @@ static long long burn_sampler_start(struct sampler *s, double now0)
 	return s->init_failed || !s->have_sample ? -1 : kv_get_ll(&s->last, "count", -1);
 }
 
+/* How many GPUs CUDA sees: "__probe burn count" in a child (60 s). */
+static long long burn_cuda_count(const struct gd_ctx *ctx)
+{
+	struct child_result r = CHILD_RESULT_INIT;
+	struct err e = ERR_INIT;
+	const char *argv[] = { ctx->self_exe, "__probe", "burn", "count", "libcuda.so.1", NULL };
+	long long n = -1;
+
+	if (child_run_argv(argv, NULL, 60.0, &r, &e) == 0 && r.outcome == CHILD_OK)
+		n = kv_get_ll(&r.kv, "count", -1);
+	child_result_release(&r);
+	return n;
+}
+
 int burn_run_all(const struct gd_ctx *ctx, const struct burn_opts *o, struct burn_run *run)
 {
 	struct sampler s;
@@ -319,35 +355,47 @@ int burn_run_all(const struct gd_ctx *ctx, const struct burn_opts *o, struct bur
 	double start = child_now(), next_sample, term_sent = 0;
 	double stall = o->stall > 0 ? o->stall : BURN_STALL_S, setup = o->stall > 0 ? 2 * o->stall : BURN_SETUP_S;
 	char **cublas_args = bench_cublas_argv(ctx, o->cublas, o->ncublas);
-	long long count;
+	long long count, nvml_count;
 	size_t running = 0;
 
 	run->seconds_asked = o->seconds;
+	/* Ctrl-C from the start (the sampler's and CUDA's start take seconds);
+	 * a signal the caller ignored (nohup) stays ignored. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = burn_on_signal;
+	burn_interrupted = 0;
+	sigaction(SIGINT, NULL, &old_int);
+	sigaction(SIGTERM, NULL, &old_term);
+	if (old_int.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	if (old_term.sa_handler != SIG_IGN)
+		sigaction(SIGTERM, &sa, NULL);
 	sampler_init(&s, ctx->self_exe, o->libnvml ? o->libnvml : "libnvidia-ml.so.1", 10.0);
 	sampler_tick(&s, start);
-	count = burn_sampler_start(&s, start);
-	run->nvml_ok = count > 0;
-	if (count <= 0) {
+	nvml_count = burn_sampler_start(&s, start);
+	run->nvml_ok = nvml_count > 0;
+	if (!run->nvml_ok) {
 		const char *why = kv_get(&s.last, "dlopen_error");
 
 		snprintf(run->nvml_note, sizeof(run->nvml_note), "NVML gave no GPU count (%s): clocks, "
 			 "temperatures and ECC are not watched", why ? why : "not loaded or not initialised");
-		count = 1;	/* the child tells what CUDA sees */
 	}
-	if (o->gpu >= 0 && o->gpu >= count && run->nvml_ok) {
-		snprintf(run->error, sizeof(run->error), "there is no GPU %d: NVML sees %lld", o->gpu, count);
+	/* The GPUs are CUDA ordinals (CUDA_VISIBLE_DEVICES applied), as the
+	 * children number them: CUDA counts them, NVML only when CUDA cannot. */
+	count = burn_cuda_count(ctx);
+	if (count <= 0)
+		count = nvml_count > 0 ? nvml_count : 1;	/* the child then says why */
+	if (o->gpu >= 0 && o->gpu >= count) {
+		snprintf(run->error, sizeof(run->error), "there is no GPU %d: CUDA sees %lld", o->gpu, count);
 		sampler_release(&s);
 		bench_argv_free(cublas_args);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
 		return -1;
 	}
 	run->ngpus = o->gpu >= 0 ? 1 : (size_t)(count < BURN_MAX_GPUS ? count : BURN_MAX_GPUS);
 	run->gpus = xcalloc(run->ngpus, sizeof(*run->gpus));
 	procs = xcalloc(run->ngpus, sizeof(*procs));
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = burn_on_signal;
-	burn_interrupted = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 	/* All GPUs at once: the node's power and thermal worst case. */
 	for (size_t i = 0; i < run->ngpus; i++) {
 		struct err e = ERR_INIT;
@@ -359,14 +407,15 @@ int burn_run_all(const struct gd_ctx *ctx, const struct burn_opts *o, struct bur
 			continue;
 		}
 		procs[i].running = 1;
+		procs[i].err_open = 1;
 		run->gpus[i].child_pid = procs[i].c.pid;
 		procs[i].last_tick = start + setup - stall;
 		running++;
 	}
 	next_sample = start + 1.0;
 	while (running) {
-		struct pollfd pf[BURN_MAX_GPUS + 1];
-		size_t map[BURN_MAX_GPUS + 1], np = 0;
+		struct pollfd pf[2 * BURN_MAX_GPUS + 1];
+		size_t map[2 * BURN_MAX_GPUS + 1], np = 0;
 		double now = child_now();
 
 		if (burn_interrupted && !term_sent) {
@@ -376,11 +425,16 @@ int burn_run_all(const struct gd_ctx *ctx, const struct burn_opts *o, struct bur
 				if (procs[i].running)
 					kill(procs[i].c.pid, SIGTERM);
 		}
-		for (size_t i = 0; i < run->ngpus; i++)
+		for (size_t i = 0; i < run->ngpus; i++) {
 			if (procs[i].running) {
 				pf[np] = (struct pollfd){ .fd = procs[i].c.outfd, .events = POLLIN };
 				map[np++] = i;
 			}
+			if (procs[i].running && procs[i].err_open) {
+				pf[np] = (struct pollfd){ .fd = procs[i].c.errfd, .events = POLLIN };
+				map[np++] = BURN_ERR_FD + i;
+			}
+		}
 		if (sampler_fd(&s) >= 0) {
 			pf[np] = (struct pollfd){ .fd = sampler_fd(&s), .events = POLLIN };
 			map[np++] = (size_t)-1;
@@ -391,6 +445,11 @@ int burn_run_all(const struct gd_ctx *ctx, const struct burn_opts *o, struct bur
 		for (size_t k = 0; k < np; k++) {
 			if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
+			if (map[k] != (size_t)-1 && map[k] >= BURN_ERR_FD) {
+				if (!burn_read_err(&procs[map[k] - BURN_ERR_FD]))
+					procs[map[k] - BURN_ERR_FD].err_open = 0;
+				continue;
+			}
 			if (map[k] == (size_t)-1) {
 				double before = s.last_ok;
 
@@ -435,10 +494,16 @@ int burn_run_all(const struct gd_ctx *ctx, const struct burn_opts *o, struct bur
 				struct child_result r = CHILD_RESULT_INIT;
 
 				child_cancel(&p->c, &r);
-				snprintf(run->gpus[i].death, sizeof(run->gpus[i].death),
-					 "printed no progress for %.0f s and was killed (a kernel or a copy that never ends)",
-					 now - p->last_tick);
-				run->gpus[i].hung = 1;
+				if (term_sent && now - p->last_tick <= stall) {
+					/* asked to stop and slow to: not a GPU fault */
+					snprintf(run->gpus[i].death, sizeof(run->gpus[i].death),
+						 "did not stop within 15 s of the interrupt and was killed");
+				} else {
+					snprintf(run->gpus[i].death, sizeof(run->gpus[i].death),
+						 "printed no progress for %.0f s and was killed (a kernel or a copy that never ends)",
+						 now - p->last_tick);
+					run->gpus[i].hung = 1;
+				}
 				child_result_release(&r);
 				p->running = 0;
 				running--;

@@ -110,7 +110,7 @@ class TestBurn(unittest.TestCase):
         self.assertIn("gpu-hang-under-load", causes(doc))
 
     def test_another_process_on_the_gpu(self):
-        rc, doc, _ = burn(FAKE_NVML_PROCS="4242:2000")
+        rc, doc, _ = burn(FAKE_NVML_PROCS="4242:2000,4343:900")	# the burn's own and another
         self.assertIn("gpu-contended-during-burn", causes(doc))
         rc, doc, _ = burn()
         self.assertNotIn("gpu-contended-during-burn", causes(doc))
@@ -121,17 +121,19 @@ class TestBurn(unittest.TestCase):
         rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:1.5:8000,*:0:2000")
         self.assertIn("gpu-throughput-degraded", causes(doc))
         self.assertEqual(rc, 0)	# a warning: the results were right
-        rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:0:2000")
+        rc, doc, _ = burn("--tick", "1", "--minutes", "0.1", FAKE_CUBLAS_SLOW="*:0:5000")
         self.assertNotIn("gpu-throughput-degraded", causes(doc))
 
     def test_slowest_gpu_of_the_node(self):
         two = dict(FAKE_CUDA_DEVICES="2", FAKE_NVML_GPUS="2", FAKE_CUDA_PCI="")
-        rc, doc, _ = burn(FAKE_CUBLAS_SLOW="1:0:8000,*:0:2000", **two)
+        # 5 ms products, the slow GPU's 20 ms: the load cannot blur a 4x gap,
+        # and over 1 s ticks it averages out between equal GPUs
+        rc, doc, _ = burn("--tick", "1", "--minutes", "0.1", FAKE_CUBLAS_SLOW="1:0:20000,*:0:5000", **two)
         self.assertEqual(len(doc["gpus"]), 2)
         slow = [f for f in doc["findings"] if f["cause"] == "gpu-slowest-in-node"]
         self.assertEqual(len(slow), 1, doc["findings"])
         self.assertIn("GPU 1", slow[0]["title"])
-        rc, doc, _ = burn(FAKE_CUBLAS_SLOW="*:0:2000", **two)
+        rc, doc, _ = burn("--tick", "1", "--minutes", "0.1", FAKE_CUBLAS_SLOW="*:0:5000", **two)
         self.assertNotIn("gpu-slowest-in-node", causes(doc))
 
     def test_cublas_without_gemv_is_named(self):
@@ -142,6 +144,21 @@ class TestBurn(unittest.TestCase):
         rc, doc, _ = burn("--cublas", os.path.join(d, "libcublas.so.13"))
         self.assertEqual(rc, 1)
         self.assertEqual(causes(doc), {"cublas-missing"})
+
+    def test_failures_before_a_hang_are_kept(self):
+        # a wrong product and a bad word, then a launch that never returns:
+        # the hang is named and so are the faults found before it
+        rc, doc, _ = burn("--minutes", "0.3", FAKE_CUBLAS_CORRUPT_AT="40", FAKE_CUDA_MEM_STUCK="100",
+                          FAKE_CUDA_HANG_LAUNCH="6")
+        self.assertEqual(rc, 1)
+        self.assertLessEqual({"gpu-hang-under-load", "gpu-silent-data-corruption", "gpu-memory-test-failed"},
+                             causes(doc))
+
+    def test_gpu_count_is_cudas(self):
+        # CUDA_VISIBLE_DEVICES narrows CUDA to one GPU of NVML's two: one child, no refusal
+        rc, doc, _ = burn(FAKE_NVML_GPUS="2", FAKE_CUDA_DEVICES="1")
+        self.assertEqual(rc, 0)
+        self.assertEqual(len(doc["gpus"]), 1)
 
     def test_memory_held_refuses(self):
         rc, doc, _ = burn(FAKE_CUDA_FREE_MIB="100")

@@ -244,7 +244,9 @@ static unsigned fake_mix(unsigned long long i, unsigned seed)
 
 static unsigned fake_expect(unsigned long long i, unsigned seed, unsigned mode, unsigned inv)
 {
-	return (mode ? seed : fake_mix(i, seed)) ^ inv;
+	unsigned r = (unsigned)(i & 31u);
+
+	return (mode ? (r ? (seed << r) | (seed >> (32u - r)) : seed) : fake_mix(i, seed)) ^ inv;
 }
 
 static long launches;
