@@ -36,10 +36,12 @@ def libdir():
 
 def burn(*args, json_out=True, **env):
     d = libdir()
-    # products paced at 2 ms each: the machine's load cannot make the fake's
-    # throughput wander by the 10 % that gpu-throughput-degraded judges
+    # throughput is timed by CUDA events on the fake's virtual clock (each
+    # product advances it by 2n^3 / FAKE_CUBLAS_TFLOPS_BF16): exact whatever
+    # the machine's load
+    # (host copies made instant, so that the products alone set the time)
     base = dict(LD_LIBRARY_PATH=d, FAKE_CUDA_TOTAL_MIB="600", FAKE_CUDA_PCI="0000:18:00.0",
-                FAKE_CUBLAS_COMPUTE="1", FAKE_CUBLAS_SLOW="*:0:2000")
+                FAKE_CUBLAS_COMPUTE="1", FAKE_CUDA_H2D_GBS="1e9", FAKE_CUDA_D2H_GBS="1e9")
     base.update(env)
     e = clean_env(**base)
     own = ["--cublas", os.path.join(d, "libcublas.so.13")] if "--cublas" not in args else []
@@ -116,24 +118,24 @@ class TestBurn(unittest.TestCase):
         self.assertNotIn("gpu-contended-during-burn", causes(doc))
 
     def test_throughput_that_falls_under_load(self):
-        # Products paced by sleeps, so that the machine's load does not move
-        # the figures: 2 ms each, 8 ms after 1.5 s (the last third 4x slower).
-        rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:1.5:8000,*:0:2000")
+        # every product 4x slower on the GPU's clock after 1.5 s
+        rc, doc, _ = burn("--minutes", "0.08", FAKE_CUBLAS_SLOW="*:1.5:4")
         self.assertIn("gpu-throughput-degraded", causes(doc))
         self.assertEqual(rc, 0)	# a warning: the results were right
-        rc, doc, _ = burn("--tick", "1", "--minutes", "0.1", FAKE_CUBLAS_SLOW="*:0:5000")
+        rc, doc, _ = burn("--minutes", "0.08")
         self.assertNotIn("gpu-throughput-degraded", causes(doc))
+        # the figure is the fake GPU's rate, 800 TFLOP/s by default
+        self.assertAlmostEqual(doc["gpus"][0]["tflops_sustained"], 800, delta=1)
 
     def test_slowest_gpu_of_the_node(self):
         two = dict(FAKE_CUDA_DEVICES="2", FAKE_NVML_GPUS="2", FAKE_CUDA_PCI="")
-        # 5 ms products, the slow GPU's 20 ms: the load cannot blur a 4x gap,
-        # and over 1 s ticks it averages out between equal GPUs
-        rc, doc, _ = burn("--tick", "1", "--minutes", "0.1", FAKE_CUBLAS_SLOW="1:0:20000,*:0:5000", **two)
+        # GPU 1 half as fast on the GPU's clock
+        rc, doc, _ = burn(FAKE_CUBLAS_SLOW="1:0:2", **two)
         self.assertEqual(len(doc["gpus"]), 2)
         slow = [f for f in doc["findings"] if f["cause"] == "gpu-slowest-in-node"]
         self.assertEqual(len(slow), 1, doc["findings"])
         self.assertIn("GPU 1", slow[0]["title"])
-        rc, doc, _ = burn("--tick", "1", "--minutes", "0.1", FAKE_CUBLAS_SLOW="*:0:5000", **two)
+        rc, doc, _ = burn(**two)
         self.assertNotIn("gpu-slowest-in-node", causes(doc))
 
     def test_cublas_without_gemv_is_named(self):

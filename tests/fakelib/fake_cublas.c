@@ -14,9 +14,11 @@
  * product's C, silently (a GPU computing a wrong value without an error);
  * cublasSgemv_v2 computes y = alpha A x + beta y (no transpose); built with
  * -DFAKE_NO_SGEMV it is left out (a cuBLAS burn cannot use).
- * FAKE_CUBLAS_SLOW="GPU:AFTER:US,...": in the burn child of GPU (its index in
- * the child's argv; "*" any), every product after AFTER seconds sleeps US
- * microseconds: throughput that falls, or one slow GPU of a node.
+ * FAKE_CUBLAS_SLOW="GPU:AFTER:FACTOR,...": in the burn child of GPU (its index
+ * in the child's argv; "*" any), every product after AFTER seconds takes
+ * FACTOR times as long on the virtual clock (the first entry that applies):
+ * throughput that falls, or one slow GPU of a node, timed exactly by CUDA
+ * events whatever the machine's load.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -112,7 +114,8 @@ static int fake_burn_gpu(void)
 	return idx;
 }
 
-static void fake_slow(void)
+/* FAKE_CUBLAS_SLOW: the factor by which this product is slower (1: not). */
+static double fake_slow(void)
 {
 	static double t0;
 	const char *spec = getenv("FAKE_CUBLAS_SLOW");
@@ -120,7 +123,7 @@ static void fake_slow(void)
 	double now;
 
 	if (!spec)
-		return;
+		return 1.0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	if (!t0)
@@ -130,12 +133,11 @@ static void fake_slow(void)
 		const char *c1 = strchr(p, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 
 		if (!c2)
-			return;
-		if ((gpu < 0 || gpu == fake_burn_gpu()) && now - t0 > atof(c1 + 1)) {
-			usleep((useconds_t)atoi(c2 + 1));
-			return;
-		}
+			return 1.0;
+		if ((gpu < 0 || gpu == fake_burn_gpu()) && now - t0 > atof(c1 + 1))
+			return atof(c2 + 1) > 0 ? atof(c2 + 1) : 1.0;
 	}
+	return 1.0;
 }
 
 int cublasCreate_v2(void **h) { *h = malloc(1); return (int)env_d("FAKE_CUBLAS_CREATE_RC", 0); }
@@ -159,9 +161,10 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
 	if (ta || tb)
 		return 7;
 	static long calls;
+	double slow;
 
 	calls++;
-	fake_slow();
+	slow = fake_slow();
 	if (((const unsigned char *)c)[0] == 0xff || getenv("FAKE_CUBLAS_COMPUTE")) {
 		float wrong = getenv("FAKE_CUBLAS_WRONG") ? 1000.0f : 0.0f;
 
@@ -182,7 +185,7 @@ int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *alpha
 	else if (atype == 14) { rate = "FAKE_CUBLAS_TFLOPS_BF16"; def = 800; }
 	if (sym) {
 		memcpy(&advance, &sym, sizeof(sym));
-		advance(2.0 * m * (double)n * k / (env_d(rate, def) * 1e12));
+		advance(2.0 * m * (double)n * k / (env_d(rate, def) * 1e12) * slow);
 	}
 	if (cuda)
 		dlclose(cuda);
