@@ -30,7 +30,7 @@ const char *xconf_name(enum xconf c)
 /* causes bottom-up by layer, then by first line; then scope, then benign */
 static int item_rank(const struct xitem *it)
 {
-	switch (it->hit->rule->cls) {
+	switch (it->cls) {
 	case LR_CAUSE: return it->layer;
 	case LR_SCOPE: return LAYER_COUNT + 1;
 	case LR_BENIGN: return LAYER_COUNT + 2;
@@ -79,8 +79,13 @@ static size_t rule_causes(const struct logrule *r, const struct logmatch_hit *h,
 	return n;
 }
 
-/* Values that mean something only together: PyTorch's out-of-memory numbers. */
-static void decode_together(struct xitem *it, const struct logrule *r, const struct logmatch_hit *h)
+/*
+ * Values that mean something only together: PyTorch's out-of-memory numbers.
+ * They also decide the cause: when this process itself holds the memory
+ * (or much is free), nothing else holds it and the job does not fit, which
+ * is the script's scope, not the stack's (returns 1: drop the causes).
+ */
+static int decode_together(struct xitem *it, const struct logrule *r, const struct logmatch_hit *h)
 {
 	const char *v[3] = { NULL, NULL, NULL };
 	static const char *const names[3] = { "oom_total", "oom_allocated", "oom_free" };
@@ -93,8 +98,11 @@ static void decode_together(struct xitem *it, const struct logrule *r, const str
 				if (q == 2)
 					at = k + 1;
 			}
-	if (at && v[0] && v[1] && v[2] && !it->decoded[at - 1])
+	if (!at || !v[0] || !v[1] || !v[2])
+		return 0;
+	if (!it->decoded[at - 1])
 		it->decoded[at - 1] = logdecode_oom(v[0], v[1], v[2]);
+	return logdecode_oom_verdict(v[0], v[1], v[2]) == OOM_OWN;
 }
 
 static int item_confirmed(const struct xitem *it)
@@ -151,7 +159,7 @@ static void pick_primary(struct explanation *x)
 	for (size_t i = 0; i < x->n; i++) {
 		const struct xitem *it = &x->items[i];
 
-		if (it->hit->rule->cls == LR_CAUSE && it->ncauses && (!best || more_specific(it, best)))
+		if (it->cls == LR_CAUSE && it->ncauses && (!best || more_specific(it, best)))
 			best = it;
 	}
 	x->primary_item = best;
@@ -181,11 +189,16 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		size_t ncauses;
 
 		it->hit = h;
+		it->cls = r->cls;
 		it->layer = r->layer;
 		for (size_t k = 0; k < r->ncaps; k++)
 			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
-		decode_together(it, r, h);
 		ncauses = rule_causes(r, h, causes);
+		if (decode_together(it, r, h)) {
+			it->cls = LR_SCOPE;
+			it->layer = -1;
+			ncauses = 0;
+		}
 		for (size_t c = 0; c < ncauses; c++) {
 			struct xcause *xc = &it->causes[it->ncauses++];
 			const struct cause *cat = cause_get(causes[c]);
@@ -196,7 +209,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 			xc->title = cat ? cat->title : NULL;
 			confirm_cause(ci, h, xc);
 		}
-		switch (r->cls) {
+		switch (it->cls) {
 		case LR_CAUSE: x->ncause_items++; break;
 		case LR_SCOPE: x->nscope_items++; break;
 		case LR_BENIGN: x->nbenign_items++; break;

@@ -46,6 +46,7 @@ struct xcause {
 
 struct xitem {
 	const struct logmatch_hit *hit;
+	enum lr_class cls;	/* the rule's class: the rule's, or scope when its numbers say so */
 	int layer;		/* the rule's layer; -1 for scope and benign */
 	char *decoded[LR_MAX_CAPS];	/* what each captured value means, or NULL */
 	struct xcause causes[LR_MAX_CAUSES];

@@ -94,7 +94,7 @@ static void render_item(struct json *j, const struct xitem *it)
 
 	json_obj_begin(j, NULL);
 	json_str(j, "rule", r->id);
-	json_str(j, "class", class_name(r->cls));
+	json_str(j, "class", class_name(it->cls));
 	json_str(j, "layer", it->layer >= 0 ? layer_name((enum layer_id)it->layer) : NULL);
 	json_int(j, "first_line", h->first);
 	json_int(j, "last_line", h->last);
@@ -169,7 +169,7 @@ void explain_render_json(const struct explanation *x, struct buf *out)
 		const char *lowest = NULL;
 
 		for (size_t i = 0; i < x->n && !lowest; i++)
-			if (x->items[i].hit->rule->cls == LR_CAUSE && x->items[i].ncauses)
+			if (x->items[i].cls == LR_CAUSE && x->items[i].ncauses)
 				lowest = x->items[i].causes[0].id;
 		json_str(&j, "lowest_cause", lowest);
 		json_str(&j, "most_specific_cause", x->primary ? x->primary->id : NULL);

@@ -154,7 +154,7 @@ void explain_render_text(const struct explanation *x, int color, struct buf *out
 		const struct xitem *it = &x->items[i];
 		int sec;
 
-		switch (it->hit->rule->cls) {
+		switch (it->cls) {
 		case LR_CAUSE: sec = it->layer; break;
 		case LR_SCOPE: sec = LAYER_COUNT + 1; break;
 		default: sec = LAYER_COUNT + 2; break;
@@ -195,7 +195,7 @@ void explain_render_text(const struct explanation *x, int color, struct buf *out
 	for (size_t i = 0; i < x->n && !lowest; i++) {
 		const struct xitem *it = &x->items[i];
 
-		if (it->hit->rule->cls != LR_CAUSE || !it->ncauses)
+		if (it->cls != LR_CAUSE || !it->ncauses)
 			continue;
 		lowest = it;
 		buf_printf(out, "result: the lowest broken link in this log is at the %s layer: %s (%s)\n",

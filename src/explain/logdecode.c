@@ -275,6 +275,20 @@ static double oom_size(const char *s)
 	return -1;
 }
 
+enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated, const char *free_)
+{
+	double t = oom_size(total), a = oom_size(allocated), f = oom_size(free_);
+
+	if (t <= 0 || a < 0 || f < 0 || a + f > t * 1.01)
+		return OOM_UNKNOWN;
+	/*
+	 * A quarter of the GPU neither this process's nor free is held by
+	 * someone else (the driver's own context is a few hundred MiB); less,
+	 * and this process had what there was: the job does not fit.
+	 */
+	return t - a - f >= 0.25 * t ? OOM_HELD : OOM_OWN;
+}
+
 char *logdecode_oom(const char *total, const char *allocated, const char *free_)
 {
 	double t = oom_size(total), a = oom_size(allocated), f = oom_size(free_), other;
@@ -282,8 +296,7 @@ char *logdecode_oom(const char *total, const char *allocated, const char *free_)
 	if (t <= 0 || a < 0 || f < 0 || a + f > t * 1.01)
 		return NULL;
 	other = t - a - f;
-	/* the driver's own context takes a few hundred MiB: ignore less than 10 % */
-	if (other > 0.5 * t && a < 0.25 * t)
+	if (logdecode_oom_verdict(total, allocated, free_) == OOM_HELD)
 		return xasprintf("this process had %.0f MiB, %.0f MiB were free: %.1f GiB of the %.1f GiB "
 				 "are held outside this process (another process, or another "
 				 "job on a shared GPU)",

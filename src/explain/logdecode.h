@@ -40,6 +40,15 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
  * sizes are "10.76 GiB", "8.81 MiB", "0 bytes".  NULL when they do not parse.
  */
 char *logdecode_oom(const char *total, const char *allocated, const char *free_);
+/*
+ * The verdict behind that text, which decides the cause (explain.c): HELD
+ * when a quarter or more of the total is neither this process's nor free
+ * (another holder: gpu-memory-held); OWN when the numbers parse and show no
+ * other holder (the job does not fit: scope, like a script error); UNKNOWN
+ * when they do not parse (the rule's causes stand).
+ */
+enum oom_verdict { OOM_UNKNOWN, OOM_HELD, OOM_OWN };
+enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated, const char *free_);
 
 /* "PCI:0000:3b:00", "0000:3b:00.0", "3b:00.0" -> "0000:3b:00.0" into out (>= 16); 0 or -1. */
 int logdecode_pci(const char *value, char *out, unsigned long size);

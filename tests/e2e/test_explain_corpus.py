@@ -187,6 +187,12 @@ class Decoding(unittest.TestCase):
                    b"total capacity; 3.08 GiB already allocated; 0 bytes free; 3.47 GiB reserved in "
                    b"total by PyTorch)\n")[0]
         self.assertIn("do not fit", own["decoded"]["oom_free"])
+        # the numbers decide the cause (issue 20 round 3): another holder is gpu-memory-held,
+        # the job's own allocations are its scope, with no stack cause
+        self.assertEqual(other["class"], "cause")
+        self.assertEqual([c["cause"] for c in other["causes"]], ["gpu-memory-held"])
+        self.assertEqual(own["class"], "scope")
+        self.assertEqual(own["causes"], [])
         # near miss: the PyTorch 2 wording has no such numbers, so nothing is claimed
         new = hits(b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
                    b"a total capacity of 79.19 GiB of which 1.19 GiB is free.\n")[0]

@@ -192,6 +192,11 @@ static void test_decode(void)
 	free(d);
 	CHECK(logdecode_oom("4.00 GiB", "9 GiB", "1 GiB") == NULL);	/* more than the total */
 	CHECK(logdecode_oom("x", "1 GiB", "1 GiB") == NULL);
+	/* the verdict that decides the cause: held elsewhere, the job's own, or unknown */
+	CHECK(logdecode_oom_verdict("10.76 GiB", "996.23 MiB", "8.81 MiB") == OOM_HELD);
+	CHECK(logdecode_oom_verdict("7.93 GiB", "6.19 GiB", "340.00 MiB") == OOM_OWN);
+	CHECK(logdecode_oom_verdict("4.00 GiB", "9 GiB", "1 GiB") == OOM_UNKNOWN);
+	CHECK(logdecode_oom_verdict("x", "1 GiB", "1 GiB") == OOM_UNKNOWN);
 }
 
 int main(void)
