@@ -1,0 +1,150 @@
+"""Kubernetes for real: watch in a container with the host at /host.
+
+- `--sample-nvml LIB`: watch samples NVML from LIB, a library of its own root
+  (where the NVIDIA container toolkit injects libnvidia-ml.so.1), even with
+  --root (which implies --no-load), and never loads the --root tree's NVML:
+  here the tree's library crashes on load, so a sample proves which one
+  answered; /metrics and the report name the library.  The near miss: the
+  same command without the option samples nothing.
+- node-problem-detector's path: NVML facts reach `gpudoctor --root /host
+  --no-load health` through watch's state file in the host's
+  /var/lib/gpudoctor (the hostPath both manifests mount).
+- the DaemonSet's pod under podman (`podman kube play`), when podman can run
+  containers here: see TestPodman.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+K8S = os.path.join(REPO, "dist", "kubernetes")
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+import fixtures  # noqa: E402
+import fixtures_driver as fd  # noqa: E402
+from gdtest import GPUDOCTOR, clean_env  # noqa: E402
+from watchtest import metric, parse_metrics, series_labels  # noqa: E402
+
+LIBDIR = "usr/lib/x86_64-linux-gnu"
+
+
+def host_and_own(remap_pending=False):
+    """(host fixture root whose NVML crashes on load, path of a healthy NVML in
+    a separate 'own root' standing for the container's)."""
+    host = fixtures.healthy_root()
+    fd.add_lib(host, "libnvidia-ml.so", "libnvidia-ml.so.1", "nvml", "580.95.05",
+               cflags=('-DFAKE_DEFAULT_MODE="crash-on-load"',))
+    own = tempfile.mkdtemp(prefix="gd-own-root-")
+    lib = os.path.join(own, LIBDIR, "libnvidia-ml.so.1")
+    os.makedirs(os.path.dirname(lib))
+    shutil.copyfile(fd.build_fake("nvml", "libnvidia-ml.so.1"), lib)
+    return host, lib
+
+
+def watch_once(host, args, env=None, textfile=True):
+    """watch --once on host with args; (rc, report, stderr, metrics or None, state_dir)."""
+    state = host.p("var/lib/gpudoctor")
+    os.makedirs(state, exist_ok=True)
+    os.chmod(state, 0o755)
+    prom = tempfile.mkdtemp(prefix="gd-textfile-")
+    kmsg = os.path.join(prom, "kmsg")
+    open(kmsg, "w").close()
+    cmd = [GPUDOCTOR, "--root", host.path, "--timeout", "5", "watch", "--once",
+           "--state-dir", state, "--kmsg-file", kmsg, "--textfile", prom] + list(args)
+    p = subprocess.run(cmd, env=clean_env(**(env or {})), capture_output=True, text=True,
+                       timeout=60)
+    m = None
+    path = os.path.join(prom, "gpudoctor.prom")
+    if os.path.exists(path):
+        with open(path) as f:
+            m = parse_metrics(f.read())
+    return p.returncode, p.stdout, p.stderr, m, state
+
+
+class TestSampleNvml(unittest.TestCase):
+    def test_own_root_nvml_sampled_tree_never_loaded(self):
+        host, lib = host_and_own()
+        rc, out, err, m, _ = watch_once(host, ["--sample-nvml", lib])
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(metric(m, "gpudoctor_gpus", source="nvml"), 1, out + err)
+        self.assertEqual(metric(m, "gpudoctor_nvml_library_info", path=lib, root="own"), 1)
+        self.assertEqual(series_labels(m, "gpudoctor_driver_info")["driver_version"], "580.95.05")
+        self.assertIsNotNone(metric(m, "gpudoctor_gpu_temperature_celsius", gpu=0), sorted(
+            n for n, _ in m))
+        self.assertNotIn("nvml-failed", out)	# the tree's library would have crashed
+        self.assertIn("NVML: %s (--sample-nvml" % lib, out)
+        self.assertIn("NVML sampled from %s" % lib, err)
+
+    def test_near_miss_without_the_option_nothing_is_sampled(self):
+        host, _ = host_and_own()
+        rc, out, err, m, _ = watch_once(host, [])
+        self.assertEqual(rc, 0, out + err)
+        self.assertIsNone(metric(m, "gpudoctor_gpus", source="nvml"))
+        self.assertIsNone(series_labels(m, "gpudoctor_nvml_library_info"))
+        self.assertIn("NVML has not answered", out)
+
+    def test_tree_library_is_not_taken_even_when_it_is_the_same_path(self):
+        # the option's path is this process's, not the tree's: the tree's own
+        # libnvidia-ml.so.1 (which crashes) must not be what a /usr/lib path means
+        host, _ = host_and_own()
+        tree_lib = host.p(LIBDIR + "/libnvidia-ml.so.1")
+        rc, out, err, m, _ = watch_once(host, ["--sample-nvml", tree_lib])
+        # loading it on purpose shows the crash: the test can fail for the thing it names
+        self.assertIn("nvml-failed", out, out + err)
+
+    def test_option_refusals(self):
+        host, _ = host_and_own()
+        for args, want in ((["watch", "--sample-nvml", "libnvidia-ml.so.1"], "absolute path"),
+                           ):
+            p = subprocess.run([GPUDOCTOR, "--root", host.path] + args, env=clean_env(),
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(want, p.stderr)
+        p = subprocess.run([GPUDOCTOR, "--no-load", "watch", "--once", "--sample-nvml", "/x.so"],
+                           env=clean_env(), capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--no-load", p.stderr)
+
+
+class TestNPDGetsNvmlFacts(unittest.TestCase):
+    """NPD's rule runs `gpudoctor --root /host --no-load health`; the NVML
+    facts come from watch's state file in the host's /var/lib/gpudoctor."""
+
+    def npd_health(self, host):
+        args = None
+        with open(os.path.join(K8S, "gpudoctor-plugin.json")) as f:
+            import json
+            for rule in json.load(f)["rules"]:
+                if rule["reason"] == "GPUStackUnhealthy":
+                    args = rule["args"]
+        self.assertIsNotNone(args)
+        args = [host.path if a == "/host" else a for a in args]
+        return subprocess.run([GPUDOCTOR] + args, env=clean_env(), capture_output=True,
+                              text=True, timeout=60)
+
+    def test_uncorrectable_ecc_reaches_health(self):
+        host, lib = host_and_own()
+        rc, out, err, _, state = watch_once(host, ["--sample-nvml", lib],
+                                            env={"FAKE_NVML_ECC_VOLATILE_UNC": "3"})
+        with open(os.path.join(state, "state")) as f:
+            st = f.read()
+        self.assertRegex(st, r"(?m)^active=cause=ecc-errors", out + err + st)
+        p = self.npd_health(host)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)	# NPD: 1 is a problem
+        self.assertRegex(p.stdout, r"ecc-errors .*uncorrectable")
+
+    def test_near_miss_healthy_nvml_health_ok(self):
+        host, lib = host_and_own()
+        rc, out, err, _, state = watch_once(host, ["--sample-nvml", lib])
+        self.assertEqual(rc, 0, out + err)
+        p = self.npd_health(host)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertNotIn("ecc-errors", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
