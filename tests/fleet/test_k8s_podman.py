@@ -146,5 +146,143 @@ class TestNPDGetsNvmlFacts(unittest.TestCase):
         self.assertNotIn("ecc-errors", p.stdout)
 
 
+IMAGE = "localhost/gpudoctor-k8s-test:1"
+PODMAN = ["podman", "--cgroup-manager=cgroupfs", "--events-backend=file"]
+
+
+# This VM (and CI containers) refuse podman's default RLIMIT_NOFILE for new
+# containers: lowered limits for every container of the pod, infra included.
+CONF = tempfile.mkdtemp(prefix="gd-containers-conf-")
+with open(os.path.join(CONF, "containers.conf"), "w") as _f:
+    _f.write('[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]\n')
+
+
+def podman(*args, timeout=120):
+    env = dict(os.environ, CONTAINERS_CONF=os.path.join(CONF, "containers.conf"))
+    return subprocess.run(PODMAN + list(args), capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+def image_rootfs(dest):
+    """A minimal root: the gpudoctor binary and the libraries ldd names for it
+    (no registry is reachable here, so no base image)."""
+    os.makedirs(os.path.join(dest, "usr/bin"))
+    for d in ("var/lib/gpudoctor", "tmp", "host", "dev", "proc", "sys", LIBDIR):
+        os.makedirs(os.path.join(dest, d), exist_ok=True)
+    shutil.copy(GPUDOCTOR, os.path.join(dest, "usr/bin/gpudoctor"))
+    p = subprocess.run(["ldd", GPUDOCTOR], capture_output=True, text=True)
+    for lib in re.findall(r"(/\S+)", p.stdout):
+        out = os.path.join(dest, lib.lstrip("/"))
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        shutil.copyfile(os.path.realpath(lib), out)
+        os.chmod(out, 0o755)
+
+
+def pod_from_daemonset(host, own_lib, kmsg, state, port):
+    """The DaemonSet's pod template as a Pod: the host paths it mounts become
+    fixture directories, the NVML library is bind-mounted where the toolkit
+    puts it, the metrics port is published on 127.0.0.1 only.  Scheduling
+    fields (nodeSelector, tolerations, priority, service account) have no
+    meaning on one podman host and are left out."""
+    import yaml
+    with open(os.path.join(K8S, "gpudoctor-watch.yaml")) as f:
+        ds = [d for d in yaml.safe_load_all(f) if d and d["kind"] == "DaemonSet"][0]
+    spec = ds["spec"]["template"]["spec"]
+    for k in ("nodeSelector", "tolerations", "priorityClassName", "serviceAccountName"):
+        spec.pop(k, None)
+    c = spec["containers"][0]
+    c["image"] = IMAGE
+    c["imagePullPolicy"] = "Never"
+    for p in c["ports"]:
+        if p["name"] == "metrics":
+            p["hostPort"] = port
+            p["hostIP"] = "127.0.0.1"
+    where = {"/": host.path, "/sys": host.p("sys"), "/proc": host.p("proc"),
+             "/dev/kmsg": kmsg, "/var/lib/gpudoctor": state}
+    for v in spec["volumes"]:
+        hp = v.get("hostPath")
+        if hp:
+            hp["path"] = where[hp["path"]]
+            if hp.get("type") == "CharDevice":
+                hp["type"] = "File"	# a kernel log file stands in for /dev/kmsg
+    spec["volumes"].append({"name": "nvml", "hostPath": {"path": own_lib, "type": "File"}})
+    c["volumeMounts"].append({"name": "nvml", "mountPath": "/" + LIBDIR + "/libnvidia-ml.so.1",
+                              "readOnly": True})
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "gpudoctor-watch-test", "labels":
+                         ds["spec"]["template"]["metadata"]["labels"]},
+            "spec": spec}
+
+
+class TestPodman(unittest.TestCase):
+    """`podman kube play` of the DaemonSet's pod with fixture host paths and a
+    fake NVML injected as the toolkit would; /metrics scraped from outside."""
+
+    def setUp(self):
+        if not shutil.which("podman"):
+            self.skipTest("podman is not installed")
+        try:
+            import yaml  # noqa: F401
+        except ImportError:
+            self.skipTest("python3-yaml is not installed")
+        if os.geteuid() != 0:
+            self.skipTest("needs root podman (hostPath mounts of fixture files, port on 127.0.0.1)")
+        self.tmp = tempfile.mkdtemp(prefix="gd-k8s-podman-")
+        root = os.path.join(self.tmp, "rootfs")
+        image_rootfs(root)
+        tar = os.path.join(self.tmp, "img.tar")
+        subprocess.run(["tar", "-C", root, "-cf", tar, "."], check=True)
+        # the Containerfile's entrypoint: the manifests give only args
+        p = podman("import", "--change", 'ENTRYPOINT ["/usr/bin/gpudoctor"]', tar, IMAGE)
+        if p.returncode != 0:
+            self.skipTest("podman cannot import an image here: " + p.stderr[-300:])
+        self.kube = None
+        p = podman("run", "--rm", "--network", "none", IMAGE, "--version")
+        if p.returncode != 0:
+            self.skipTest("podman cannot run containers here: " + p.stderr[-300:])
+
+    def tearDown(self):
+        if getattr(self, "kube", None):
+            podman("kube", "down", self.kube)
+
+    def test_daemonset_pod_serves_nvml_series(self):
+        import json
+        import time
+        import urllib.request
+        from watchtest import free_port
+        host, lib = host_and_own()
+        state = host.p("var/lib/gpudoctor")
+        os.makedirs(state, exist_ok=True)
+        kmsg = os.path.join(self.tmp, "kmsg")
+        shutil.copyfile(os.path.join(REPO, "tests", "e2e", "data", "kmsg-xids.txt"), kmsg)
+        port = free_port()
+        self.kube = os.path.join(self.tmp, "pod.yaml")
+        with open(self.kube, "w") as f:
+            json.dump(pod_from_daemonset(host, lib, kmsg, state, port), f)	# JSON is YAML
+        p = podman("kube", "play", "--network", "bridge", self.kube, timeout=180)
+        # a plain container runs here (setUp): the pod must too
+        self.assertEqual(p.returncode, 0, "podman kube play: " + (p.stderr or p.stdout)[-1500:])
+        body, err, end = None, None, time.monotonic() + 60
+        while time.monotonic() < end:
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=5) as r:
+                    body = r.read().decode()
+                if "gpudoctor_gpus{source=\"nvml\"}" in body:
+                    break
+            except OSError as ex:
+                err = ex
+            time.sleep(0.5)
+        logs = podman("logs", "gpudoctor-watch-test-watch").stderr
+        self.assertIsNotNone(body, "no /metrics answer: %r; logs:\n%s" % (err, logs))
+        m = parse_metrics(body)
+        self.assertEqual(metric(m, "gpudoctor_gpus", source="nvml"), 1, body[-3000:] + logs)
+        self.assertEqual(metric(m, "gpudoctor_nvml_library_info",
+                                path="/" + LIBDIR + "/libnvidia-ml.so.1", root="own"), 1)
+        self.assertEqual(series_labels(m, "gpudoctor_driver_info")["driver_version"], "580.95.05")
+        self.assertIsNotNone(metric(m, "gpudoctor_gpu_temperature_celsius", gpu=0))
+        self.assertGreater(metric(m, "gpudoctor_kmsg_records_total") or 0, 0, logs)
+        self.assertIsNone(metric(m, "gpudoctor_finding", cause="nvml-failed"))
+
+
 if __name__ == "__main__":
     unittest.main()
