@@ -87,13 +87,12 @@ class TestSampleNvml(unittest.TestCase):
         self.assertIsNone(series_labels(m, "gpudoctor_nvml_library_info"))
         self.assertIn("NVML has not answered", out)
 
-    def test_tree_library_is_not_taken_even_when_it_is_the_same_path(self):
-        # the option's path is this process's, not the tree's: the tree's own
-        # libnvidia-ml.so.1 (which crashes) must not be what a /usr/lib path means
+    def test_control_the_tree_library_crashes_when_loaded(self):
+        # the control for the test above: the tree's libnvidia-ml.so.1, loaded
+        # on purpose, crashes, so a clean sample there proves it was not loaded
         host, _ = host_and_own()
         tree_lib = host.p(LIBDIR + "/libnvidia-ml.so.1")
         rc, out, err, m, _ = watch_once(host, ["--sample-nvml", tree_lib])
-        # loading it on purpose shows the crash: the test can fail for the thing it names
         self.assertIn("nvml-failed", out, out + err)
 
     def test_option_refusals(self):
