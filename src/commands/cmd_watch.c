@@ -3,7 +3,7 @@
  *
  *	gpudoctor watch [--interval 30s] [--listen 127.0.0.1:9835] [--textfile DIR]
  *	                [--state-dir DIR] [--policy nvidia|conservative|FILE]
- *	                [--kmsg-file FILE] [--static-every N] [--once]
+ *	                [--kmsg-file FILE] [--static-every N] [--sample-nvml LIB] [--once]
  *	gpudoctor watch --ack GPU [--state-dir DIR]
  *
  * Also the child side of the daemon's static check (--static-sweep, hidden):
@@ -33,7 +33,8 @@ static void watch_usage(FILE *f)
 {
 	fputs("usage: gpudoctor watch [--interval 30s] [--listen 127.0.0.1:9835] [--textfile DIR]\n"
 	      "                       [--state-dir DIR] [--policy nvidia|conservative|FILE]\n"
-	      "                       [--kmsg-file FILE] [--static-every N] [--once]\n"
+	      "                       [--kmsg-file FILE] [--static-every N] [--sample-nvml LIB]\n"
+	      "                       [--once]\n"
 	      "       gpudoctor watch --ack GPU [--state-dir DIR]\n"
 	      "\n"
 	      "Watches the GPU stack: XIDs from the kernel log as they happen, NVML health\n"
@@ -50,6 +51,10 @@ static void watch_usage(FILE *f)
 	      "  --kmsg-file FILE  read kernel records from FILE instead of /dev/kmsg (a file,\n"
 	      "                    a FIFO, or a character device such as /dev/kmsg)\n"
 	      "  --static-every N  re-run the static check every N sweeps (default: 5 minutes' worth)\n"
+	      "  --sample-nvml LIB sample NVML from LIB, an absolute path in this process's own\n"
+	      "                    root, even with --root (which otherwise implies --no-load):\n"
+	      "                    in a container, the libnvidia-ml.so.1 the NVIDIA container\n"
+	      "                    toolkit injected; the --root tree's libraries are never loaded\n"
 	      "  --once            one sweep, print the report, exit 1 if something failed\n"
 	      "  --ack GPU         clear unacknowledged fatal XIDs of GPU (index, PCI address, all)\n", f);
 }
@@ -154,6 +159,7 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		{ "once", no_argument, NULL, 'o' },
 		{ "ack", required_argument, NULL, 'a' },
 		{ "static-sweep", no_argument, NULL, 'S' },
+		{ "sample-nvml", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct watch_opts o = WATCH_OPTS_INIT;
@@ -207,6 +213,14 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 		case 'S':
 			static_only = 1;
 			break;
+		case 'N':
+			/* Absolute: a relative name would go through the loader's search,
+			 * and this one is loaded as given, never inside --root. */
+			if (optarg[0] != '/')
+				return cli_error("watch", watch_usage, "--sample-nvml '%s': give an absolute path "
+						 "(such as /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1)", optarg);
+			o.sample_nvml = optarg;
+			break;
 		default:
 			return cli_bad_option("watch", watch_usage, argc, argv, opts);
 		}
@@ -219,6 +233,8 @@ int cmd_watch(int argc, char **argv, const struct gd_ctx *ctx)
 	if (optind < argc) {
 		return cli_error("watch", watch_usage, "unexpected argument '%s'", argv[optind]);
 	}
+	if (o.sample_nvml && ctx->no_load && !ctx->no_load_implied)
+		return cli_error("watch", watch_usage, "--sample-nvml loads NVML, --no-load forbids it: give one");
 	if (static_only)
 		return static_sweep(ctx);
 	if (ack) {

@@ -88,7 +88,7 @@ static int first_sweep_done(const struct wd *w)
 {
 	if (w->st_runs == 0 || w->st_running)
 		return 0;
-	if (w->o->ctx->no_load || !w->smp.lib)
+	if ((w->o->ctx->no_load && !w->o->sample_nvml) || !w->smp.lib)
 		return 1;
 	return w->smp.have_sample || w->smp.hang;
 }
@@ -121,10 +121,14 @@ static void sweep(struct wd *w, double now)
 	w->loop_progress = now;
 }
 
-/* The static check names NVML's library; (re)start the sampler on it. */
+/*
+ * The static check names NVML's library; (re)start the sampler on it.  Not
+ * with --sample-nvml: that library is the process's own (the container's),
+ * and the tree's is never loaded.
+ */
 static void after_static(struct wd *w, const char *nvml_lib)
 {
-	if (w->o->ctx->no_load || !nvml_lib || !*nvml_lib)
+	if (w->o->sample_nvml || w->o->ctx->no_load || !nvml_lib || !*nvml_lib)
 		return;
 	if (w->smp.lib && !strcmp(w->smp.lib, nvml_lib))
 		return;
@@ -229,7 +233,8 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 	buf_init(&w->kfile_part);
 	for (int i = 0; i < WD_MAX_CONNS; i++)
 		w->conns[i].fd = -1;
-	sampler_init(&w->smp, o->ctx->self_exe, NULL, o->ctx->timeout);
+	/* --sample-nvml: sampled from the start, whatever the static check finds. */
+	sampler_init(&w->smp, o->ctx->self_exe, o->sample_nvml, o->ctx->timeout);
 	notify_init(&w->nt);
 	if (load_policy(w, e) < 0)
 		return -1;
@@ -251,6 +256,13 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 			o->log("watch: cannot read /dev/kmsg: XIDs are not watched (run as root or give CAP_SYSLOG)");
 	}
 	pci_rescan(w);
+	if (o->sample_nvml && o->log) {
+		char *m = xasprintf("watch: NVML sampled from %s (--sample-nvml: this process's own root; "
+				    "no library of the --root tree is loaded)", o->sample_nvml);
+
+		o->log(m);
+		free(m);
+	}
 	return 0;
 }
 

@@ -392,6 +392,23 @@ static void info(struct buf *b, const struct wd *w)
 	}
 }
 
+/*
+ * Which NVML library the sampler loads, and from where: "own" is this
+ * process's root (--sample-nvml: in a container, the library the NVIDIA
+ * container toolkit injected), "tree" the library the static check found.
+ * No series while none is sampled (--no-load).
+ */
+static void nvml_library(struct buf *b, const struct wd *w)
+{
+	family(b, "gpudoctor_nvml_library_info", "gauge",
+	       "1; the labels say which NVML library watch samples and whose root it is in.");
+	if (!w->smp.lib)
+		return;
+	buf_puts(b, "gpudoctor_nvml_library_info{path=\"");
+	esc(b, w->smp.lib);
+	buf_printf(b, "\",root=\"%s\"} 1\n", w->o->sample_nvml ? "own" : "tree");
+}
+
 void prom_render(const struct wd *w, struct buf *out)
 {
 	double now = wd_now();
@@ -399,6 +416,7 @@ void prom_render(const struct wd *w, struct buf *out)
 	family(out, "gpudoctor_up", "gauge", "1 while gpudoctor watch serves.");
 	buf_puts(out, "gpudoctor_up 1\n");
 	info(out, w);
+	nvml_library(out, w);
 	findings(out, w);
 	gpu_gauges(out, w);
 	xids(out, w);

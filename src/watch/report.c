@@ -64,6 +64,15 @@ void report_plain(const struct wd *w, struct buf *out)
 			   x->fatal ? ", unacknowledged" : "", x->escalated ? ", escalated" : "",
 			   kb_xid_find(w->kb, x->xid, &k) == 0 ? k.name : "unknown");
 	}
+	/* Which NVML answered: in a container, the injected one or the tree's. */
+	if (w->smp.lib) {
+		buf_puts(out, "NVML: ");
+		safe(out, w->smp.lib);
+		buf_puts(out, w->o->sample_nvml ? " (--sample-nvml: this process's own root)\n"
+						: " (as the static check found it)\n");
+	} else {
+		buf_puts(out, "NVML: not sampled (--no-load, or no library found)\n");
+	}
 	buf_puts(out, "\nsample ages:");
 	{
 		static const char *const src[] = { "nvml", "pci", "static", "kmsg" };

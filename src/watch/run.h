@@ -28,12 +28,19 @@ struct watch_opts {
 	const char *kmsg_file;		/* or NULL: /dev/kmsg */
 	int once;
 	int static_every;		/* sweeps between static checks; 0: automatic */
+	/*
+	 * --sample-nvml: the NVML library of the process's own root (absolute,
+	 * never resolved in --root), sampled even with --root: in a container,
+	 * the one the NVIDIA container toolkit injected.  NULL: the library the
+	 * static check found in the root, and none under --no-load.
+	 */
+	const char *sample_nvml;
 	void (*log)(const char *line);
 	void (*print)(const char *text, size_t len);	/* --once: the report */
 };
 
 #define WATCH_OPTS_INIT { NULL, 30.0, "127.0.0.1:9835", NULL, "/var/lib/gpudoctor", \
-			  "nvidia", NULL, 0, 0, NULL, NULL }
+			  "nvidia", NULL, 0, 0, NULL, NULL, NULL }
 
 int watch_run(const struct watch_opts *o, struct err *e);
 /* gpu: an index, a PCI address, or "all".  Appends to the acks file. */

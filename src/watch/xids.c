@@ -443,7 +443,7 @@ void xids_apply_acks(struct wd *w)
 			continue;
 		/* An index or a UUID waits until NVML has said which address it has. */
 		if ((id.kind == GPU_ID_INDEX || id.kind == GPU_ID_UUID) && w->ngpus < 0 &&
-		    !w->o->ctx->no_load)
+		    (!w->o->ctx->no_load || w->o->sample_nvml))
 			goto out;
 		for (int k = 0; k < w->nxids; k++) {
 			struct wxid *x = &w->xids[k];

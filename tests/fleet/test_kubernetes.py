@@ -105,6 +105,10 @@ class TestManifests(unittest.TestCase):
         pod = ds["spec"]["template"]["spec"]
         c = pod["containers"][0]
         self.assertIn("watch", c["args"])
+        # --root /host implies --no-load: NVML comes from the container's own
+        # root, the library the toolkit injects (tests/fleet/test_k8s_podman.py)
+        lib = c["args"][c["args"].index("--sample-nvml") + 1]
+        self.assertEqual(lib, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")
         vols = {v["name"]: v for v in pod["volumes"]}
         mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
         host = {vols[m["name"]]["hostPath"]["path"]: m for m in c["volumeMounts"]
