@@ -122,7 +122,6 @@ MAX_LINES = 700
 KNOWN_LONG = {
     "src/explain/lognorm.c", "src/knowledge/kb.c",
     "src/plan/plan_build.c",
-    "src/rules/rules_libraries.c",
 }
 
 
