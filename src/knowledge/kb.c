@@ -7,6 +7,7 @@
  * conversion is kb_cells.c's, a table's rows kb_rows.c's (kb_conv.h).
  */
 #include "knowledge/kb_internal.h"
+#include "knowledge/kb_conv.h"
 #include "core/buf.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -17,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "knowledge/kb_conv.h"
 
 #define KB_FILE_MAX (16u << 20)
 

@@ -6,6 +6,7 @@
  * the line and the column.  Used by kb_rows.c.
  */
 #include "knowledge/kb_internal.h"
+#include "knowledge/kb_conv.h"
 #include "core/buf.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "knowledge/kb_conv.h"
 
 const char *kb_cell(const struct kb_table *t, size_t row, int col)
 {

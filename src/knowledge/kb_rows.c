@@ -5,6 +5,7 @@
  * of enum kb_tab (its converters[]).
  */
 #include "knowledge/kb_internal.h"
+#include "knowledge/kb_conv.h"
 #include "core/buf.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "knowledge/kb_conv.h"
 
 #define COLS(...) const char *const names[] = { __VA_ARGS__ }; \
 	int col[sizeof(names) / sizeof(names[0])]; \

@@ -12,6 +12,7 @@
  * packages are plan_driver.c's (plan_parts.h).
  */
 #include "plan/plan.h"
+#include "plan/plan_parts.h"
 #include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan/plan_parts.h"
 
 /* The branch installed when nothing forces another: the current long-term
  * data-center branch (branches.tsv: R580, end of life 2028-06). */

@@ -6,6 +6,7 @@
  * values shell-quoted.
  */
 #include "plan/plan.h"
+#include "plan/plan_parts.h"
 #include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan/plan_parts.h"
 
 /* ---- the distribution ---- */
 

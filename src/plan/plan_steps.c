@@ -5,6 +5,7 @@
  * a quoted word short.  Calls nothing else of plan/.
  */
 #include "plan/plan.h"
+#include "plan/plan_parts.h"
 #include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan/plan_parts.h"
 
 struct plan *plan_new(void)
 {

@@ -5,6 +5,7 @@
  * plan never installs what the version contract says fails.
  */
 #include "plan/plan.h"
+#include "plan/plan_parts.h"
 #include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan/plan_parts.h"
 
 int pb_fit_of(const struct kb *kb, const struct pb_target *t, const struct kb_target *tg, struct kb_fit *f)
 {

@@ -7,6 +7,7 @@
  * rules_frameworks.c, rules_fw_libs.c and rules_fw_gpu.c; calls none of them.
  */
 #include "rules/rules.h"
+#include "rules/rules_fw.h"
 
 #include "core/buf.h"
 #include "core/shquote.h"
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules/rules_fw.h"
 
 const char *rf_pretty(const char *name)
 {

@@ -8,6 +8,7 @@
  * rules_frameworks.c for each CUDA build.
  */
 #include "rules/rules.h"
+#include "rules/rules_fw.h"
 
 #include "core/buf.h"
 #include "core/shquote.h"
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules/rules_fw.h"
 
 void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
 {

@@ -8,6 +8,7 @@
  * rules_frameworks.c for each CUDA build.
  */
 #include "rules/rules.h"
+#include "rules/rules_fw.h"
 #include "rules/rules_conda.h"
 
 #include "core/buf.h"
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules/rules_fw.h"
 
 static enum cause_id rf_missing_cause(const struct fw_lib *l)
 {

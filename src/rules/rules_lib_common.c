@@ -6,6 +6,7 @@
  * copy in the active toolkit or environment.  Calls no rule.
  */
 #include "rules/rules.h"
+#include "rules/rules_lib.h"
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules/rules_lib.h"
 
 const char *rl_base_name(const char *p)
 {

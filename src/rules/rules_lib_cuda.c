@@ -7,6 +7,7 @@
  * for by its headers (nccl-missing).  Called by rules_libraries.c.
  */
 #include "rules/rules.h"
+#include "rules/rules_lib.h"
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules/rules_lib.h"
 
 /* 1 when an unreadable directory is in the active toolkit: its runtime is unknown. */
 static int active_toolkit_unreadable(const struct libraries_inventory *li)

@@ -7,6 +7,7 @@
  * calls run live.  Called by rules_libraries.c.
  */
 #include "rules/rules.h"
+#include "rules/rules_lib.h"
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules/rules_lib.h"
 
 int rl_rule_corrupt(struct report *rep, const struct libraries_inventory *li)
 {

@@ -26,6 +26,7 @@
  * (rules_lib.h).
  */
 #include "rules/rules.h"
+#include "rules/rules_lib.h"
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
@@ -39,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules/rules_lib.h"
 
 static void ok_summary(const struct rules_in *in, struct report *rep,
 		       const struct libraries_inventory *li)
