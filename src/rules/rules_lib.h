@@ -14,6 +14,7 @@
 
 struct inventory;
 struct lib_copy;
+struct lib_resolved;
 struct libraries_inventory;
 
 /* rules_lib_common.c */
