@@ -1,7 +1,8 @@
 /*
  * rules_fw_libs.c - the libraries a framework loads (rules_fw.h): a
- * library the loader does not find (cuda-runtime-missing, cudnn-missing,
- * nccl-missing, lib-dependency-missing, lib-shadowed), cuDNN
+ * library the loader does not find or finds elsewhere (cuda-runtime-missing,
+ * cudnn-missing, nccl-missing, libcuda-missing, lib-dependency-missing,
+ * lib-shadowed, lib-off-search-path, framework-cuda-mismatch), cuDNN
  * sub-libraries of another release or directory than the cuDNN front
  * library (cudnn-version-mismatch), and a cuDNN below its table row's
  * capability floor for a GPU (cudnn-no-kernel-for-arch).  Called by

@@ -1,10 +1,11 @@
 /*
  * rules_lib_files.c - the libraries layer's checks of the files and the
  * loader (rules_lib.h): ld.so.cache (not the directories) is what the
- * loader reads, preloads, corrupt and unreadable copies (lib-corrupt,
- * lib-unreadable), missing dependencies (lib-dependency-missing), broken
+ * loader reads (ldcache-stale), preloads (preload-broken), corrupt,
+ * unreadable and root-only copies (lib-corrupt, lib-unreadable,
+ * lib-root-only), missing dependencies (lib-dependency-missing), broken
  * toolkit symlinks (cuda-symlink-broken) and the libraries' own version
- * calls run live.  Called by rules_libraries.c.
+ * calls run live (lib-version-conflict).  Called by rules_libraries.c.
  */
 #include "rules/rules.h"
 #include "rules/rules_lib.h"
