@@ -1,7 +1,8 @@
 /*
  * matrix.h - the pieces of `gpudoctor matrix` (cmd_matrix.c parses options).
  *
- * matrix_answer.c answers a query over the knowledge base into a struct
+ * matrix_answer.c (with matrix_ask.c, matrix_newest.c and matrix_items.c,
+ * matrix_parts.h) answers a query over the knowledge base into a struct
  * matrix_result; matrix_render.c prints it as text or JSON; matrix_machine.c
  * reads this machine's NVIDIA GPUs (PCI ids from sysfs) and driver version
  * for --solve, through core/fs.h so --root works.

@@ -5,17 +5,17 @@
  * length, never by a NUL.  The fast path (a plain line without escapes or a
  * prefix) copies nothing but the folding candidate.  HTML entities are
  * logescape.c's; the prefix grammar (kmsg, ISO, syslog/journal, dmesg with
- * its -T and -H forms, glog, torchrun, c10) stays here with the state it
- * feeds, which is why this file is a little over 700 lines.
+ * its -T and -H forms, glog, torchrun, c10) is lognorm_prefix.c's
+ * (lognorm_prefix.h); the kmsg flag it sets feeds the joining of NVRM
+ * continuation lines here.
  */
 #include "explain/lognorm.h"
 
 #include "explain/logescape.h"
+#include "explain/lognorm_prefix.h"
 
 #include <ctype.h>
 #include <string.h>
-
-#define LN_KMSG 0x100u		/* internal: the record had a /dev/kmsg prefix */
 
 void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 {
@@ -46,272 +46,6 @@ void lognorm_release(struct lognorm *n)
 	buf_release(&n->tb_last_lib);
 	buf_release(&n->tb_last_user);
 	buf_release(&n->tb_last);
-}
-
-/* ---- prefixes ---- */
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* n digits at s[i..]; returns i + n or 0 when not. */
-static size_t digits(const char *s, size_t len, size_t i, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		if (i + k >= len || !is_digit(s[i + k]))
-			return 0;
-	return i + n;
-}
-
-static size_t skip_digits(const char *s, size_t len, size_t i)
-{
-	while (i < len && is_digit(s[i]))
-		i++;
-	return i;
-}
-
-static size_t skip_spaces(const char *s, size_t len, size_t i)
-{
-	while (i < len && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	return i;
-}
-
-/* "hh:mm:ss" at i: the index after it, or 0. */
-static size_t clock_at(const char *s, size_t len, size_t i)
-{
-	size_t j = digits(s, len, i, 2);
-
-	if (!j || j >= len || s[j] != ':' || !(j = digits(s, len, j + 1, 2)) || j >= len ||
-	    s[j] != ':' || !(j = digits(s, len, j + 1, 2)))
-		return 0;
-	return j;
-}
-
-static int is_tag_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.' || c == '/' ||
-	       c == '[' || c == ']' || c == '@' || c == '(' || c == ')';
-}
-
-/*
- * " host tag[pid]: " at i (syslog and journal): the index after it, or 0.
- * *kernel is set when the tag is "kernel:".
- */
-static size_t host_tag_at(const char *s, size_t len, size_t i, int *kernel)
-{
-	size_t h, t;
-
-	if (i >= len || s[i] != ' ')
-		return 0;
-	h = ++i;
-	while (i < len && i - h < 128 && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '.' ||
-					  s[i] == '_'))
-		i++;
-	if (i == h || i >= len || s[i] != ' ')
-		return 0;
-	t = ++i;
-	while (i < len && i - t < 96 && is_tag_char(s[i]))
-		i++;
-	if (i == t || i >= len || s[i] != ':')
-		return 0;
-	*kernel = i - t == 6 && !memcmp(s + t, "kernel", 6);
-	return skip_spaces(s, len, i + 1);
-}
-
-static int month_at(const char *s, size_t len, size_t i)
-{
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-
-	if (i + 3 > len)
-		return 0;
-	for (size_t m = 0; m < 36; m += 3)
-		if (!memcmp(s + i, months + m, 3))
-			return 1;
-	return 0;
-}
-
-/* glog "I1130 08:12:01.123456  1234 file.cc:12] " or TF's "I path/file.cc:28] ". */
-static size_t glog_at(const char *s, size_t len, size_t i)
-{
-	size_t j;
-
-	if (i + 2 >= len || !strchr("IWEF", s[i]) || !s[i])
-		return 0;
-	j = i + 1;
-	if (digits(s, len, j, 4)) {
-		j = skip_spaces(s, len, j + 4);
-		if (!(j = clock_at(s, len, j)))
-			return 0;
-		if (j < len && s[j] == '.')
-			j = skip_digits(s, len, j + 1);
-		j = skip_spaces(s, len, j);
-		j = skip_digits(s, len, j);
-	}
-	if (j >= len || s[j] != ' ')
-		return 0;
-	j = skip_spaces(s, len, j);
-	/* file:line] with no spaces */
-	for (size_t k = j; k < len && k - j < 160; k++) {
-		if (s[k] == ' ')
-			return 0;
-		if (s[k] == ']' && k > j && is_digit(s[k - 1])) {
-			size_t d = k - 1;
-
-			while (d > j && is_digit(s[d]))
-				d--;
-			if (s[d] != ':')
-				return 0;
-			return skip_spaces(s, len, k + 1);
-		}
-	}
-	return 0;
-}
-
-/* One prefix at s[i..]: the index after it, or 0 when there is none. */
-static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
-{
-	size_t j;
-	int kernel = 0;
-
-	if (i >= len)
-		return 0;
-	/* /dev/kmsg: "PRI,SEQ,USEC,FLAGS;" */
-	if (is_digit(s[i])) {
-		j = skip_digits(s, len, i);
-		if (j < len && s[j] == ',' && (j = skip_digits(s, len, j + 1)) < len && s[j] == ',' &&
-		    (j = skip_digits(s, len, j + 1)) < len && s[j] == ',') {
-			size_t k = j + 1;
-
-			while (k < len && k - j < 16 && s[k] != ';' && s[k] != ' ')
-				k++;
-			if (k < len && s[k] == ';') {
-				*flags |= LN_KERNEL | LN_KMSG;
-				return k + 1;
-			}
-		}
-	}
-	/* ISO 8601: 2026-11-30T08:12:01.123456+00:00 or 2026-11-30 08:12:01,123 */
-	if ((j = digits(s, len, i, 4)) && j < len && s[j] == '-' && (j = digits(s, len, j + 1, 2)) &&
-	    j < len && s[j] == '-' && (j = digits(s, len, j + 1, 2)) && j < len &&
-	    (s[j] == 'T' || s[j] == ' ') && (j = clock_at(s, len, j + 1))) {
-		int zone = 0;
-		size_t h;
-
-		if (j < len && (s[j] == '.' || s[j] == ','))
-			j = skip_digits(s, len, j + 1);
-		if (j < len && s[j] == 'Z') {
-			j++;
-			zone = 1;
-		} else if (j < len && (s[j] == '+' || s[j] == '-') && digits(s, len, j + 1, 2)) {
-			j += 3;
-			if (j < len && s[j] == ':')
-				j++;
-			j = digits(s, len, j, 2) ? j + 2 : j;
-			zone = 1;
-		}
-		if (zone && (h = host_tag_at(s, len, j, &kernel))) {
-			if (kernel)
-				*flags |= LN_KERNEL;
-			return h;
-		}
-		if (j < len && s[j] == ':')
-			j++;
-		j = skip_spaces(s, len, j);
-		if (j + 1 < len && s[j] == '-' && s[j + 1] == ' ')
-			j = skip_spaces(s, len, j + 1);
-		return j;
-	}
-	/* syslog / journal: "Nov 30 08:12:01 host tag[pid]: " */
-	if (month_at(s, len, i) && i + 4 < len && s[i + 3] == ' ') {
-		j = i + 4;
-		if (s[j] == ' ')
-			j++;
-		j = skip_digits(s, len, j);
-		if (j < len && s[j] == ' ' && (j = clock_at(s, len, j + 1))) {
-			if (j < len && s[j] == '.')
-				j = skip_digits(s, len, j + 1);
-			if ((j = host_tag_at(s, len, j, &kernel))) {
-				if (kernel)
-					*flags |= LN_KERNEL;
-				return j;
-			}
-		}
-		return 0;
-	}
-	if (s[i] == '[') {
-		size_t k = i + 1, end;
-		int dig = 0, dot = 0, colon = 0, other = 0;
-
-		while (k < len && k - i < 48 && s[k] != ']')
-			k++;
-		if (k >= len || s[k] != ']')
-			return 0;
-		end = skip_spaces(s, len, k + 1);
-		if (end < len && s[end] == ':')
-			end = skip_spaces(s, len, end + 1);
-		for (size_t m = i + 1; m < k; m++) {
-			/* dmesg -H: "+0.000150" relative, and locales whose decimal mark is ',' */
-			int mark = s[m] == '.' || s[m] == ',';
-
-			dig += is_digit(s[m]);
-			dot += mark;
-			colon += s[m] == ':';
-			other += !is_digit(s[m]) && !mark && s[m] != ' ' &&
-				 !(s[m] == '+' && m == skip_spaces(s, k, i + 1));
-		}
-		/* dmesg "[ 1234.567890]", dmesg -H "[  +0,000150]" */
-		if (dig && dot == 1 && !other) {
-			*flags |= LN_KERNEL;
-			return end;
-		}
-		/* dmesg -H at a new minute: "[Nov30 08:12]", "[Nov 30 08:12]" */
-		if (k - i - 1 >= 11 && k - i - 1 <= 12 && month_at(s, len, i + 1) && colon == 1) {
-			*flags |= LN_KERNEL;
-			return end;
-		}
-		/* dmesg -T "[Mon Nov 30 08:12:01 2026]" */
-		if (k - i - 1 == 24 && month_at(s, len, i + 5) && colon == 2) {
-			*flags |= LN_KERNEL;
-			return end;
-		}
-		/* torchrun "[rank3]:", "[default0]:" */
-		if ((k - i > 5 && !memcmp(s + i + 1, "rank", 4) && skip_digits(s, len, i + 5) == k &&
-		     k > i + 5) ||
-		    (k - i > 8 && !memcmp(s + i + 1, "default", 7) && skip_digits(s, len, i + 8) == k &&
-		     k > i + 8))
-			return end;
-		/* "[2026-11-30 08:12:01,123]" */
-		if (digits(s, len, i + 1, 4) && s[i + 5] == '-' && colon >= 2)
-			return end;
-		/* c10 "[W socket.cpp:663]" / "[W1130 08:12:01.123 socket.cpp:663]" */
-		if (k - i > 3 && strchr("IWEF", s[i + 1]) && s[i + 1] && is_digit(s[k - 1]) && colon >= 1) {
-			size_t d = k - 1;
-
-			while (d > i && is_digit(s[d]))
-				d--;
-			if (s[d] == ':')
-				return end;
-		}
-		return 0;
-	}
-	if ((j = glog_at(s, len, i)))
-		return j;
-	return 0;
-}
-
-size_t lognorm_strip_prefix(const char *s, size_t len, unsigned *flags)
-{
-	size_t i = 0, j;
-
-	for (int round = 0; round < 6; round++) {
-		i = skip_spaces(s, len, i);
-		if (!(j = one_prefix(s, len, i, flags)) || j <= i)
-			break;
-		i = j;
-	}
-	return skip_spaces(s, len, i);
 }
 
 /* ---- emitting and folding ---- */
@@ -388,7 +122,7 @@ static void frame_format(struct buf *b, const char *s, size_t len)
 		const char *d = ln + 7;
 
 		buf_addc(b, ':');
-		while (d < s + len && is_digit(*d))
+		while (d < s + len && ln_is_digit(*d))
 			buf_addc(b, *d++);
 	}
 	in = memmem(q, rest, ", in ", 5);
@@ -479,12 +213,12 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 		len--;
 	if (len <= off)
 		return;
-	indented = indented && off == (size_t)(skip_spaces(s, len, 0));
+	indented = indented && off == (size_t)(ln_skip_spaces(s, len, 0));
 	s += off;
 	len -= off;
 	/* rsyslog: "message repeated 9999 times: [ msg]" */
 	if (len > 28 && !memcmp(s, "message repeated ", 17)) {
-		size_t j = skip_digits(s, len, 17);
+		size_t j = ln_skip_digits(s, len, 17);
 
 		if (j > 17 && j + 11 < len && !memcmp(s + j, " times: [ ", 10) && s[len - 1] == ']') {
 			count = 0;

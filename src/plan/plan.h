@@ -9,7 +9,8 @@
  * framework.  A step already satisfied is "done" with its evidence; a step
  * this machine cannot take stops the plan ("stop") with the reason.  Nothing
  * here runs anything: plan_machine.c reads the machine (through the probes'
- * inventory and a few files under --root), plan_build.c decides, the
+ * inventory and a few files under --root), plan_build.c decides (with
+ * plan_steps.c, plan_target.c and plan_driver.c: plan_parts.h), the
  * renderers (plan_text.c, plan_json.c, plan_sh.c) print into a buffer.
  *
  *	struct plan_machine m;  plan_machine_read(ctx, &inv, &m);

@@ -5,8 +5,14 @@
  * plan never installs what the version contract says fails.  Commands are
  * built here; every value that comes from the machine is shell-quoted
  * (core/shquote.h).
+ *
+ * This file orders the steps and writes their commands; the plan's steps,
+ * notes and commands are kept by plan_steps.c, the framework release is
+ * chosen by plan_target.c, the distribution's repository and the driver's
+ * packages are plan_driver.c's (plan_parts.h).
  */
 #include "plan/plan.h"
+#include "plan/plan_parts.h"
 #include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -21,389 +27,30 @@
  * data-center branch (branches.tsv: R580, end of life 2028-06). */
 #define PLAN_DEFAULT_BRANCH 580
 
-struct plan *plan_new(void)
-{
-	return xcalloc(1, sizeof(struct plan));
-}
-
-void plan_free(struct plan *p)
-{
-	if (!p)
-		return;
-	for (size_t i = 0; i < p->n; i++)
-	{
-		for (size_t k = 0; k < p->steps[i].ncmds; k++)
-			free(p->steps[i].cmds[k]);
-		free(p->steps[i].cmds);
-		free(p->steps[i].verify);
-	}
-	free(p->venv);
-	free(p->gpudoctor);
-	free(p);
-}
-
-static struct plan_step *step(struct plan *p, const char *id, enum plan_state st, const char *layer,
-			      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void why(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cmd(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void verify(struct plan_step *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static struct plan_step *step(struct plan *p, const char *id, enum plan_state st, const char *layer,
-			      const char *fmt, ...)
-{
-	static struct plan_step spare;
-	struct plan_step *s;
-	va_list ap;
-
-	if (p->n >= PLAN_MAX) {
-		p->overflow = 1;
-		free(spare.verify);
-		for (size_t k = 0; k < spare.ncmds; k++)
-			free(spare.cmds[k]);
-		free(spare.cmds);
-		memset(&spare, 0, sizeof(spare));
-		return &spare;
-	}
-	s = &p->steps[p->n++];
-	memset(s, 0, sizeof(*s));
-	s->id = id;
-	s->state = st;
-	s->layer = layer;
-	va_start(ap, fmt);
-	vsnprintf(s->title, sizeof(s->title), fmt, ap);
-	va_end(ap);
-	if (st == PLAN_STOP)
-		p->stopped = 1;
-	return s;
-}
-
-static void why(struct plan_step *s, const char *fmt, ...)
-{
-	size_t n = strlen(s->why);
-	va_list ap;
-
-	if (n && n + 2 < sizeof(s->why)) {
-		s->why[n++] = ' ';
-		s->why[n] = '\0';
-	}
-	va_start(ap, fmt);
-	vsnprintf(s->why + n, sizeof(s->why) - n, fmt, ap);
-	va_end(ap);
-}
-
-/* Not cut to a fixed size: a quoted word cut short would leave its quote open. */
-static void cmd(struct plan_step *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	XGROW(s->cmds, s->ncmds, s->cmds_cap);
-	va_start(ap, fmt);
-	s->cmds[s->ncmds++] = xvasprintf(fmt, ap);
-	va_end(ap);
-}
-
-/* The step's verification, not cut either. */
-static void verify(struct plan_step *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	free(s->verify);
-	va_start(ap, fmt);
-	s->verify = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (!*s->verify) {
-		free(s->verify);
-		s->verify = NULL;
-	}
-}
-
-static void note(struct plan *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->nnotes >= sizeof(p->notes) / sizeof(p->notes[0]))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(p->notes[p->nnotes++], sizeof(p->notes[0]), fmt, ap);
-	va_end(ap);
-}
-
-/* ---- the distribution ---- */
-
-static int word_in(const char *list, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *p = list; p && *p;) {
-		size_t k = strcspn(p, " ");
-
-		if (k == n && !strncmp(p, w, n))
-			return 1;
-		p += k + (p[k] == ' ');
-	}
-	return 0;
-}
-
-/* Only [a-z0-9.] goes into a repository name built from os-release (hostile input). */
-static int clean_token(const char *s)
-{
-	if (!s || !*s || strlen(s) > 16)
-		return 0;
-	for (; *s; s++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '.')
-			return 0;
-	return 1;
-}
-
-static void distribution(const struct plan_machine *m, struct plan *p)
-{
-	const char *id = m->os_id, *v = m->os_version;
-	char major[8] = "", nodot[16] = "";
-
-	if (!clean_token(id) || !clean_token(v))
-		return;
-	snprintf(major, sizeof(major), "%.*s", (int)strcspn(v, "."), v);
-	for (size_t i = 0, k = 0; v[i] && k + 1 < sizeof(nodot); i++)
-		if (v[i] != '.')
-			nodot[k++] = v[i], nodot[k] = '\0';
-	if (!strcmp(id, "ubuntu")) {
-		snprintf(p->family, sizeof(p->family), "debian");
-		snprintf(p->repo, sizeof(p->repo), "ubuntu%s", nodot);
-	} else if (!strcmp(id, "debian")) {
-		snprintf(p->family, sizeof(p->family), "debian");
-		snprintf(p->repo, sizeof(p->repo), "debian%s", major);
-	} else if (!strcmp(id, "fedora")) {
-		snprintf(p->family, sizeof(p->family), "rhel");
-		snprintf(p->repo, sizeof(p->repo), "fedora%s", major);
-	} else if (!strcmp(id, "rhel") || !strcmp(id, "rocky") || !strcmp(id, "almalinux") ||
-		   !strcmp(id, "centos") || !strcmp(id, "ol") || word_in(m->os_like, "rhel")) {
-		snprintf(p->family, sizeof(p->family), "rhel");
-		snprintf(p->repo, sizeof(p->repo), "rhel%s", major);
-	} else if (word_in(m->os_like, "debian") || word_in(m->os_like, "ubuntu")) {
-		/* a derivative: NVIDIA's repository of its base is not known from here */
-		snprintf(p->family, sizeof(p->family), "debian");
-	}
-}
-
-/* ---- the target release ---- */
-
-struct target {
-	const struct kb_tf *tf;
-	const struct kb_torch *pt;
-	const struct kb_jax *j;
-	const char *jver;
-	int cuda;		/* the build's CUDA (12050) */
-	const char *python;	/* "3.10-3.13", NULL unknown */
-};
-
-static int fit_of(const struct kb *kb, const struct target *t, const struct kb_target *tg, struct kb_fit *f)
-{
-	if (t->tf)
-		return kb_tf_fit(kb, t->tf, tg, f);
-	if (t->pt)
-		return kb_torch_fit(kb, t->pt, tg, f);
-	return kb_jax_fit(kb, t->j, t->jver, tg, f);
-}
-
-/* Better torch variant for this GPU: runs, PyPI default, stable, newer CUDA. */
-static int torch_pick(const struct kb *kb, const char *version, const char *variant, const struct kb_target *tg,
-		      struct target *out)
-{
-	const struct kb_torch *best = NULL;
-	int bok = 0;
-
-	for (size_t i = 0; i < kb_torch_count(kb); i++) {
-		const struct kb_torch *t = kb_torch_at(kb, i);
-		struct kb_fit f;
-		int ok;
-
-		if (kb_torch_release(kb, version, t->variant) != t || (variant && strcasecmp(variant, t->variant)))
-			continue;
-		ok = kb_torch_fit(kb, t, tg, &f);
-		if (!best || (ok == 1 && bok != 1) || (ok == bok && ((t->is_default == 1) > (best->is_default == 1) ||
-				((t->is_default == 1) == (best->is_default == 1) && t->cuda_version > best->cuda_version)))) {
-			if (!best || ok >= bok || bok == 0) {
-				best = t;
-				bok = ok;
-			}
-		}
-	}
-	if (!best)
-		return -2;
-	out->pt = best;
-	out->cuda = best->cuda_version;
-	out->python = best->python;
-	return bok;
-}
-
-/* "3.12+" for a JAX release, from facts.tsv jax.requires_python ("0.7.0:3.11 0.11.0:3.12"). */
-static const char *jax_python(const struct kb *kb, const char *version)
-{
-	static char out[16];
-	const char *list = kb_fact(kb, "jax.requires_python");
-
-	out[0] = '\0';
-	for (const char *p = list; p && *p;) {
-		char from[16] = "", py[8] = "";
-		size_t n = strcspn(p, " ");
-
-		if (sscanf(p, "%15[0-9.]:%7[0-9.]", from, py) == 2 && version_cmp_str(version, from) >= 0)
-			snprintf(out, sizeof(out), "%s+", py);
-		p += n + (p[n] == ' ');
-	}
-	return out[0] ? out : NULL;
-}
-
-static int choose(const struct kb *kb, const struct plan_request *r, const struct kb_target *tg,
-		  struct target *t, struct plan *p, struct err *e)
-{
-	memset(t, 0, sizeof(*t));
-	if (r->tf) {
-		if (!(t->tf = kb_tf_release(kb, r->tf)))
-			return err_set(e, "TensorFlow %s is not in the knowledge base (it has 1.13 .. %s)", r->tf,
-				       kb_tf_at(kb, 0) ? kb_tf_at(kb, 0)->version : "?");
-		t->cuda = t->tf->cuda_version;
-		t->python = t->tf->python;
-		snprintf(p->framework, sizeof(p->framework), "tensorflow");
-		snprintf(p->release, sizeof(p->release), "%s", t->tf->version);
-		return 0;
-	}
-	if (r->jax) {
-		for (size_t i = 0; i < kb_jax_count(kb) && !t->j; i++) {
-			const struct kb_jax *j = kb_jax_at(kb, i);
-			struct kb_fit f;
-
-			if (kb_jax_release(kb, r->jax, j->plugin) == j && kb_jax_fit(kb, j, r->jax, tg, &f) != 0)
-				t->j = j;
-		}
-		if (kb_jax_released(kb, r->jax) == 0)
-			return err_set(e, "JAX %s was never released", r->jax);
-		if (!t->j)
-			t->j = kb_jax_release(kb, r->jax, NULL);
-		if (!t->j)
-			return err_set(e, "JAX %s has no CUDA plugin in the knowledge base (it has 0.4.26 and newer)",
-				       r->jax);
-		t->jver = r->jax;
-		t->cuda = t->j->cuda_min;
-		t->python = jax_python(kb, r->jax);
-		snprintf(p->framework, sizeof(p->framework), "jax");
-		snprintf(p->release, sizeof(p->release), "%s (jax[%s])", r->jax, t->j->plugin);
-		return 0;
-	}
-	if (r->torch) {
-		char v[32], *plus;
-
-		snprintf(v, sizeof(v), "%s", r->torch);
-		if ((plus = strchr(v, '+')))
-			*plus++ = '\0';
-		if (torch_pick(kb, v, plus, tg, t) == -2)
-			return err_set(e, "PyTorch %s is not in the knowledge base (it has 1.12 .. %s)", r->torch,
-				       kb_torch_at(kb, 0) ? kb_torch_at(kb, 0)->version : "?");
-	} else {
-		/* the newest release with a variant that can run here (the driver will be installed) */
-		const char *last = NULL;
-
-		for (size_t i = 0; i < kb_torch_count(kb); i++) {
-			const char *v = kb_torch_at(kb, i)->version;
-
-			if (last && !strcmp(last, v))
-				continue;
-			last = v;
-			if (torch_pick(kb, v, NULL, tg, t) != 0)
-				break;
-			t->pt = NULL;
-		}
-		if (!t->pt)
-			torch_pick(kb, kb_torch_at(kb, 0)->version, NULL, tg, t);
-		note(p, "no release asked for: the newest PyTorch with a build for this GPU (--tf V, --torch V or "
-		     "--jax V choose another)");
-	}
-	snprintf(p->framework, sizeof(p->framework), "torch");
-	snprintf(p->release, sizeof(p->release), "%s+%s", t->pt->version, t->pt->variant);
-	return 0;
-}
-
-/* ---- the driver ---- */
-
-/* The lowest driver of the tables with which the release says yes on this GPU. */
-static const char *lowest_driver(const struct kb *kb, const struct target *t, const struct kb_target *base)
-{
-	const char *best = NULL;
-	size_t n = kb_cuda_count(kb) + 4;
-
-	for (size_t i = 0; i < n; i++) {
-		struct kb_target tg = *base;
-		struct kb_fit f;
-		const char *d;
-
-		if (i < kb_cuda_count(kb))
-			d = kb_cuda_at(kb, i)->linux_min;
-		else if (i - kb_cuda_count(kb) < 3)
-			d = kb_cuda_compat_floor(kb, 11 + (int)(i - kb_cuda_count(kb)));
-		else
-			d = kb_gpu_first_driver(kb, base->gpu);
-		if (!d || (best && version_cmp_str(d, best) >= 0))
-			continue;
-		tg.driver = d;
-		if (fit_of(kb, t, &tg, &f) == 1)
-			best = d;
-	}
-	return best;
-}
-
-static void driver_commands(const struct plan *p, const struct plan_machine *m, struct plan_step *s, int branch,
-			    int open_ok)
-{
-	if (m->nouveau_loaded == 1) {
-		cmd(s, "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
-		    "/etc/modprobe.d/blacklist-nouveau.conf");
-		cmd(s, "%s", !strcmp(p->family, "rhel") ? "sudo dracut --force" : "sudo update-initramfs -u");
-	}
-	if (!strcmp(p->family, "debian")) {
-		cmd(s, "sudo apt-get update");
-		cmd(s, "sudo apt-get install -y linux-headers-\"$(uname -r)\" dkms wget");
-		cmd(s, "wget -O /tmp/cuda-keyring.deb https://developer.download.nvidia.com/compute/cuda/repos/%s/"
-		    "x86_64/cuda-keyring_1.1-1_all.deb", p->repo);
-		cmd(s, "sudo dpkg -i /tmp/cuda-keyring.deb");
-		cmd(s, "sudo apt-get update");
-		cmd(s, "sudo apt-get install -y cuda-drivers-%d", branch);
-	} else {
-		cmd(s, "sudo dnf install -y kernel-devel-\"$(uname -r)\" kernel-headers dnf-plugins-core");
-		cmd(s, "sudo dnf config-manager --add-repo https://developer.download.nvidia.com/compute/cuda/repos/"
-		    "%s/x86_64/cuda-%s.repo", p->repo, p->repo);
-		if (!strncmp(p->repo, "rhel", 4))
-			cmd(s, "sudo dnf -y module install nvidia-driver:%d-%s", branch, open_ok ? "open" : "dkms");
-		else
-			cmd(s, "sudo dnf -y install cuda-drivers-%d", branch);
-	}
-	s->reboot = 1;
-}
-
 /* ---- the steps ---- */
 
-static void step_interference(const struct plan_machine *m, const struct target *t, struct plan *p)
+static void step_interference(const struct plan_machine *m, const struct pb_target *t, struct plan *p)
 {
-	struct plan_step *s = step(p, "interference", PLAN_TODO, NULL, "clear what interferes with the install");
+	struct plan_step *s = pb_step(p, "interference", PLAN_TODO, NULL, "clear what interferes with the install");
 	struct buf v = BUF_INIT;
 	int any = 0;
 
 	for (size_t i = 0; i < m->nconda_cudnn; i++) {
-		why(s, "LD_LIBRARY_PATH lists %s, a conda cuDNN that the loader would take before the one the "
+		pb_why(s, "LD_LIBRARY_PATH lists %s, a conda cuDNN that the loader would take before the one the "
 		    "framework brings (cuDNN's shim loads its sub-libraries through LD_LIBRARY_PATH);", shq(m->conda_cudnn_dirs[i]));
-		cmd(s, "LD_LIBRARY_PATH=\"$(printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -vxF %s | "
+		pb_cmd(s, "LD_LIBRARY_PATH=\"$(printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -vxF %s | "
 		    "paste -sd: -)\"", shq(m->conda_cudnn_dirs[i]));
 		buf_printf(&v, "%s! printf '%%s' \"${LD_LIBRARY_PATH:-}\" | tr ':' '\\n' | grep -qxF %s", v.len ? " && " : "",
 			   shq(m->conda_cudnn_dirs[i]));
 		any = 1;
 	}
 	if (m->nconda_cudnn)
-		cmd(s, "export LD_LIBRARY_PATH");
+		pb_cmd(s, "export LD_LIBRARY_PATH");
 	if (m->nconda_cudnn)
-		why(s, "also remove it where it is set (~/.bashrc, the conda environment's activate.d);");
+		pb_why(s, "also remove it where it is set (~/.bashrc, the conda environment's activate.d);");
 	if (m->cuda_link == 2) {
-		why(s, "/usr/local/cuda is a dangling link (to %s);", shq(m->cuda_link_target ? m->cuda_link_target : "?"));
-		cmd(s, "sudo rm /usr/local/cuda");
+		pb_why(s, "/usr/local/cuda is a dangling link (to %s);", shq(m->cuda_link_target ? m->cuda_link_target : "?"));
+		pb_cmd(s, "sudo rm /usr/local/cuda");
 		buf_printf(&v, "%stest ! -L /usr/local/cuda", v.len ? " && " : "");
 		any = 1;
 	} else if (m->cuda_link == 1 && m->cuda_link_version && t->cuda > 0 &&
@@ -413,28 +60,28 @@ static void step_interference(const struct plan_machine *m, const struct target 
 		for (size_t i = 0; i < m->ntoolkits; i++)
 			if (m->toolkit_versions[i] && atoi(m->toolkit_versions[i]) == t->cuda / 1000)
 				fit = m->toolkits[i];
-		why(s, "/usr/local/cuda points to CUDA %s, while %s is built for CUDA %d.x: builds of extensions "
+		pb_why(s, "/usr/local/cuda points to CUDA %s, while %s is built for CUDA %d.x: builds of extensions "
 		    "(nvcc, torch.utils.cpp_extension) and programs that use /usr/local/cuda/lib64 get the wrong "
 		    "toolkit;", m->cuda_link_version, p->release, t->cuda / 1000);
 		if (fit) {
-			cmd(s, "sudo ln -sfn %s /usr/local/cuda", shq(fit));
+			pb_cmd(s, "sudo ln -sfn %s /usr/local/cuda", shq(fit));
 			buf_printf(&v, "%stest \"$(readlink /usr/local/cuda)\" = %s", v.len ? " && " : "", shq(fit));
 		} else {
-			cmd(s, "sudo rm /usr/local/cuda");
+			pb_cmd(s, "sudo rm /usr/local/cuda");
 			buf_printf(&v, "%stest ! -e /usr/local/cuda", v.len ? " && " : "");
 		}
 		any = 1;
 	}
 	if (m->run_installer && (m->driver_packages || p->family[0])) {
-		why(s, "the driver was installed with NVIDIA's .run installer (%s)%s; mixing it with packages "
+		pb_why(s, "the driver was installed with NVIDIA's .run installer (%s)%s; mixing it with packages "
 		    "leaves two sets of driver libraries: remove it first;", shq(m->run_marker),
 		    m->driver_packages ? " and also from packages" : "");
-		cmd(s, "sudo /usr/bin/nvidia-uninstall --silent");
+		pb_cmd(s, "sudo /usr/bin/nvidia-uninstall --silent");
 		buf_printf(&v, "%stest ! -e /usr/bin/nvidia-uninstall", v.len ? " && " : "");
 		any = 1;
 	}
 	if (m->conda_active)
-		note(p, "a conda environment is active (%s): run conda deactivate in your shell before the python "
+		pb_note(p, "a conda environment is active (%s): run conda deactivate in your shell before the python "
 		     "step, so that the virtualenv is made from the system Python and conda's libraries stay out of it",
 		     shq(m->conda_active));
 	if (!any) {
@@ -443,7 +90,7 @@ static void step_interference(const struct plan_machine *m, const struct target 
 			 "/usr/local/cuda %s, %s", m->cuda_link == -1 ? "absent" : m->cuda_link == 2 ? "dangling" :
 			 "consistent", m->run_installer ? "a .run driver install only" : "no .run driver install");
 	}
-	verify(s, "%s", buf_cstr(&v));
+	pb_verify(s, "%s", buf_cstr(&v));
 	buf_release(&v);
 }
 
@@ -453,7 +100,7 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 	const struct kb_gpu *g = m->ngpus ? kb_gpu_by_pci(kb, 0x10de, m->device[0]) : NULL;
 	struct kb_target tg = { NULL, g, g ? g->cc_major : -1, g ? g->cc_minor : -1, g ? g->datacenter : -1 };
 	const struct kb_arch *a = g ? kb_arch_info(kb, g->cc_major, g->cc_minor) : NULL;
-	struct target t;
+	struct pb_target t;
 	struct kb_fit f;
 	struct plan_step *s;
 	const char *need = NULL;
@@ -462,9 +109,9 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 	int fit, branch = PLAN_DEFAULT_BRANCH, system = 0;
 
 	snprintf(p->kb_as_of, sizeof(p->kb_as_of), "%s", kb_as_of(kb) ? kb_as_of(kb) : "");
-	if (choose(kb, r, &tg, &t, p, e) < 0)
+	if (pb_choose(kb, r, &tg, &t, p, e) < 0)
 		return -1;
-	distribution(m, p);
+	pb_distribution(m, p);
 	/* both are whole shell words, as long as they need: never cut inside a quote */
 	p->gpudoctor = xstrdup(r->gpudoctor ? shq(r->gpudoctor) : "gpudoctor");
 	gd = p->gpudoctor;
@@ -476,7 +123,7 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 	venv = p->venv;
 	if (g)
 		snprintf(p->gpu, sizeof(p->gpu), "%s", g->name);
-	fit = fit_of(kb, &t, &tg, &f);
+	fit = pb_fit_of(kb, &t, &tg, &f);
 	snprintf(p->install, sizeof(p->install), "%s", f.install);
 
 	/* 1. interference */
@@ -484,43 +131,43 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 
 	/* 2. the GPU */
 	if (!m->ngpus) {
-		s = step(p, "gpu", PLAN_STOP, "hardware", "an NVIDIA GPU");
-		why(s, "no NVIDIA GPU on the PCI bus (/sys/bus/pci/devices: no vendor 0x10de display or 3D "
+		s = pb_step(p, "gpu", PLAN_STOP, "hardware", "an NVIDIA GPU");
+		pb_why(s, "no NVIDIA GPU on the PCI bus (/sys/bus/pci/devices: no vendor 0x10de display or 3D "
 		    "controller): there is nothing to install a GPU stack for. In a VM or cloud instance, check the "
 		    "instance type or the PCI passthrough.");
-		verify(s, "%s check --upto hardware", gd);
+		pb_verify(s, "%s check --upto hardware", gd);
 		return 0;
 	}
 	if (!g) {
-		s = step(p, "gpu", PLAN_STOP, "hardware", "a GPU the knowledge base knows");
-		why(s, "the GPU 10de:%04x is not in the knowledge base, so which drivers and builds run on it is "
+		s = pb_step(p, "gpu", PLAN_STOP, "hardware", "a GPU the knowledge base knows");
+		pb_why(s, "the GPU 10de:%04x is not in the knowledge base, so which drivers and builds run on it is "
 		    "not known.", m->device[0]);
 		return 0;
 	}
 	/* judged without a driver: a "no" here is about the GPU itself */
 	if (fit == 0) {
-		s = step(p, "gpu", PLAN_STOP, "hardware", "a build of %s for %s", p->release, g->name);
-		why(s, "%s (compute capability %d.%d) cannot run %s %s: %s.", g->name, g->cc_major, g->cc_minor,
+		s = pb_step(p, "gpu", PLAN_STOP, "hardware", "a build of %s for %s", p->release, g->name);
+		pb_why(s, "%s (compute capability %d.%d) cannot run %s %s: %s.", g->name, g->cc_major, g->cc_minor,
 		    p->framework, p->release, f.v.why);
 		if (!r->tf && !r->torch && !r->jax)
-			why(s, "No release of PyTorch in the knowledge base has code for it.");
+			pb_why(s, "No release of PyTorch in the knowledge base has code for it.");
 		return 0;
 	}
-	s = step(p, "gpu", PLAN_DONE, "hardware", "the GPU: %s", g->name);
-	why(s, "10de:%04x %s, %s, compute capability %d.%d; %s %s has code for it.", m->device[0], g->name,
+	s = pb_step(p, "gpu", PLAN_DONE, "hardware", "the GPU: %s", g->name);
+	pb_why(s, "10de:%04x %s, %s, compute capability %d.%d; %s %s has code for it.", m->device[0], g->name,
 	    g->arch ? g->arch : "?", g->cc_major, g->cc_minor, p->framework, p->release);
 	if (fit < 0)
-		why(s, "(not every rule could be judged: %s)", f.v.why);
-	verify(s, "%s check --upto hardware", gd);
+		pb_why(s, "(not every rule could be judged: %s)", f.v.why);
+	pb_verify(s, "%s check --upto hardware", gd);
 
 	/* 3. the driver it needs */
-	need = lowest_driver(kb, &t, &tg);
+	need = pb_lowest_driver(kb, &t, &tg);
 	if (a && a->last_branch > 0)
 		branch = a->last_branch;
 	if (need && atoi(need) > branch) {
 		if (a && a->last_branch > 0) {
-			s = step(p, "driver", PLAN_STOP, "driver", "a driver for %s", p->release);
-			why(s, "%s needs driver >= %s, but R%d is the last driver branch for %s (%s).", p->release, need,
+			s = pb_step(p, "driver", PLAN_STOP, "driver", "a driver for %s", p->release);
+			pb_why(s, "%s needs driver >= %s, but R%d is the last driver branch for %s (%s).", p->release, need,
 			    a->last_branch, g->name, g->arch ? g->arch : "?");
 			return 0;
 		}
@@ -532,9 +179,9 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 		struct kb_fit bf;
 
 		bt.driver = drv;
-		if (fit_of(kb, &t, &bt, &bf) == 0) {
-			s = step(p, "driver", PLAN_STOP, "driver", "a driver for %s", p->release);
-			why(s, "with R%d: %s", branch, bf.v.why);
+		if (pb_fit_of(kb, &t, &bt, &bf) == 0) {
+			s = pb_step(p, "driver", PLAN_STOP, "driver", "a driver for %s", p->release);
+			pb_why(s, "with R%d: %s", branch, bf.v.why);
 			return 0;
 		}
 	}
@@ -545,14 +192,14 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 		struct kb_target now = tg;
 
 		now.driver = m->driver;
-		if (m->driver && fit_of(kb, &t, &now, &f) == 1) {
-			s = step(p, "driver", PLAN_DONE, "driver", "the host's NVIDIA driver %s", m->driver);
-			why(s, "this is a container (%s): the host's driver %s is visible and runs %s here.",
+		if (m->driver && pb_fit_of(kb, &t, &now, &f) == 1) {
+			s = pb_step(p, "driver", PLAN_DONE, "driver", "the host's NVIDIA driver %s", m->driver);
+			pb_why(s, "this is a container (%s): the host's driver %s is visible and runs %s here.",
 			    m->container_markers ? m->container_markers : "container markers", m->driver, p->release);
-			verify(s, "%s check --upto driver", gd);
+			pb_verify(s, "%s check --upto driver", gd);
 		} else {
-			s = step(p, "driver", PLAN_STOP, "driver", "the host's NVIDIA driver");
-			why(s, "this is a container (%s): the driver, its kernel module and Secure Boot belong to the host. "
+			s = pb_step(p, "driver", PLAN_STOP, "driver", "the host's NVIDIA driver");
+			pb_why(s, "this is a container (%s): the driver, its kernel module and Secure Boot belong to the host. "
 			    "%s. Install driver R%d (>= %s) on the host (gpudoctor plan there), then start the container "
 			    "with the GPUs passed in (docker run --gpus all, or CDI: --device nvidia.com/gpu=all).",
 			    m->container_markers ? m->container_markers : "container markers",
@@ -569,28 +216,28 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 		int works;
 
 		now.driver = m->driver;
-		works = m->driver && m->nvidia_loaded == 1 && fit_of(kb, &t, &now, &f) == 1;
+		works = m->driver && m->nvidia_loaded == 1 && pb_fit_of(kb, &t, &now, &f) == 1;
 		if (m->secure_boot != 1) {
-			s = step(p, "secure-boot", PLAN_DONE, "kernel", "Secure Boot module signing");
-			why(s, "%s (%s): unsigned modules load.", m->secure_boot == 0 ? "Secure Boot is off" :
+			s = pb_step(p, "secure-boot", PLAN_DONE, "kernel", "Secure Boot module signing");
+			pb_why(s, "%s (%s): unsigned modules load.", m->secure_boot == 0 ? "Secure Boot is off" :
 			    "the Secure Boot state is not known", m->secure_boot_evidence ? m->secure_boot_evidence :
 			    "no EFI variable");
 		} else if (m->nvidia_loaded == 1) {
-			s = step(p, "secure-boot", PLAN_DONE, "kernel", "Secure Boot module signing");
-			why(s, "Secure Boot is on and the nvidia module is loaded, so it is signed with an enrolled key.");
+			s = pb_step(p, "secure-boot", PLAN_DONE, "kernel", "Secure Boot module signing");
+			pb_why(s, "Secure Boot is on and the nvidia module is loaded, so it is signed with an enrolled key.");
 		} else if (m->mok_key) {
-			s = step(p, "secure-boot", PLAN_TODO, "kernel", "enrol the DKMS signing key (MOK)");
-			why(s, "Secure Boot is on (%s): DKMS signs the nvidia module with %s, and the firmware loads it "
+			s = pb_step(p, "secure-boot", PLAN_TODO, "kernel", "enrol the DKMS signing key (MOK)");
+			pb_why(s, "Secure Boot is on (%s): DKMS signs the nvidia module with %s, and the firmware loads it "
 			    "only once that key is enrolled. mokutil asks for a one-time password; at the next boot the "
 			    "blue MOK manager asks for it on the console (Enroll MOK).",
 			    m->secure_boot_evidence ? m->secure_boot_evidence : "EFI", shq(m->mok_key));
-			cmd(s, "sudo mokutil --import %s", shq(m->mok_key));
+			pb_cmd(s, "sudo mokutil --import %s", shq(m->mok_key));
 			s->reboot = 1;
-			verify(s, "mokutil --test-key %s | grep -q 'is already enrolled'",
+			pb_verify(s, "mokutil --test-key %s | grep -q 'is already enrolled'",
 				 shq(m->mok_key));
 		} else {
-			s = step(p, "secure-boot", PLAN_STOP, "kernel", "a module-signing key for Secure Boot");
-			why(s, "Secure Boot is on (%s) and there is no signing key (/var/lib/dkms/mok.pub, "
+			s = pb_step(p, "secure-boot", PLAN_STOP, "kernel", "a module-signing key for Secure Boot");
+			pb_why(s, "Secure Boot is on (%s) and there is no signing key (/var/lib/dkms/mok.pub, "
 			    "/var/lib/shim-signed/mok/MOK.der): the nvidia module would be refused. Create a key and enrol "
 			    "it from the console, then run gpudoctor plan again: sudo dkms generate_mok (Ubuntu: sudo "
 			    "update-secureboot-policy --new-key); sudo mokutil --import /var/lib/dkms/mok.pub; reboot and "
@@ -601,46 +248,46 @@ static int build(const struct kb *kb, const struct plan_machine *m, const struct
 
 		/* 5. the driver */
 		if (works) {
-			s = step(p, "driver", PLAN_DONE, "driver", "NVIDIA driver %s", m->driver);
-			why(s, "driver %s is loaded (%s) and runs %s on this GPU (it needs >= %s).", m->driver,
+			s = pb_step(p, "driver", PLAN_DONE, "driver", "NVIDIA driver %s", m->driver);
+			pb_why(s, "driver %s is loaded (%s) and runs %s on this GPU (it needs >= %s).", m->driver,
 			    m->driver_from ? m->driver_from : "?", p->release, need ? need : "?");
 		} else {
 			if (!p->family[0] || !p->repo[0]) {
-				s = step(p, "driver", PLAN_STOP, "driver", "install the NVIDIA driver R%d", branch);
-				why(s, "NVIDIA ships no package repository this plan knows for this distribution (%s): "
+				s = pb_step(p, "driver", PLAN_STOP, "driver", "install the NVIDIA driver R%d", branch);
+				pb_why(s, "NVIDIA ships no package repository this plan knows for this distribution (%s): "
 				    "install driver R%d from https://www.nvidia.com/Download/index.aspx (the .run installer, "
 				    "with --dkms), then run gpudoctor plan again.", shq(m->os_pretty ? m->os_pretty :
 				    m->os_id ? m->os_id : "no /etc/os-release"), branch);
 				return 0;
 			}
-			s = step(p, "driver", PLAN_TODO, "driver", "install the NVIDIA driver R%d from NVIDIA's %s "
+			s = pb_step(p, "driver", PLAN_TODO, "driver", "install the NVIDIA driver R%d from NVIDIA's %s "
 				 "repository", branch, !strcmp(p->family, "debian") ? "apt" : "dnf");
 			if (m->driver)
-				why(s, "driver %s is %s: %s.", m->driver, m->nvidia_loaded == 1 ? "loaded" : "installed",
-				    fit_of(kb, &t, &now, &f) == 0 ? f.v.why : "it does not run the release here");
+				pb_why(s, "driver %s is %s: %s.", m->driver, m->nvidia_loaded == 1 ? "loaded" : "installed",
+				    pb_fit_of(kb, &t, &now, &f) == 0 ? f.v.why : "it does not run the release here");
 			else
-				why(s, "no NVIDIA driver is loaded.");
+				pb_why(s, "no NVIDIA driver is loaded.");
 			if (m->nouveau_loaded == 1)
-				why(s, "nouveau drives the GPU now: it is blacklisted first (then the reboot).");
-			why(s, "%s needs >= %s; R%d is the %s.", p->release, need ? need : "?", branch,
+				pb_why(s, "nouveau drives the GPU now: it is blacklisted first (then the reboot).");
+			pb_why(s, "%s needs >= %s; R%d is the %s.", p->release, need ? need : "?", branch,
 			    a && a->last_branch > 0 ? "last branch for this GPU" : "current long-term branch");
-			driver_commands(p, m, s, branch, g->cc_major * 10 + g->cc_minor >= 75);
+			pb_driver_commands(p, m, s, branch, g->cc_major * 10 + g->cc_minor >= 75);
 		}
-		verify(s, "%s check --upto driver", gd);
+		pb_verify(s, "%s check --upto driver", gd);
 	}
 
 after_driver:
 	/* 6. CUDA runtime and cuDNN */
 	system = r->system_cuda || (t.tf && !t.tf->pip_cudnn);
 	if (t.pt && system) {
-		note(p, "PyTorch wheels bring their own CUDA runtime and cuDNN; --system-cuda changes nothing for them");
+		pb_note(p, "PyTorch wheels bring their own CUDA runtime and cuDNN; --system-cuda changes nothing for them");
 		system = 0;
 	}
 	if (!system) {
-		s = step(p, "cuda", PLAN_DONE, "libraries", "CUDA runtime and cuDNN from pip wheels");
+		s = pb_step(p, "cuda", PLAN_DONE, "libraries", "CUDA runtime and cuDNN from pip wheels");
 		/* the cuDNN named is what the planned release's install brings, not
 		 * what any environment holds today: say so */
-		why(s, "pip installs them with the framework as nvidia-*-cu%d wheels into the virtualenv of the "
+		pb_why(s, "pip installs them with the framework as nvidia-*-cu%d wheels into the virtualenv of the "
 		    "framework step (%s %s brings cuDNN %s), so no system toolkit is installed; /usr/local/cuda "
 		    "is not used by them.", t.cuda / 1000, p->framework, p->release,
 		    f.cudnn[0] ? f.cudnn : "as its wheel pins");
@@ -658,23 +305,23 @@ after_driver:
 			if (m->toolkit_versions[i] && !strncmp(m->toolkit_versions[i], cv, strlen(cv)))
 				have = m->toolkits[i];
 		if (have) {
-			s = step(p, "cuda", PLAN_DONE, "libraries", "CUDA %s toolkit", cv);
-			why(s, "%s is installed; cuDNN %s must be found by the loader (checked by the verification).",
+			s = pb_step(p, "cuda", PLAN_DONE, "libraries", "CUDA %s toolkit", cv);
+			pb_why(s, "%s is installed; cuDNN %s must be found by the loader (checked by the verification).",
 			    shq(have), dnn);
 		} else {
-			s = step(p, "cuda", PLAN_TODO, "libraries", "install CUDA %s and cuDNN %s system-wide", cv, dnn);
-			why(s, "%s %s takes CUDA and cuDNN from the system%s.", p->framework, p->release,
+			s = pb_step(p, "cuda", PLAN_TODO, "libraries", "install CUDA %s and cuDNN %s system-wide", cv, dnn);
+			pb_why(s, "%s %s takes CUDA and cuDNN from the system%s.", p->framework, p->release,
 			    t.tf && !t.tf->pip_cudnn ? " (no [and-cuda] extra before TensorFlow 2.14)" : " (--system-cuda)");
 			if (!strcmp(p->family, "debian"))
-				cmd(s, "sudo apt-get install -y cuda-toolkit-%s 'libcudnn%.*s=%s.*-1+cuda%s'", dash,
+				pb_cmd(s, "sudo apt-get install -y cuda-toolkit-%s 'libcudnn%.*s=%s.*-1+cuda%s'", dash,
 				    (int)strcspn(dnn, "."), dnn, dnn, cv);
 			else
-				cmd(s, "sudo dnf install -y cuda-toolkit-%s 'libcudnn%.*s-%s.*-1.cuda%s'", dash,
+				pb_cmd(s, "sudo dnf install -y cuda-toolkit-%s 'libcudnn%.*s-%s.*-1.cuda%s'", dash,
 				    (int)strcspn(dnn, "."), dnn, dnn, cv);
-			cmd(s, "echo /usr/local/cuda-%s/lib64 | sudo tee /etc/ld.so.conf.d/cuda-%s.conf", cv, dash);
-			cmd(s, "sudo ldconfig");
+			pb_cmd(s, "echo /usr/local/cuda-%s/lib64 | sudo tee /etc/ld.so.conf.d/cuda-%s.conf", cv, dash);
+			pb_cmd(s, "sudo ldconfig");
 		}
-		verify(s, "%s check --upto libraries", gd);
+		pb_verify(s, "%s check --upto libraries", gd);
 	}
 
 	/* 7. the framework, if it is already there */
@@ -687,13 +334,13 @@ after_driver:
 		    version_parse(rel, &b1) < 0 || a1.part[0] != b1.part[0] || a1.part[1] != b1.part[1] ||
 		    w->cuda_build == 0 || (w->prediction && strcmp(w->prediction, "gpu")))
 			continue;
-		s = step(p, "python", PLAN_DONE, NULL, "a Python environment");
-		why(s, "%s has it.", shq(w->prefix ? w->prefix : "?"));
-		s = step(p, "framework", PLAN_DONE, "frameworks", "%s %s", p->framework, p->release);
-		why(s, "%s %s is installed in %s and gpudoctor predicts it uses the GPU.", w->name, w->version,
+		s = pb_step(p, "python", PLAN_DONE, NULL, "a Python environment");
+		pb_why(s, "%s has it.", shq(w->prefix ? w->prefix : "?"));
+		s = pb_step(p, "framework", PLAN_DONE, "frameworks", "%s %s", p->framework, p->release);
+		pb_why(s, "%s %s is installed in %s and gpudoctor predicts it uses the GPU.", w->name, w->version,
 		    shq(w->prefix ? w->prefix : "?"));
 		if (w->python)
-			verify(s, "%s check --upto frameworks --python %s", gd, shq(w->python));
+			pb_verify(s, "%s check --upto frameworks --python %s", gd, shq(w->python));
 		return 0;
 	}
 
@@ -724,21 +371,21 @@ after_driver:
 		}
 		have = py ? 0 : kb_python_packaged(kb, p->repo, lo, hi, pkg, sizeof(pkg));
 		if (py) {
-			s = step(p, "python", PLAN_TODO, NULL, "a virtualenv for %s %s", p->framework, p->release);
-			why(s, "%s (Python %s) fits the release's Python %s; the framework goes into its own virtualenv.",
+			s = pb_step(p, "python", PLAN_TODO, NULL, "a virtualenv for %s %s", p->framework, p->release);
+			pb_why(s, "%s (Python %s) fits the release's Python %s; the framework goes into its own virtualenv.",
 			    shq(py), pyv, t.python ? t.python : "3");
-			cmd(s, "%s -m venv %s", shq(py), venv);
+			pb_cmd(s, "%s -m venv %s", shq(py), venv);
 		} else if (have > 0) {
 			snprintf(want, sizeof(want), "%d.%d", have / 100, have % 100);
-			s = step(p, "python", PLAN_TODO, NULL, "Python %s and a virtualenv", want);
-			why(s, "no system Python on this machine fits the release's Python %s; %s %s ships %s, the newest "
+			s = pb_step(p, "python", PLAN_TODO, NULL, "Python %s and a virtualenv", want);
+			pb_why(s, "no system Python on this machine fits the release's Python %s; %s %s ships %s, the newest "
 			    "Python it packages that the release supports.", t.python ? t.python : "?", m->os_id,
 			    m->os_version, pkg);
 			if (!strcmp(p->family, "rhel"))
-				cmd(s, "sudo dnf install -y %s", pkg);
+				pb_cmd(s, "sudo dnf install -y %s", pkg);
 			else
-				cmd(s, "sudo apt-get install -y %s %s-venv", pkg, pkg);
-			cmd(s, "python%s -m venv %s", want, venv);
+				pb_cmd(s, "sudo apt-get install -y %s %s-venv", pkg, pkg);
+			pb_cmd(s, "python%s -m venv %s", want, venv);
 		} else {
 			/* no package fits (or the release's packages are unknown): a
 			 * standalone CPython from uv, the newest the release supports
@@ -746,33 +393,33 @@ after_driver:
 			int pick = hi < 313 ? hi : lo > 313 ? lo : 313;
 
 			snprintf(want, sizeof(want), "%d.%d", pick / 100, pick % 100);
-			s = step(p, "python", PLAN_TODO, NULL, "Python %s (standalone, from uv) and a virtualenv", want);
+			s = pb_step(p, "python", PLAN_TODO, NULL, "Python %s (standalone, from uv) and a virtualenv", want);
 			if (have == 0) {
 				char key[64];
 
 				snprintf(key, sizeof(key), "python.packages.%s", p->repo);
-				why(s, "no system Python on this machine fits the release's Python %s, and %s %s packages no "
+				pb_why(s, "no system Python on this machine fits the release's Python %s, and %s %s packages no "
 				    "Python in that range (it ships %s); uv installs a standalone CPython %s beside the "
 				    "system's.", t.python ? t.python : "?", m->os_id, m->os_version, kb_fact(kb, key), want);
 			} else
-				why(s, "no system Python on this machine fits the release's Python %s, and gpudoctor does not "
+				pb_why(s, "no system Python on this machine fits the release's Python %s, and gpudoctor does not "
 				    "know which python3.X packages %s ships; uv installs a standalone CPython %s beside the "
 				    "system's.", t.python ? t.python : "?", m->os_id ? m->os_id : "this distribution", want);
-			cmd(s, "command -v uv >/dev/null || curl -LsSf https://astral.sh/uv/install.sh | sh");
-			cmd(s, "uv python install %s", want);
-			cmd(s, "uv venv --seed --python %s %s", want, venv);
+			pb_cmd(s, "command -v uv >/dev/null || curl -LsSf https://astral.sh/uv/install.sh | sh");
+			pb_cmd(s, "uv python install %s", want);
+			pb_cmd(s, "uv venv --seed --python %s %s", want, venv);
 		}
 		if (venv[0] == '"')	/* "$HOME/venvs/x": insert /bin/... inside the quotes */
-			cmd(s, "\"%.*s/bin/python\" -m pip install --upgrade pip", (int)strlen(venv) - 2, venv + 1);
+			pb_cmd(s, "\"%.*s/bin/python\" -m pip install --upgrade pip", (int)strlen(venv) - 2, venv + 1);
 		else
-			cmd(s, "%s/bin/python -m pip install --upgrade pip", venv);
-		verify(s, "test -x %.*s/bin/python%s", venv[0] == '"' ? (int)strlen(venv) - 1 :
+			pb_cmd(s, "%s/bin/python -m pip install --upgrade pip", venv);
+		pb_verify(s, "test -x %.*s/bin/python%s", venv[0] == '"' ? (int)strlen(venv) - 1 :
 			 (int)strlen(venv), venv, venv[0] == '"' ? "\"" : "");
 	}
 
 	/* 9. the framework */
-	s = step(p, "framework", PLAN_TODO, "frameworks", "install %s %s", p->framework, p->release);
-	why(s, "%s", f.v.why);
+	s = pb_step(p, "framework", PLAN_TODO, "frameworks", "install %s %s", p->framework, p->release);
+	pb_why(s, "%s", f.v.why);
 	{
 		const char *args = !strncmp(f.install, "pip install ", 12) ? f.install + 12 : f.install;
 		char *pybin, *hash, *line = xstrdup(args);
@@ -783,13 +430,13 @@ after_driver:
 			pybin = xasprintf("\"%.*s/bin/python\"", (int)strlen(venv) - 2, venv + 1);
 		else
 			pybin = xasprintf("%s/bin/python", venv);
-		cmd(s, "%s -m pip install %s", pybin, line);
-		verify(s, "%s check --upto frameworks --python %s", gd, pybin);
+		pb_cmd(s, "%s -m pip install %s", pybin, line);
+		pb_verify(s, "%s check --upto frameworks --python %s", gd, pybin);
 		free(pybin);
 		free(line);
 	}
 	if (t.tf && kb_fact(kb, "tf.runpath_lacks.2.21.0") && !strcmp(t.tf->version, "2.21.0"))
-		note(p, "TensorFlow 2.21.0 cannot find libcusolver from its own wheels (no RUNPATH entry): "
+		pb_note(p, "TensorFlow 2.21.0 cannot find libcusolver from its own wheels (no RUNPATH entry): "
 		     "gpudoctor check --upto frameworks names the LD_LIBRARY_PATH fix if it applies");
 	return 0;
 }

@@ -1,0 +1,21 @@
+/*
+ * lognorm_prefix.h - what lognorm.c borrows from lognorm_prefix.c, where
+ * the log-line prefixes are parsed (lognorm_strip_prefix itself is in
+ * lognorm.h): the LN_KMSG flag and the digit and space scanners
+ * ln_is_digit(), ln_skip_digits(), ln_skip_spaces().
+ *
+ *	unsigned fl = 0; size_t off = lognorm_strip_prefix(s, len, &fl);
+ *	if (fl & LN_KMSG) ...;	i = ln_skip_spaces(s, len, i);
+ */
+#ifndef GD_LOGNORM_PREFIX_H
+#define GD_LOGNORM_PREFIX_H
+
+#include <stddef.h>
+
+#define LN_KMSG 0x100u		/* internal: the record had a /dev/kmsg prefix */
+
+int ln_is_digit(char c);
+size_t ln_skip_digits(const char *s, size_t len, size_t i);
+size_t ln_skip_spaces(const char *s, size_t len, size_t i);
+
+#endif
