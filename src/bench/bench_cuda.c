@@ -37,8 +37,52 @@ static char *bench_dl_path(void *h)
 	} \
 } while (0)
 
+/* In the order bench has always resolved them, so that the first missing
+ * one is the one named. */
+static const struct cuda_want bench_cuda_want[] = {
+	{ CUDA_FN_cuInit, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDriverGetVersion, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuGetErrorName, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDeviceGetCount, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDeviceGet, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDeviceGetName, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDeviceGetPCIBusId, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDeviceGetAttribute, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDevicePrimaryCtxRetain, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuDevicePrimaryCtxRelease, CUDA_SYM_REQUIRED, 1 },
+	{ CUDA_FN_cuCtxSetCurrent, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuCtxSynchronize, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemGetInfo, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemAlloc, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemFree, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemAllocHost, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemFreeHost, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemcpyHtoD, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemcpyDtoH, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemcpyHtoDAsync, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemcpyDtoHAsync, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemcpyDtoDAsync, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemsetD8, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuMemsetD32, CUDA_SYM_OPTIONAL, 0 },
+	{ CUDA_FN_cuStreamCreate, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuStreamDestroy, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuStreamSynchronize, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuEventCreate, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuEventRecord, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuEventSynchronize, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuEventDestroy, CUDA_SYM_REQUIRED, 0 },
+	{ CUDA_FN_cuEventElapsedTime, CUDA_SYM_REQUIRED, 0 },
+	/* burn's kernels; bench runs without them */
+	{ CUDA_FN_cuModuleLoadData, CUDA_SYM_OPTIONAL, 0 },
+	{ CUDA_FN_cuModuleGetFunction, CUDA_SYM_OPTIONAL, 0 },
+	{ CUDA_FN_cuModuleUnload, CUDA_SYM_OPTIONAL, 0 },
+	{ CUDA_FN_cuLaunchKernel, CUDA_SYM_OPTIONAL, 0 },
+};
+
 int bench_cuda_load(const char *libname, struct cu_api *cu, struct err *e)
 {
+	struct cuda_symtab_missing miss = CUDA_SYMTAB_MISSING_INIT;
+
 	memset(cu, 0, sizeof(*cu));
 	cu->handle = dlopen(libname, RTLD_NOW | RTLD_LOCAL);
 	if (!cu->handle) {
@@ -47,52 +91,20 @@ int bench_cuda_load(const char *libname, struct cu_api *cu, struct err *e)
 		return err_set(e, "cannot load %s: %s", libname, why ? why : "unknown error");
 	}
 	cu->path = bench_dl_path(cu->handle);
-	SYM(cu, cuInit, "cuInit");
-	SYM(cu, cuDriverGetVersion, "cuDriverGetVersion");
-	SYM(cu, cuGetErrorName, "cuGetErrorName");
-	SYM(cu, cuDeviceGetCount, "cuDeviceGetCount");
-	SYM(cu, cuDeviceGet, "cuDeviceGet");
-	SYM(cu, cuDeviceGetName, "cuDeviceGetName");
-	SYM(cu, cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId");
-	SYM(cu, cuDeviceGetAttribute, "cuDeviceGetAttribute");
-	SYM(cu, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-	SYM(cu, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
-	SYM(cu, cuCtxSetCurrent, "cuCtxSetCurrent");
-	SYM(cu, cuCtxSynchronize, "cuCtxSynchronize");
-	SYM(cu, cuMemGetInfo, "cuMemGetInfo_v2");
-	SYM(cu, cuMemAlloc, "cuMemAlloc_v2");
-	SYM(cu, cuMemFree, "cuMemFree_v2");
-	SYM(cu, cuMemAllocHost, "cuMemAllocHost_v2");
-	SYM(cu, cuMemFreeHost, "cuMemFreeHost");
-	SYM(cu, cuMemcpyHtoD, "cuMemcpyHtoD_v2");
-	SYM(cu, cuMemcpyDtoH, "cuMemcpyDtoH_v2");
-	SYM(cu, cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
-	SYM(cu, cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
-	SYM(cu, cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
-	SYM(cu, cuMemsetD8, "cuMemsetD8_v2");
-	if (bench_sym(cu->handle, "cuMemsetD32_v2", &cu->cuMemsetD32) < 0)
-		cu->cuMemsetD32 = NULL;
-	SYM(cu, cuStreamCreate, "cuStreamCreate");
-	SYM(cu, cuStreamDestroy, "cuStreamDestroy_v2");
-	SYM(cu, cuStreamSynchronize, "cuStreamSynchronize");
-	SYM(cu, cuEventCreate, "cuEventCreate");
-	SYM(cu, cuEventRecord, "cuEventRecord");
-	SYM(cu, cuEventSynchronize, "cuEventSynchronize");
-	SYM(cu, cuEventDestroy, "cuEventDestroy_v2");
-	/* cuda.h maps cuEventElapsedTime to _v2 from CUDA 12.8; older drivers
-	 * have only the plain name, with the same signature. */
-	if (bench_sym(cu->handle, "cuEventElapsedTime_v2", &cu->cuEventElapsedTime) < 0)
-		SYM(cu, cuEventElapsedTime, "cuEventElapsedTime");
-	/* burn's kernels; bench runs without them */
-	if (bench_sym(cu->handle, "cuModuleLoadData", &cu->cuModuleLoadData) < 0 ||
-	    bench_sym(cu->handle, "cuModuleGetFunction", &cu->cuModuleGetFunction) < 0 ||
-	    bench_sym(cu->handle, "cuModuleUnload", &cu->cuModuleUnload) < 0 ||
-	    bench_sym(cu->handle, "cuLaunchKernel", &cu->cuLaunchKernel) < 0)
+	if (cuda_api_bind(cu->handle, cu, bench_cuda_want,
+			  sizeof(bench_cuda_want) / sizeof(bench_cuda_want[0]), &miss) < 0) {
+		/* the first missing one, as a single name */
+		err_set(e, "%s has no symbol %.*s", cu->path ? cu->path : libname,
+			(int)strcspn(miss.required.s, ","), miss.required.s);
+		cuda_symtab_missing_release(&miss);
+		bench_cuda_unload(cu);
+		return -1;
+	}
+	cuda_symtab_missing_release(&miss);
+	/* all four or none: burn's kernels need every one */
+	if (!cu->cuModuleGetFunction || !cu->cuModuleUnload || !cu->cuLaunchKernel)
 		cu->cuModuleLoadData = NULL;
 	return 0;
-fail:
-	bench_cuda_unload(cu);
-	return -1;
 }
 
 /* The libraries stay loaded: dlclose of libcuda or cuBLAS while their

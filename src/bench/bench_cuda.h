@@ -1,11 +1,12 @@
 /*
- * bench_cuda.h - the CUDA driver API and cuBLAS entry points bench uses,
- * declared by hand and resolved with dlsym (child side only).
+ * bench_cuda.h - loading the CUDA driver API and cuBLAS for bench and burn
+ * (child side only).  The driver API is declared once, in
+ * probes/cuda/cuda_api.h; the cuBLAS entry points bench uses are declared
+ * here by hand and resolved with dlsym.
  *
- * Signatures, versioned symbol names (cuMemAlloc_v2 ...) and enum values
- * are those of NVIDIA's cuda.h, cublas_api.h and library_types.h (CUDA
- * 13.0); only what bench calls is declared.  CUdeviceptr is an unsigned
- * 64-bit integer, handles are opaque pointers, cudaStream_t == CUstream.
+ * Signatures, versioned symbol names (cublasCreate_v2 ...) and enum values
+ * are those of NVIDIA's cublas_api.h and library_types.h (CUDA 13.0); only
+ * what bench calls is declared.
  *
  *	struct cu_api cu;
  *	if (bench_cuda_load("libcuda.so.1", &cu, &e) < 0) refuse(e.msg);
@@ -19,31 +20,10 @@
 #include <stddef.h>
 
 #include "core/err.h"
+#include "probes/cuda/cuda_api.h"
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
 typedef struct cublasContext *cublasHandle_t;
 typedef int cublasStatus_t;
-
-/* cuda.h */
-#define GD_CUDA_SUCCESS 0
-#define GD_CUDA_ERROR_OUT_OF_MEMORY 2
-#define GD_CUDA_ERROR_NOT_INITIALIZED 3
-#define GD_CUDA_ERROR_STUB_LIBRARY 34
-#define GD_CUDA_ERROR_NO_DEVICE 100
-#define GD_CU_STREAM_NON_BLOCKING 0x1
-#define GD_CU_EVENT_DEFAULT 0x0
-#define GD_CU_ATTR_CLOCK_RATE 13		/* kHz */
-#define GD_CU_ATTR_MULTIPROCESSOR_COUNT 16
-#define GD_CU_ATTR_MEMORY_CLOCK_RATE 36	/* kHz */
-#define GD_CU_ATTR_CC_MAJOR 75
-#define GD_CU_ATTR_CC_MINOR 76
 
 /* cublas_api.h, library_types.h */
 #define GD_CUBLAS_STATUS_SUCCESS 0
@@ -56,50 +36,6 @@ typedef int cublasStatus_t;
 #define GD_CUDA_R_32F 0
 #define GD_CUDA_R_16F 2
 #define GD_CUDA_R_16BF 14
-
-struct cu_api {
-	void *handle;
-	char *path;		/* the file the loader picked, or NULL */
-	CUresult (*cuInit)(unsigned int flags);
-	CUresult (*cuDriverGetVersion)(int *v);
-	CUresult (*cuGetErrorName)(CUresult err, const char **s);
-	CUresult (*cuDeviceGetCount)(int *count);
-	CUresult (*cuDeviceGet)(CUdevice *dev, int ordinal);
-	CUresult (*cuDeviceGetName)(char *name, int len, CUdevice dev);
-	CUresult (*cuDeviceGetPCIBusId)(char *bus, int len, CUdevice dev);
-	CUresult (*cuDeviceGetAttribute)(int *v, int attr, CUdevice dev);
-	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
-	CUresult (*cuDevicePrimaryCtxRelease)(CUdevice dev);		/* _v2 */
-	CUresult (*cuCtxSetCurrent)(CUcontext ctx);
-	CUresult (*cuCtxSynchronize)(void);
-	CUresult (*cuMemGetInfo)(size_t *free_b, size_t *total_b);	/* _v2 */
-	CUresult (*cuMemAlloc)(CUdeviceptr *p, size_t n);		/* _v2 */
-	CUresult (*cuMemFree)(CUdeviceptr p);				/* _v2 */
-	CUresult (*cuMemAllocHost)(void **p, size_t n);			/* _v2 */
-	CUresult (*cuMemFreeHost)(void *p);
-	CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t n);	/* _v2 */
-	CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t n);		/* _v2 */
-	CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t n, CUstream s);	/* _v2 */
-	CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t n, CUstream s);	/* _v2 */
-	CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);	/* _v2 */
-	CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char v, size_t n);	/* _v2 */
-	CUresult (*cuMemsetD32)(CUdeviceptr dst, unsigned int v, size_t n);	/* _v2, optional */
-	CUresult (*cuStreamCreate)(CUstream *s, unsigned int flags);
-	CUresult (*cuStreamDestroy)(CUstream s);			/* _v2 */
-	CUresult (*cuStreamSynchronize)(CUstream s);
-	CUresult (*cuEventCreate)(CUevent *ev, unsigned int flags);
-	CUresult (*cuEventRecord)(CUevent ev, CUstream s);
-	CUresult (*cuEventSynchronize)(CUevent ev);
-	CUresult (*cuEventElapsedTime)(float *ms, CUevent a, CUevent b);	/* _v2 from 12.8 */
-	CUresult (*cuEventDestroy)(CUevent ev);				/* _v2 */
-	/* optional (NULL when absent): burn's own kernels */
-	CUresult (*cuModuleLoadData)(CUmodule *m, const void *image);
-	CUresult (*cuModuleGetFunction)(CUfunction *f, CUmodule m, const char *name);
-	CUresult (*cuModuleUnload)(CUmodule m);
-	CUresult (*cuLaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
-				   unsigned bx, unsigned by, unsigned bz, unsigned shared,
-				   CUstream s, void **params, void **extra);
-};
 
 struct cublas_api {
 	void *handle;

@@ -9,6 +9,7 @@
 #include "core/child.h"
 #include "core/kv.h"
 #include "core/xalloc.h"
+#include "probes/driver/nvml_api.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -24,12 +25,9 @@
 #define NC_MAX_BYTES ((size_t)1 << 30)
 #define NC_QUICK_MAX_BYTES ((size_t)64 << 20)
 #define NC_SMOKE_BYTES ((size_t)1 << 20)
-#define NVML_NVLINK_MAX_LINKS 18	/* nvml.h, NVLink 4/5 */
 
 typedef int ncclResult_t;
 typedef struct ncclComm *ncclComm_t;
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
 
 struct nccl_api {
 	void *handle;
@@ -144,18 +142,22 @@ static void nc_nvlinks(struct nc *g)
 	void *h;
 	char *path = NULL;
 	struct err e = ERR_INIT;
-	nvmlReturn_t (*init)(void) = NULL, (*by_bus)(const char *, nvmlDevice_t *) = NULL;
-	nvmlReturn_t (*state)(nvmlDevice_t, unsigned, int *) = NULL;
-	nvmlReturn_t (*version)(nvmlDevice_t, unsigned, unsigned *) = NULL;
+	static const struct nvml_want want[] = {
+		{ NVML_FN_init, CUDA_SYM_REQUIRED, 1 }, { NVML_FN_by_bus, CUDA_SYM_REQUIRED, 1 },
+		{ NVML_FN_nvlink_state, CUDA_SYM_REQUIRED, 1 }, { NVML_FN_nvlink_version, CUDA_SYM_REQUIRED, 1 },
+	};
+	struct nvml_api nv;
+	struct cuda_symtab_missing miss = CUDA_SYMTAB_MISSING_INIT;
+	int bound;
 
 	if (bench_dl_open(g->o->libnvml ? g->o->libnvml : "libnvidia-ml.so.1", &h, &path, &e) < 0) {
 		kv_emit("nccl.nvml_error", "%s", e.msg);
 		return;
 	}
 	free(path);
-	if (bench_dl_sym(h, "nvmlInit_v2", &init) < 0 || bench_dl_sym(h, "nvmlDeviceGetHandleByPciBusId_v2", &by_bus) < 0 ||
-	    bench_dl_sym(h, "nvmlDeviceGetNvLinkState", &state) < 0 ||
-	    bench_dl_sym(h, "nvmlDeviceGetNvLinkVersion", &version) < 0 || init() != 0) {
+	bound = nvml_api_bind(h, &nv, want, sizeof(want) / sizeof(want[0]), &miss);
+	cuda_symtab_missing_release(&miss);
+	if (bound < 0 || nv.init() != NVML_SUCCESS) {
 		kv_emit("nccl.nvml_error", "NVML lacks the NVLink queries or did not initialise");
 		return;
 	}
@@ -165,16 +167,16 @@ static void nc_nvlinks(struct nc *g)
 		int active = 0, cc = -1;
 		unsigned ver = 0;
 
-		if (g->cu.cuDeviceGetPCIBusId(bus, sizeof(bus), g->dev[i]) != GD_CUDA_SUCCESS || by_bus(bus, &d) != 0)
+		if (g->cu.cuDeviceGetPCIBusId(bus, sizeof(bus), g->dev[i]) != GD_CUDA_SUCCESS || nv.by_bus(bus, &d) != NVML_SUCCESS)
 			continue;
 		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
 			int on = 0;
 			unsigned v = 0;
 
-			if (state(d, l, &on) != 0 || on != 1)
+			if (nv.nvlink_state(d, l, &on) != NVML_SUCCESS || on != 1)
 				continue;
 			active++;
-			if (version(d, l, &v) == 0 && v > ver)
+			if (nv.nvlink_version(d, l, &v) == NVML_SUCCESS && v > ver)
 				ver = v;
 		}
 		{

@@ -9,11 +9,12 @@
  * request a deadline and kills this process when it misses it, so a call
  * that hangs in the driver costs one child, never the daemon.  kv_emit
  * flushes each line, so that the parent can tell how far a hung request
- * got.  Types are declared by hand after the public nvml.h.
+ * got.  NVML's types and entry points are declared once, in
+ * probes/driver/nvml_api.h.
  */
 #include "probes/children.h"
 #include "core/kv.h"
-#include "probes/cuda/cuda_symtab.h"
+#include "probes/driver/nvml_api.h"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -21,104 +22,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
+static struct nvml_api nv;
 
-#define NVML_SUCCESS 0
-#define NVML_ERROR_INSUFFICIENT_SIZE 7
-#define NVML_ERROR_GPU_IS_LOST 15
-#define NVLINK_MAX_LINKS 18
+#define SYM(slot, need) { NVML_FN_##slot, need, 0 }
+#define SYM_NOFB(slot, need) { NVML_FN_##slot, need, 1 }
 
-typedef struct {
-	unsigned int version;
-	unsigned long long total, reserved, free, used;
-} nvmlMemory_v2_t;
-typedef struct {
-	unsigned long long total, free, used;
-} nvmlMemory_t;
-typedef struct {
-	char busIdLegacy[16];
-	unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
-	char busId[32];
-} nvmlPciInfo_t;
-typedef struct {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-	unsigned int gpuInstanceId, computeInstanceId;
-} nvmlProcessInfo_t;
-
-#define MEMORY_V2_VERSION ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
-
-typedef nvmlReturn_t (*dev_uint_fn)(nvmlDevice_t, unsigned int *);
-
-static struct {
-	nvmlReturn_t (*init)(void);
-	nvmlReturn_t (*shutdown)(void);
-	nvmlReturn_t (*driver_version)(char *, unsigned int);
-	nvmlReturn_t (*cuda_version)(int *);
-	nvmlReturn_t (*count)(unsigned int *);
-	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
-	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
-	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
-	nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t *);
-	nvmlReturn_t (*memory_v2)(nvmlDevice_t, nvmlMemory_v2_t *);
-	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
-	nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int *);
-	dev_uint_fn power;
-	nvmlReturn_t (*persistence)(nvmlDevice_t, int *);
-	nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int *, int *);
-	nvmlReturn_t (*ecc_total)(nvmlDevice_t, int, int, unsigned long long *);
-	nvmlReturn_t (*retired)(nvmlDevice_t, int, unsigned int *, unsigned long long *);
-	nvmlReturn_t (*retired_pending)(nvmlDevice_t, int *);
-	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *,
-				      unsigned int *, unsigned int *);
-	nvmlReturn_t (*clock_reasons)(nvmlDevice_t, unsigned long long *);
-	dev_uint_fn pcie_gen, pcie_gen_max, pcie_width, pcie_width_max, pcie_replay;
-	nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned int, int *);
-	nvmlReturn_t (*nvlink_errors)(nvmlDevice_t, unsigned int, int, unsigned long long *);
-	nvmlReturn_t (*fabric)(nvmlDevice_t, void *);
-	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
-	nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int *);
-	dev_uint_fn power_limit;
-} nv;
-
-#define SYM(slot, name, fb, need) { (void **)&nv.slot, name, fb, need }
-
-static const struct cuda_sym syms[] = {
-	SYM(init, "nvmlInit_v2", "nvmlInit", CUDA_SYM_REQUIRED),
-	SYM(shutdown, "nvmlShutdown", NULL, CUDA_SYM_REQUIRED),
-	SYM(driver_version, "nvmlSystemGetDriverVersion", NULL, CUDA_SYM_OPTIONAL),
-	SYM(cuda_version, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion",
-	    CUDA_SYM_OPTIONAL),
-	SYM(count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", CUDA_SYM_REQUIRED),
-	SYM(handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", CUDA_SYM_REQUIRED),
-	SYM(name, "nvmlDeviceGetName", NULL, CUDA_SYM_OPTIONAL),
-	SYM(uuid, "nvmlDeviceGetUUID", NULL, CUDA_SYM_OPTIONAL),
-	SYM(pci, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", CUDA_SYM_OPTIONAL),
-	SYM(memory_v2, "nvmlDeviceGetMemoryInfo_v2", NULL, CUDA_SYM_OPTIONAL),
-	SYM(memory, "nvmlDeviceGetMemoryInfo", NULL, CUDA_SYM_OPTIONAL),
-	SYM(temperature, "nvmlDeviceGetTemperature", NULL, CUDA_SYM_OPTIONAL),
-	SYM(power, "nvmlDeviceGetPowerUsage", NULL, CUDA_SYM_OPTIONAL),
-	SYM(persistence, "nvmlDeviceGetPersistenceMode", NULL, CUDA_SYM_OPTIONAL),
-	SYM(ecc_mode, "nvmlDeviceGetEccMode", NULL, CUDA_SYM_OPTIONAL),
-	SYM(ecc_total, "nvmlDeviceGetTotalEccErrors", NULL, CUDA_SYM_OPTIONAL),
-	SYM(retired, "nvmlDeviceGetRetiredPages", NULL, CUDA_SYM_OPTIONAL),
-	SYM(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", NULL, CUDA_SYM_OPTIONAL),
-	SYM(remapped_rows, "nvmlDeviceGetRemappedRows", NULL, CUDA_SYM_OPTIONAL),
-	SYM(clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons",
-	    "nvmlDeviceGetCurrentClocksThrottleReasons", CUDA_SYM_OPTIONAL),
-	SYM(pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", NULL, CUDA_SYM_OPTIONAL),
-	SYM(pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", NULL, CUDA_SYM_OPTIONAL),
-	SYM(pcie_width, "nvmlDeviceGetCurrPcieLinkWidth", NULL, CUDA_SYM_OPTIONAL),
-	SYM(pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", NULL, CUDA_SYM_OPTIONAL),
-	SYM(pcie_replay, "nvmlDeviceGetPcieReplayCounter", NULL, CUDA_SYM_OPTIONAL),
-	SYM(nvlink_state, "nvmlDeviceGetNvLinkState", NULL, CUDA_SYM_OPTIONAL),
-	SYM(nvlink_errors, "nvmlDeviceGetNvLinkErrorCounter", NULL, CUDA_SYM_OPTIONAL),
-	SYM(fabric, "nvmlDeviceGetGpuFabricInfo", NULL, CUDA_SYM_OPTIONAL),
-	SYM(clock, "nvmlDeviceGetClockInfo", NULL, CUDA_SYM_OPTIONAL),
-	SYM(power_limit, "nvmlDeviceGetEnforcedPowerLimit", NULL, CUDA_SYM_OPTIONAL),
-	SYM(procs, "nvmlDeviceGetComputeRunningProcesses_v3",
-	    "nvmlDeviceGetComputeRunningProcesses_v2", CUDA_SYM_OPTIONAL),
+static const struct nvml_want syms[] = {
+	SYM(init, CUDA_SYM_REQUIRED),
+	SYM(shutdown, CUDA_SYM_REQUIRED),
+	SYM(driver_version, CUDA_SYM_OPTIONAL),
+	SYM(cuda_version, CUDA_SYM_OPTIONAL),
+	SYM(count, CUDA_SYM_REQUIRED),
+	SYM(handle, CUDA_SYM_REQUIRED),
+	SYM(name, CUDA_SYM_OPTIONAL),
+	SYM(uuid, CUDA_SYM_OPTIONAL),
+	SYM(pci, CUDA_SYM_OPTIONAL),
+	SYM(memory_v2, CUDA_SYM_OPTIONAL),
+	SYM(memory, CUDA_SYM_OPTIONAL),
+	SYM(temperature, CUDA_SYM_OPTIONAL),
+	SYM(power, CUDA_SYM_OPTIONAL),
+	SYM(persistence, CUDA_SYM_OPTIONAL),
+	SYM(ecc_mode, CUDA_SYM_OPTIONAL),
+	SYM(ecc_total, CUDA_SYM_OPTIONAL),
+	SYM(retired, CUDA_SYM_OPTIONAL),
+	SYM(retired_pending, CUDA_SYM_OPTIONAL),
+	SYM(remapped_rows, CUDA_SYM_OPTIONAL),
+	SYM(clock_reasons, CUDA_SYM_OPTIONAL),
+	SYM(pcie_gen, CUDA_SYM_OPTIONAL),
+	SYM(pcie_gen_max, CUDA_SYM_OPTIONAL),
+	SYM(pcie_width, CUDA_SYM_OPTIONAL),
+	SYM(pcie_width_max, CUDA_SYM_OPTIONAL),
+	SYM(pcie_replay, CUDA_SYM_OPTIONAL),
+	SYM(nvlink_state, CUDA_SYM_OPTIONAL),
+	SYM(nvlink_errors, CUDA_SYM_OPTIONAL),
+	SYM(fabric, CUDA_SYM_OPTIONAL),
+	SYM(clock, CUDA_SYM_OPTIONAL),
+	SYM_NOFB(power_limit, CUDA_SYM_OPTIONAL),
+	SYM(procs, CUDA_SYM_OPTIONAL),
 };
 
 static unsigned cur;	/* the GPU being sampled, for the key prefix */
@@ -158,7 +98,7 @@ static int ok(const char *field, nvmlReturn_t rc)
 	return 0;
 }
 
-static void u32(const char *field, dev_uint_fn fn, nvmlDevice_t d)
+static void u32(const char *field, nvml_dev_uint_fn fn, nvmlDevice_t d)
 {
 	unsigned int v;
 
@@ -206,7 +146,7 @@ static void nvlink(nvmlDevice_t d)
 	unsigned long long sum[5] = { 0 }, v;
 	int active_links = 0, any = 0;
 
-	for (unsigned l = 0; nv.nvlink_state && l < NVLINK_MAX_LINKS; l++) {
+	for (unsigned l = 0; nv.nvlink_state && l < NVML_NVLINK_MAX_LINKS; l++) {
 		int on = 0;
 
 		if (nv.nvlink_state(d, l, &on) != NVML_SUCCESS)
@@ -306,7 +246,7 @@ static void sample_gpu(unsigned idx)
 		nvmlMemory_v2_t m;
 
 		memset(&m, 0, sizeof(m));
-		m.version = MEMORY_V2_VERSION;
+		m.version = NVML_MEMORY_V2_VERSION;
 		if (nv.memory_v2(d, &m) == NVML_SUCCESS) {
 			put("memory_total", m.total);
 			put("memory_used", m.used);
@@ -409,7 +349,7 @@ int probe_main_nvml_sampler(int argc, char **argv)
 		kv_end();
 		return 0;
 	}
-	if (cuda_symtab_bind(h, syms, sizeof(syms) / sizeof(syms[0]), &miss) < 0) {
+	if (nvml_api_bind(h, &nv, syms, sizeof(syms) / sizeof(syms[0]), &miss) < 0) {
 		kv_emit("missing_required", "%s", miss.required.s);
 		cuda_symtab_missing_release(&miss);
 		kv_end();

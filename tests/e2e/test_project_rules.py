@@ -23,7 +23,15 @@ nothing enforces is a wish.
   - one verdict model (issue 22): no string literal equal to a catalogue id
     outside causes.def (code names causes by enum; bench is the listed
     debt, which may only shrink), no cause id compared as a string, and no
-    severity decided outside report/ and the severity policy.
+    severity decided outside report/ and the severity policy;
+  - one declaration per NVIDIA library interface (issue 22): NVML's and the
+    CUDA driver API's types, constants and entry-point tables live in one
+    header each (probes/driver/nvml_api.h, probes/cuda/cuda_api.h), bound
+    by its one function; cuDNN's, cuBLAS's and NCCL's in the one file that
+    uses them.  No other source file typedefs their types, defines their
+    status constants or declares a pointer to one of their entry points,
+    and none but the homes resolves an NVML or CUDA driver entry point by
+    name with dlsym.
 """
 import os
 import re
@@ -108,6 +116,50 @@ STDIO_ALLOWED = {
 LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
           ("inventory",), ("probes",), ("report",), ("rules",), ("render",),
           ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("burn",), ("commands",)]
+
+# Each NVIDIA interface's one home (issue 22), and the names that mark a
+# declaration of it: its types, its status constants, its entry points (the
+# last: the pattern of its symbol names, for look-ups by name; None for the
+# libraries whose version probes/libraries/libversion_child.c asks by name,
+# which cannot include bench/, where their declarations live).
+NVIDIA_DECLS = {
+    "NVML": (("src/probes/driver/nvml_api.h", "src/probes/driver/nvml_api.c"),
+             r"nvml[A-Za-z0-9_]*_t|nvmlDevice_st", r"NVML_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"nvmlReturn_t",
+             r"nvml[A-Z][A-Za-z0-9_]*"),
+    "CUDA driver API": (("src/probes/cuda/cuda_api.h", "src/probes/cuda/cuda_api.c"),
+                        r"CU(?:result|device|deviceptr|context|stream|event|module|function)|CU[a-z]+_st",
+                        r"(?:GD_)?CUDA_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"CUresult", r"cu[A-Z][A-Za-z0-9_]*"),
+    "cuDNN": (("src/bench/bench_cudnn.h", "src/bench/bench_cudnn.c"), r"cudnn[A-Za-z0-9_]*_t",
+              r"(?:GD_)?CUDNN_STATUS_[A-Z_]+\b", r"cudnnStatus_t", None),
+    "cuBLAS": (("src/bench/bench_cuda.h", "src/bench/bench_cuda.c"), r"cublas[A-Za-z0-9_]*_t",
+               r"(?:GD_)?CUBLAS_STATUS_[A-Z_]+\b", r"cublasStatus_t", None),
+    "NCCL": (("src/bench/bench_nccl.c",), r"nccl[A-Za-z0-9_]*_t|ncclComm\b",
+             r"(?:GD_)?NCCL_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"ncclResult_t", None),
+}
+
+
+def nvidia_decls(code, types, consts, ret, fn):
+    """The declarations of one interface in a file's code (comments and
+    strings blanked): typedefs of its types (also a struct's closing
+    "} name;"), #defines of its status constants, pointers to its entry
+    points, and dlsym-style look-ups of them by name in the raw text."""
+    found = []
+    pats = [
+        ("typedef", r"typedef\b[^;]*?\b(?:%s)\s*;|\}\s*(?:%s)\s*;" % (types, types)),
+        ("constant", r"#\s*define\s+(?:%s)" % consts),
+        ("entry-point pointer", r"\b%s\s*\(\s*\*" % ret),
+    ]
+    for what, pat in pats:
+        found += [(what, m.group(0)) for m in re.finditer(pat, code)]
+    return found
+
+
+def nvidia_lookups(text, fn):
+    if fn is None:
+        return []
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return [("look-up by name", m.group(0))
+            for m in re.finditer(r'(?:dlsym|_sym)\s*\([^;]*?"%s"' % fn, text)]
 
 
 BUILD = os.environ.get("BUILD", os.path.join(REPO, "build"))
@@ -438,6 +490,33 @@ class ProjectRules(unittest.TestCase):
                 bad += [f"{r}:{ln(m)}: a status picked by hand: {m.group(0)}"
                         for m in pick.finditer(code)]
         self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_one_declaration_per_nvidia_interface(self):
+        # the patterns see what they are for
+        t, c, r, f = NVIDIA_DECLS["NVML"][1:]
+        sample = code_only("typedef int nvmlReturn_t;\ntypedef struct nvmlDevice_st *nvmlDevice_t;\n"
+                           "typedef struct {\n\tunsigned a;\n} nvmlMemory_t;\n#define NVML_SUCCESS 0\n"
+                           "static nvmlReturn_t (*init)(void);\n")
+        self.assertEqual([w for w, _ in nvidia_decls(sample, t, c, r, f)],
+                         ["typedef", "typedef", "typedef", "constant", "entry-point pointer"])
+        self.assertEqual(len(nvidia_lookups('bench_dl_sym(h, "nvmlInit_v2", &init)', f)), 1)
+        self.assertEqual(nvidia_decls(code_only("nvmlDevice_t d; nv.init();\n"), t, c, r, f), [])
+        bad, homes = [], {k: 0 for k in NVIDIA_DECLS}
+        for p in sources():
+            rp = rel(p)
+            with open(p, encoding="utf-8") as fh:
+                text = fh.read()
+            code = code_only(text)
+            for iface, (home, types, consts, ret, fn) in NVIDIA_DECLS.items():
+                found = nvidia_decls(code, types, consts, ret, fn) + nvidia_lookups(text, fn)
+                if rp in home:
+                    homes[iface] += len(found)
+                    continue
+                bad += [f"{rp}: a {what} of {iface} ({m.strip()[:60]}): it belongs in {home[0]}"
+                        for what, m in found]
+        # each home still holds its declarations, else the patterns are stale
+        self.assertEqual([k for k, n in homes.items() if n == 0], [], "homes without declarations")
+        self.assertEqual(bad, [], "one declaration per NVIDIA interface:\n" + "\n".join(bad))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@
 #include "core/child.h"
 #include "core/kv.h"
 #include "probes/cuda/cuda.h"
-#include "probes/cuda/cuda_symtab.h"
+#include "probes/cuda/cuda_api.h"
 #include "probes/cuda/ptx_kernel.h"
 
 #include <dlfcn.h>
@@ -39,75 +39,36 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-typedef unsigned long long CUdeviceptr;		/* 64-bit: CUdeviceptr_v2 */
-
-/* CUdevice_attribute values (cuda.h). */
-#define ATTR_SM_COUNT 16
-#define ATTR_PCI_BUS 33
-#define ATTR_PCI_DEVICE 34
-#define ATTR_PCI_DOMAIN 50
-#define ATTR_CC_MAJOR 75
-#define ATTR_CC_MINOR 76
-
 #define KERNEL_N 4096u
 #define KERNEL_BLOCK 256u
 #define KERNEL_A 2654435761u	/* odd: every input maps to a distinct output */
 #define KERNEL_B 12345u
 
-static struct {
-	CUresult (*init)(unsigned int);
-	CUresult (*driver_version)(int *);
-	CUresult (*count)(int *);
-	CUresult (*get)(CUdevice *, int);
-	CUresult (*name)(char *, int, CUdevice);
-	CUresult (*attr)(int *, int, CUdevice);
-	CUresult (*total_mem)(size_t *, CUdevice);
-	CUresult (*ctx_retain)(CUcontext *, CUdevice);
-	CUresult (*ctx_release)(CUdevice);
-	CUresult (*ctx_set)(CUcontext);
-	CUresult (*ctx_sync)(void);
-	CUresult (*mod_load)(CUmodule *, const void *);
-	CUresult (*mod_unload)(CUmodule);
-	CUresult (*mod_func)(CUfunction *, CUmodule, const char *);
-	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
-	CUresult (*mem_free)(CUdeviceptr);
-	CUresult (*htod)(CUdeviceptr, const void *, size_t);
-	CUresult (*dtoh)(void *, CUdeviceptr, size_t);
-	CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-			   unsigned, unsigned, CUstream, void **, void **);
-	CUresult (*err_name)(CUresult, const char **);
-} cu;
+static struct cu_api cu;
 
-#define SYM(slot, name, fb, need) { (void **)&cu.slot, name, fb, need }
+#define SYM(slot, need) { CUDA_FN_##slot, need, 0 }
 
-static const struct cuda_sym cuda_syms[] = {
-	SYM(init, "cuInit", NULL, CUDA_SYM_REQUIRED),
-	SYM(driver_version, "cuDriverGetVersion", NULL, CUDA_SYM_REQUIRED),
-	SYM(count, "cuDeviceGetCount", NULL, CUDA_SYM_REQUIRED),
-	SYM(get, "cuDeviceGet", NULL, CUDA_SYM_REQUIRED),
-	SYM(name, "cuDeviceGetName", NULL, CUDA_SYM_REQUIRED),
-	SYM(attr, "cuDeviceGetAttribute", NULL, CUDA_SYM_REQUIRED),
-	SYM(total_mem, "cuDeviceTotalMem_v2", NULL, CUDA_SYM_REQUIRED),
-	SYM(ctx_retain, "cuDevicePrimaryCtxRetain", NULL, CUDA_SYM_REQUIRED),
-	SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease",
-	    CUDA_SYM_REQUIRED),
-	SYM(ctx_set, "cuCtxSetCurrent", NULL, CUDA_SYM_REQUIRED),
-	SYM(ctx_sync, "cuCtxSynchronize", NULL, CUDA_SYM_REQUIRED),
-	SYM(mod_load, "cuModuleLoadData", NULL, CUDA_SYM_REQUIRED),
-	SYM(mod_unload, "cuModuleUnload", NULL, CUDA_SYM_REQUIRED),
-	SYM(mod_func, "cuModuleGetFunction", NULL, CUDA_SYM_REQUIRED),
-	SYM(mem_alloc, "cuMemAlloc_v2", NULL, CUDA_SYM_REQUIRED),
-	SYM(mem_free, "cuMemFree_v2", NULL, CUDA_SYM_REQUIRED),
-	SYM(htod, "cuMemcpyHtoD_v2", NULL, CUDA_SYM_REQUIRED),
-	SYM(dtoh, "cuMemcpyDtoH_v2", NULL, CUDA_SYM_REQUIRED),
-	SYM(launch, "cuLaunchKernel", NULL, CUDA_SYM_REQUIRED),
-	SYM(err_name, "cuGetErrorName", NULL, CUDA_SYM_OPTIONAL),
+static const struct cuda_want cuda_syms[] = {
+	SYM(cuInit, CUDA_SYM_REQUIRED),
+	SYM(cuDriverGetVersion, CUDA_SYM_REQUIRED),
+	SYM(cuDeviceGetCount, CUDA_SYM_REQUIRED),
+	SYM(cuDeviceGet, CUDA_SYM_REQUIRED),
+	SYM(cuDeviceGetName, CUDA_SYM_REQUIRED),
+	SYM(cuDeviceGetAttribute, CUDA_SYM_REQUIRED),
+	SYM(cuDeviceTotalMem, CUDA_SYM_REQUIRED),
+	SYM(cuDevicePrimaryCtxRetain, CUDA_SYM_REQUIRED),
+	SYM(cuDevicePrimaryCtxRelease, CUDA_SYM_REQUIRED),
+	SYM(cuCtxSetCurrent, CUDA_SYM_REQUIRED),
+	SYM(cuCtxSynchronize, CUDA_SYM_REQUIRED),
+	SYM(cuModuleLoadData, CUDA_SYM_REQUIRED),
+	SYM(cuModuleUnload, CUDA_SYM_REQUIRED),
+	SYM(cuModuleGetFunction, CUDA_SYM_REQUIRED),
+	SYM(cuMemAlloc, CUDA_SYM_REQUIRED),
+	SYM(cuMemFree, CUDA_SYM_REQUIRED),
+	SYM(cuMemcpyHtoD, CUDA_SYM_REQUIRED),
+	SYM(cuMemcpyDtoH, CUDA_SYM_REQUIRED),
+	SYM(cuLaunchKernel, CUDA_SYM_REQUIRED),
+	SYM(cuGetErrorName, CUDA_SYM_OPTIONAL),
 };
 
 static void cuda_emit(const char *key_prefix, int dev, const char *field, const char *fmt, ...)
@@ -162,37 +123,37 @@ static int cuda_run_kernel(struct cuda_run *run)
 	ptx_axpb_fill(in, KERNEL_N);
 	memset(out, 0, sizeof(out));
 	t0 = child_now();
-	if ((rc = cu.ctx_retain(&run->ctx, run->d)) != 0)
+	if ((rc = cu.cuDevicePrimaryCtxRetain(&run->ctx, run->d)) != 0)
 		return cuda_fail(dev, "cuDevicePrimaryCtxRetain", rc);
 	run->retained = 1;
-	if ((rc = cu.ctx_set(run->ctx)) != 0)
+	if ((rc = cu.cuCtxSetCurrent(run->ctx)) != 0)
 		return cuda_fail(dev, "cuCtxSetCurrent", rc);
 	/* The first real work forces the lazily created context into being. */
-	if ((rc = cu.mem_alloc(&run->din, bytes)) != 0)
+	if ((rc = cu.cuMemAlloc(&run->din, bytes)) != 0)
 		return cuda_fail(dev, "cuMemAlloc_v2", rc);
 	cuda_emit("dev", dev, "context_ms", "%.3f", MS(t0));
 	t0 = child_now();
-	if ((rc = cu.mod_load(&run->mod, ptx_kernel_axpb)) != 0)
+	if ((rc = cu.cuModuleLoadData(&run->mod, ptx_kernel_axpb)) != 0)
 		return cuda_fail(dev, "cuModuleLoadData", rc);
-	if ((rc = cu.mod_func(&fn, run->mod, PTX_KERNEL_AXPB_ENTRY)) != 0)
+	if ((rc = cu.cuModuleGetFunction(&fn, run->mod, PTX_KERNEL_AXPB_ENTRY)) != 0)
 		return cuda_fail(dev, "cuModuleGetFunction", rc);
 	cuda_emit("dev", dev, "module_ms", "%.3f", MS(t0));
-	if ((rc = cu.mem_alloc(&run->dout, bytes)) != 0)
+	if ((rc = cu.cuMemAlloc(&run->dout, bytes)) != 0)
 		return cuda_fail(dev, "cuMemAlloc_v2", rc);
 	t0 = child_now();
-	if ((rc = cu.htod(run->din, in, bytes)) != 0)
+	if ((rc = cu.cuMemcpyHtoD(run->din, in, bytes)) != 0)
 		return cuda_fail(dev, "cuMemcpyHtoD_v2", rc);
 	params[0] = &run->dout;
 	params[1] = &run->din;
 	params[2] = &a;
 	params[3] = &b;
 	params[4] = &n;
-	if ((rc = cu.launch(fn, KERNEL_N / KERNEL_BLOCK, 1, 1, KERNEL_BLOCK, 1, 1, 0, NULL,
+	if ((rc = cu.cuLaunchKernel(fn, KERNEL_N / KERNEL_BLOCK, 1, 1, KERNEL_BLOCK, 1, 1, 0, NULL,
 			    params, NULL)) != 0)
 		return cuda_fail(dev, "cuLaunchKernel", rc);
-	if ((rc = cu.ctx_sync()) != 0)
+	if ((rc = cu.cuCtxSynchronize()) != 0)
 		return cuda_fail(dev, "cuCtxSynchronize", rc);
-	if ((rc = cu.dtoh(out, run->dout, bytes)) != 0)
+	if ((rc = cu.cuMemcpyDtoH(out, run->dout, bytes)) != 0)
 		return cuda_fail(dev, "cuMemcpyDtoH_v2", rc);
 	cuda_emit("dev", dev, "kernel_ms", "%.3f", MS(t0));
 	if (ptx_axpb_verify(in, out, KERNEL_N, a, b, &bad) == 0) {
@@ -222,15 +183,15 @@ static void cuda_teardown(struct cuda_run *run)
 {
 	if (!run->retained)
 		return;
-	if (cu.ctx_set(run->ctx) == 0) {
+	if (cu.cuCtxSetCurrent(run->ctx) == 0) {
 		if (run->dout)
-			cu.mem_free(run->dout);
+			cu.cuMemFree(run->dout);
 		if (run->mod)
-			cu.mod_unload(run->mod);
+			cu.cuModuleUnload(run->mod);
 		if (run->din)
-			cu.mem_free(run->din);
+			cu.cuMemFree(run->din);
 	}
-	cu.ctx_release(run->d);
+	cu.cuDevicePrimaryCtxRelease(run->d);
 }
 
 /*
@@ -266,21 +227,21 @@ static int cuda_device_facts(int dev, CUdevice *out)
 	size_t mem;
 	CUresult rc;
 
-	if ((rc = cu.get(&d, dev)) != 0) {
+	if ((rc = cu.cuDeviceGet(&d, dev)) != 0) {
 		cuda_fail(dev, "cuDeviceGet", rc);
 		return -1;
 	}
 	memset(name, 0, sizeof(name));
-	if (cu.name(name, (int)sizeof(name) - 1, d) == 0)
+	if (cu.cuDeviceGetName(name, (int)sizeof(name) - 1, d) == 0)
 		cuda_emit("dev", dev, "name", "%s", name);
-	if (cu.attr(&maj, ATTR_CC_MAJOR, d) == 0 && cu.attr(&min, ATTR_CC_MINOR, d) == 0)
+	if (cu.cuDeviceGetAttribute(&maj, GD_CU_ATTR_CC_MAJOR, d) == 0 && cu.cuDeviceGetAttribute(&min, GD_CU_ATTR_CC_MINOR, d) == 0)
 		cuda_emit("dev", dev, "cc", "%d.%d", maj, min);
-	if (cu.attr(&v, ATTR_SM_COUNT, d) == 0)
+	if (cu.cuDeviceGetAttribute(&v, GD_CU_ATTR_MULTIPROCESSOR_COUNT, d) == 0)
 		cuda_emit("dev", dev, "sm_count", "%d", v);
-	if (cu.total_mem(&mem, d) == 0)
+	if (cu.cuDeviceTotalMem(&mem, d) == 0)
 		cuda_emit("dev", dev, "memory_bytes", "%zu", mem);
-	if (cu.attr(&bus, ATTR_PCI_BUS, d) == 0 && cu.attr(&slot, ATTR_PCI_DEVICE, d) == 0 &&
-	    cu.attr(&dom, ATTR_PCI_DOMAIN, d) == 0)
+	if (cu.cuDeviceGetAttribute(&bus, GD_CU_ATTR_PCI_BUS_ID, d) == 0 && cu.cuDeviceGetAttribute(&slot, GD_CU_ATTR_PCI_DEVICE_ID, d) == 0 &&
+	    cu.cuDeviceGetAttribute(&dom, GD_CU_ATTR_PCI_DOMAIN_ID, d) == 0)
 		cuda_emit("dev", dev, "bus_id", "%08x:%02x:%02x.0", (unsigned)dom, (unsigned)bus,
 			  (unsigned)slot);
 	*out = d;
@@ -350,7 +311,7 @@ int probe_main_cuda(int argc, char **argv)
 		return 0;
 	}
 	kv_emit("dlopen_ms", "%.3f", MS(t0));
-	if (cuda_symtab_bind(h, cuda_syms, sizeof(cuda_syms) / sizeof(cuda_syms[0]), &miss) < 0) {
+	if (cuda_api_bind(h, &cu, cuda_syms, sizeof(cuda_syms) / sizeof(cuda_syms[0]), &miss) < 0) {
 		kv_emit("missing_required", "%s", miss.required.s);
 		cuda_symtab_missing_release(&miss);
 		kv_end();
@@ -358,16 +319,16 @@ int probe_main_cuda(int argc, char **argv)
 	}
 	cuda_symtab_missing_release(&miss);
 	t0 = child_now();
-	rc = cu.init(0);
+	rc = cu.cuInit(0);
 	kv_emit("init.ms", "%.3f", MS(t0));
 	kv_emit("init.result", "%d", rc);
-	if (cu.driver_version(&v) == 0)
+	if (cu.cuDriverGetVersion(&v) == 0)
 		kv_emit("driver_version", "%d", v);
 	if (rc != 0) {
 		kv_end();
 		return 0;
 	}
-	rc = cu.count(&count);
+	rc = cu.cuDeviceGetCount(&count);
 	if (rc != 0) {
 		kv_emit("count.result", "%d", rc);
 		kv_end();

@@ -10,13 +10,12 @@
  * the driver inventory.  Runs in a throw-away process: a crash or a hang in
  * NVML is contained by the parent.
  *
- * Types are declared by hand after the public nvml.h (the NVIDIA/go-nvml copy
- * of it), only those we use; no NVIDIA header is vendored.
+ * NVML's types and entry points are declared once, in nvml_api.h.
  */
 #include "probes/children.h"
 #include "core/buf.h"
 #include "core/kv.h"
-#include "probes/cuda/cuda_symtab.h"
+#include "probes/driver/nvml_api.h"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -25,130 +24,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int nvmlReturn_t;		/* enum nvmlReturn_enum, 0 = NVML_SUCCESS */
-typedef struct nvmlDevice_st *nvmlDevice_t;
+static struct nvml_api nv;
 
-#define NVML_SUCCESS 0
-#define NVML_ERROR_INSUFFICIENT_SIZE 7
-#define NVML_ERROR_GPU_IS_LOST 15
-#define NVML_TEMPERATURE_GPU 0
-#define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
-#define NVML_VOLATILE_ECC 0
-#define NVML_AGGREGATE_ECC 1
-
-typedef struct {
-	unsigned long long total, free, used;	/* bytes; used counts reserved memory too */
-} nvmlMemory_t;
-
-/*
- * nvmlMemory_v2_t of nvmlDeviceGetMemoryInfo_v2: `reserved` (driver and
- * firmware) is reported apart, so `used` is what nvidia-smi shows as used.
- * The caller sets `version` as NVML_STRUCT_VERSION(Memory, 2) does in nvml.h:
- * the struct's size ORed with the version number shifted left by 24.
- */
-typedef struct {
-	unsigned int version;
-	unsigned long long total, reserved, free, used;	/* bytes */
-} nvmlMemory_v2_t;
-
-#define NVML_MEMORY_V2_VERSION ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
-
-typedef struct {
-	unsigned int gpu, memory;		/* percent */
-} nvmlUtilization_t;
-
-/* nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3 (and _v2). */
-typedef struct {
-	char busIdLegacy[16];
-	unsigned int domain, bus, device;
-	unsigned int pciDeviceId;		/* device id << 16 | vendor id */
-	unsigned int pciSubSystemId;
-	char busId[32];
-} nvmlPciInfo_t;
-
-/* nvmlProcessInfo_t of the _v2 and _v3 process queries. */
-typedef struct {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;	/* bytes */
-	unsigned int gpuInstanceId, computeInstanceId;
-} nvmlProcessInfo_t;
-
-/* nvmlProcessInfo_v1_t of the original query. */
-typedef struct {
-	unsigned int pid;
-	unsigned long long usedGpuMemory;
-} nvmlProcessInfo_v1_t;
-
-static struct {
-	nvmlReturn_t (*init)(void);
-	nvmlReturn_t (*shutdown)(void);
-	const char *(*error_string)(nvmlReturn_t);
-	nvmlReturn_t (*driver_version)(char *, unsigned int);
-	nvmlReturn_t (*cuda_version)(int *);
-	nvmlReturn_t (*count)(unsigned int *);
-	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
-	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
-	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
-	nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t *);
-	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
-	nvmlReturn_t (*memory_v2)(nvmlDevice_t, nvmlMemory_v2_t *);
-	nvmlReturn_t (*util)(nvmlDevice_t, nvmlUtilization_t *);
-	nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int *);
-	nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
-	nvmlReturn_t (*power_limit)(nvmlDevice_t, unsigned int *);
-	nvmlReturn_t (*persistence)(nvmlDevice_t, int *);
-	nvmlReturn_t (*display_mode)(nvmlDevice_t, int *);
-	nvmlReturn_t (*compute_mode)(nvmlDevice_t, int *);
-	nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned int *, unsigned int *);
-	nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int *, int *);
-	nvmlReturn_t (*ecc_total)(nvmlDevice_t, int, int, unsigned long long *);
-	nvmlReturn_t (*retired_pending)(nvmlDevice_t, int *);
-	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *,
-				      unsigned int *, unsigned int *);
-	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
-	nvmlReturn_t (*procs_v1)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v1_t *);
-	nvmlReturn_t (*mig_max)(nvmlDevice_t, unsigned int *);
-	nvmlReturn_t (*mig_handle)(nvmlDevice_t, unsigned int, nvmlDevice_t *);
-	nvmlReturn_t (*fabric)(nvmlDevice_t, void *);
-} nv;
-
-#define SYM(slot, name, fb, need) { (void **)&nv.slot, name, fb, need }
+#define SYM(slot, need) { NVML_FN_##slot, need, 0 }
 
 /* Newest entry point first; the fallback has the same signature. */
-static const struct cuda_sym nvml_syms[] = {
-	SYM(init, "nvmlInit_v2", "nvmlInit", CUDA_SYM_REQUIRED),
-	SYM(shutdown, "nvmlShutdown", NULL, CUDA_SYM_REQUIRED),
-	SYM(error_string, "nvmlErrorString", NULL, CUDA_SYM_OPTIONAL),
-	SYM(driver_version, "nvmlSystemGetDriverVersion", NULL, CUDA_SYM_REQUIRED),
-	SYM(cuda_version, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion",
-	    CUDA_SYM_OPTIONAL),
-	SYM(count, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", CUDA_SYM_REQUIRED),
-	SYM(handle, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex",
-	    CUDA_SYM_REQUIRED),
-	SYM(name, "nvmlDeviceGetName", NULL, CUDA_SYM_OPTIONAL),
-	SYM(uuid, "nvmlDeviceGetUUID", NULL, CUDA_SYM_OPTIONAL),
-	SYM(pci, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", CUDA_SYM_OPTIONAL),
-	SYM(memory, "nvmlDeviceGetMemoryInfo", NULL, CUDA_SYM_OPTIONAL),
-	SYM(memory_v2, "nvmlDeviceGetMemoryInfo_v2", NULL, CUDA_SYM_OPTIONAL),
-	SYM(util, "nvmlDeviceGetUtilizationRates", NULL, CUDA_SYM_OPTIONAL),
-	SYM(temperature, "nvmlDeviceGetTemperature", NULL, CUDA_SYM_OPTIONAL),
-	SYM(power, "nvmlDeviceGetPowerUsage", NULL, CUDA_SYM_OPTIONAL),
-	SYM(power_limit, "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit",
-	    CUDA_SYM_OPTIONAL),
-	SYM(persistence, "nvmlDeviceGetPersistenceMode", NULL, CUDA_SYM_OPTIONAL),
-	SYM(display_mode, "nvmlDeviceGetDisplayMode", NULL, CUDA_SYM_OPTIONAL),
-	SYM(compute_mode, "nvmlDeviceGetComputeMode", NULL, CUDA_SYM_OPTIONAL),
-	SYM(mig_mode, "nvmlDeviceGetMigMode", NULL, CUDA_SYM_OPTIONAL),
-	SYM(ecc_mode, "nvmlDeviceGetEccMode", NULL, CUDA_SYM_OPTIONAL),
-	SYM(ecc_total, "nvmlDeviceGetTotalEccErrors", NULL, CUDA_SYM_OPTIONAL),
-	SYM(retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", NULL, CUDA_SYM_OPTIONAL),
-	SYM(remapped_rows, "nvmlDeviceGetRemappedRows", NULL, CUDA_SYM_OPTIONAL),
-	SYM(procs, "nvmlDeviceGetComputeRunningProcesses_v3",
-	    "nvmlDeviceGetComputeRunningProcesses_v2", CUDA_SYM_OPTIONAL),
-	SYM(procs_v1, "nvmlDeviceGetComputeRunningProcesses", NULL, CUDA_SYM_OPTIONAL),
-	SYM(mig_max, "nvmlDeviceGetMaxMigDeviceCount", NULL, CUDA_SYM_OPTIONAL),
-	SYM(mig_handle, "nvmlDeviceGetMigDeviceHandleByIndex", NULL, CUDA_SYM_OPTIONAL),
-	SYM(fabric, "nvmlDeviceGetGpuFabricInfo", NULL, CUDA_SYM_OPTIONAL),
+static const struct nvml_want nvml_syms[] = {
+	SYM(init, CUDA_SYM_REQUIRED),
+	SYM(shutdown, CUDA_SYM_REQUIRED),
+	SYM(error_string, CUDA_SYM_OPTIONAL),
+	SYM(driver_version, CUDA_SYM_REQUIRED),
+	SYM(cuda_version, CUDA_SYM_OPTIONAL),
+	SYM(count, CUDA_SYM_REQUIRED),
+	SYM(handle, CUDA_SYM_REQUIRED),
+	SYM(name, CUDA_SYM_OPTIONAL),
+	SYM(uuid, CUDA_SYM_OPTIONAL),
+	SYM(pci, CUDA_SYM_OPTIONAL),
+	SYM(memory, CUDA_SYM_OPTIONAL),
+	SYM(memory_v2, CUDA_SYM_OPTIONAL),
+	SYM(util, CUDA_SYM_OPTIONAL),
+	SYM(temperature, CUDA_SYM_OPTIONAL),
+	SYM(power, CUDA_SYM_OPTIONAL),
+	SYM(power_limit, CUDA_SYM_OPTIONAL),
+	SYM(persistence, CUDA_SYM_OPTIONAL),
+	SYM(display_mode, CUDA_SYM_OPTIONAL),
+	SYM(compute_mode, CUDA_SYM_OPTIONAL),
+	SYM(mig_mode, CUDA_SYM_OPTIONAL),
+	SYM(ecc_mode, CUDA_SYM_OPTIONAL),
+	SYM(ecc_total, CUDA_SYM_OPTIONAL),
+	SYM(retired_pending, CUDA_SYM_OPTIONAL),
+	SYM(remapped_rows, CUDA_SYM_OPTIONAL),
+	SYM(procs, CUDA_SYM_OPTIONAL),
+	SYM(procs_v1, CUDA_SYM_OPTIONAL),
+	SYM(mig_max, CUDA_SYM_OPTIONAL),
+	SYM(mig_handle, CUDA_SYM_OPTIONAL),
+	SYM(fabric, CUDA_SYM_OPTIONAL),
 };
 
 /* kv_emit with a printf-style key. */
@@ -463,7 +373,7 @@ int probe_main_nvml(int argc, char **argv)
 		kv_end();
 		return 0;
 	}
-	if (cuda_symtab_bind(h, nvml_syms, sizeof(nvml_syms) / sizeof(nvml_syms[0]), &miss) < 0) {
+	if (nvml_api_bind(h, &nv, nvml_syms, sizeof(nvml_syms) / sizeof(nvml_syms[0]), &miss) < 0) {
 		kv_emit("missing_required", "%s", miss.required.s);
 		if (miss.optional.len)
 			kv_emit("missing_optional", "%s", miss.optional.s);
