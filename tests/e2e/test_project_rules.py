@@ -107,7 +107,7 @@ STDIO_ALLOWED = {
 # and the folders before it, never one after it.
 LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
           ("inventory",), ("probes",), ("report",), ("rules",), ("render",),
-          ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("burn",), ("commands",)]
+          ("bench",), ("engine",), ("plan",), ("explain",), ("health",), ("watch",), ("burn",), ("commands",)]
 
 
 BUILD = os.environ.get("BUILD", os.path.join(REPO, "build"))
@@ -226,6 +226,23 @@ class ProjectRules(unittest.TestCase):
                         bad.append("%s:%d includes %s/" % (rel(path), n, m.group(1)))
         self.assertEqual(bad, [], "\n".join(bad))
 
+
+    def test_inventory_is_pure_data(self):
+        """No live child in the inventory: the engine (src/engine/) or the
+        probe holds a started child, so releasing the inventory runs no probe
+        code and kills nothing."""
+        bad, n = [], 0
+        for p in sources("inventory"):
+            n += 1
+            code = code_only(open(p, encoding="utf-8").read())
+            for m in re.finditer(r"\bstruct\s+child\b", code):
+                bad.append(f"{rel(p)}:{code.count(chr(10), 0, m.start()) + 1}: struct child")
+            for m in re.finditer(r'#\s*include\s+"(probes|core/child\.h)', open(p, encoding="utf-8").read()):
+                bad.append(f"{rel(p)}: includes {m.group(1)}")
+        self.assertGreater(n, 5, "no inventory sources found: wrong directory?")
+        self.assertEqual(bad, [], "the inventory is pure data:\n" + "\n".join(bad))
+        # the check sees one
+        self.assertTrue(re.search(r"\bstruct\s+child\b", code_only("struct child *pending;\n")))
 
     def test_rules_read_no_files_and_run_nothing(self):
         bad = []
