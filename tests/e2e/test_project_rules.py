@@ -137,6 +137,12 @@ def link_graph(objdir):
     return {m: {defs[s] for s in u if s in defs and defs[s] != m} for m, u in uses.items()}
 
 
+def upward_calls(graph, rank):
+    """'a uses b' for each object a that uses a symbol of a folder above its own."""
+    return sorted(f"{me} uses {other}" for me, uses in graph.items() for other in uses
+                  if rank.get(other.split("/")[0], -1) > rank.get(me.split("/")[0], len(rank)))
+
+
 def circles(graph):
     """The strongly connected components of more than one file (Tarjan)."""
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -226,6 +232,23 @@ class ProjectRules(unittest.TestCase):
                         bad.append("%s:%d includes %s/" % (rel(path), n, m.group(1)))
         self.assertEqual(bad, [], "\n".join(bad))
 
+
+    def test_no_object_calls_a_higher_folder(self):
+        """The layers hold at link time too: an object uses no symbol defined
+        in a folder above its own (the inventory's release once called the
+        cuda and libraries probes to kill their children)."""
+        objdir = os.path.join(BUILD, "obj")
+        if not os.path.isdir(objdir) or not shutil.which("nm"):
+            self.skipTest(f"needs the objects of a build ({objdir}) and nm")
+        rank = {d: i for i, level in enumerate(LAYERS) for d in level}
+        graph = link_graph(objdir)
+        self.assertGreater(len(graph), 100, "too few objects to judge")
+        bad = upward_calls(graph, rank)
+        self.assertEqual(bad, [], "\n".join(bad))
+        # the test sees one: the inventory's release calling a probe
+        self.assertEqual(upward_calls({"inventory/inventory": {"probes/cuda/cuda", "core/xalloc"},
+                                       "probes/cuda/cuda": {"inventory/cuda"}}, rank),
+                         ["inventory/inventory uses probes/cuda/cuda"])
 
     def test_inventory_is_pure_data(self):
         """No live child in the inventory: the engine (src/engine/) or the
