@@ -15,7 +15,7 @@
  * command's own status.
  */
 #include "commands/cli.h"
-#include "commands/check_run.h"
+#include "engine/engine.h"
 #include "commands/commands.h"
 #include "core/buf.h"
 #include "core/ctx.h"

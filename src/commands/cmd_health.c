@@ -12,7 +12,7 @@
  * returns in time even when the driver hangs.
  */
 #include "commands/cli.h"
-#include "commands/check_run.h"
+#include "engine/engine.h"
 #include "commands/commands.h"
 #include "core/buf.h"
 #include "core/child.h"

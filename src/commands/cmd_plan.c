@@ -8,7 +8,7 @@
  */
 #include "commands/cli.h"
 #include "commands/commands.h"
-#include "commands/check_run.h"
+#include "engine/engine.h"
 #include "core/ctx.h"
 #include "core/termesc.h"
 #include "knowledge/kb.h"

@@ -9,7 +9,7 @@
  * Also the child side of the daemon's static check (--static-sweep, hidden):
  * check's pipeline with --no-load, printed as key=value lines.
  */
-#include "commands/check_run.h"
+#include "engine/engine.h"
 #include "commands/cli.h"
 #include "commands/commands.h"
 #include "core/ctx.h"

@@ -15,7 +15,6 @@
 
 #include <stddef.h>
 
-struct child;
 
 struct cuda_device {
 	int index;
@@ -58,9 +57,6 @@ struct cuda_inventory {
 	double init_ms, context_ms, kernel_ms;	/* device 0's; NAN unknown */
 	double hold_ms;			/* how long the started child waited to be released; NAN */
 	double seconds;			/* the child's wall time, -1 unknown */
-	struct child *pending;		/* started by probe_cuda_live_start, not yet finished */
-	char *pending_lib;		/* the file the pending child loads */
-	int pending_released;		/* probe_cuda_live_release() has let it go on */
 };
 
 void cuda_inventory_init(struct cuda_inventory *p);

@@ -21,7 +21,6 @@
 #include "loader/ldso.h"
 #include "python/condameta.h"
 
-struct child;
 
 /* One file (one real path) holding a library of interest. */
 struct lib_copy {
@@ -155,7 +154,6 @@ struct libraries_inventory {
 	struct lib_live *live;
 	size_t nlive, live_cap;
 	int live_ran;
-	struct child *pending;	/* started by probe_libraries_live_start, one per live[] */
 };
 
 void libraries_inventory_init(struct libraries_inventory *p);

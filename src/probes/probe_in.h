@@ -15,7 +15,7 @@
  *	probe_hardware(&in, &inv); ... probe_frameworks(&in, &inv);
  *	probe_in_release(&in);			// after the inventory's last use
  *
- * Owner: the command that runs the probes (commands/check_run.h).  The
+ * Owner: the command that runs the probes (engine/engine.h).  The
  * hardware, kernel, devices and cuda probes use only `ctx`: a caller that
  * runs only those (matrix --solve, bench) may pass a probe_in with only ctx
  * set, without probe_in_init().

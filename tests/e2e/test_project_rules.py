@@ -115,7 +115,7 @@ STDIO_ALLOWED = {
 # and the folders before it, never one after it.
 LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
           ("inventory",), ("probes",), ("report",), ("rules",), ("render",),
-          ("bench",), ("plan",), ("explain",), ("health",), ("watch",), ("burn",), ("commands",)]
+          ("bench",), ("engine",), ("plan",), ("explain",), ("health",), ("watch",), ("burn",), ("commands",)]
 
 # Each NVIDIA interface's one home (issue 22), and the names that mark a
 # declaration of it: its types, its status constants, its entry points (the
@@ -209,6 +209,12 @@ def link_graph(objdir):
                 elif len(w) == 2 and w[0] == "U":
                     uses[me].add(w[1])
     return {m: {defs[s] for s in u if s in defs and defs[s] != m} for m, u in uses.items()}
+
+
+def upward_calls(graph, rank):
+    """'a uses b' for each object a that uses a symbol of a folder above its own."""
+    return sorted(f"{me} uses {other}" for me, uses in graph.items() for other in uses
+                  if rank.get(other.split("/")[0], -1) > rank.get(me.split("/")[0], len(rank)))
 
 
 def circles(graph):
@@ -324,6 +330,40 @@ class ProjectRules(unittest.TestCase):
                         bad.append("%s:%d includes %s/" % (rel(path), n, m.group(1)))
         self.assertEqual(bad, [], "\n".join(bad))
 
+
+    def test_no_object_calls_a_higher_folder(self):
+        """The layers hold at link time too: an object uses no symbol defined
+        in a folder above its own (the inventory's release once called the
+        cuda and libraries probes to kill their children)."""
+        objdir = os.path.join(BUILD, "obj")
+        if not os.path.isdir(objdir) or not shutil.which("nm"):
+            self.skipTest(f"needs the objects of a build ({objdir}) and nm")
+        rank = {d: i for i, level in enumerate(LAYERS) for d in level}
+        graph = link_graph(objdir)
+        self.assertGreater(len(graph), 100, "too few objects to judge")
+        bad = upward_calls(graph, rank)
+        self.assertEqual(bad, [], "\n".join(bad))
+        # the test sees one: the inventory's release calling a probe
+        self.assertEqual(upward_calls({"inventory/inventory": {"probes/cuda/cuda", "core/xalloc"},
+                                       "probes/cuda/cuda": {"inventory/cuda"}}, rank),
+                         ["inventory/inventory uses probes/cuda/cuda"])
+
+    def test_inventory_is_pure_data(self):
+        """No live child in the inventory: the engine (src/engine/) or the
+        probe holds a started child, so releasing the inventory runs no probe
+        code and kills nothing."""
+        bad, n = [], 0
+        for p in sources("inventory"):
+            n += 1
+            code = code_only(open(p, encoding="utf-8").read())
+            for m in re.finditer(r"\bstruct\s+child\b", code):
+                bad.append(f"{rel(p)}:{code.count(chr(10), 0, m.start()) + 1}: struct child")
+            for m in re.finditer(r'#\s*include\s+"(probes|core/child\.h)', open(p, encoding="utf-8").read()):
+                bad.append(f"{rel(p)}: includes {m.group(1)}")
+        self.assertGreater(n, 5, "no inventory sources found: wrong directory?")
+        self.assertEqual(bad, [], "the inventory is pure data:\n" + "\n".join(bad))
+        # the check sees one
+        self.assertTrue(re.search(r"\bstruct\s+child\b", code_only("struct child *pending;\n")))
 
     def test_rules_read_no_files_and_run_nothing(self):
         bad = []

@@ -20,34 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cuda_inventory_init(struct cuda_inventory *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->init_result = -1;
-	p->count_result = -1;
-	p->driver_version = -1;
-	p->device_count = -1;
-	p->kernel_ok = -1;
-	p->init_ms = p->context_ms = p->kernel_ms = p->hold_ms = NAN;
-	p->seconds = -1;
-}
-
-static void cuda_inventory_clear(struct cuda_inventory *p)
-{
-	free(p->lib);
-	free(p->error);
-	free(p->child_error);
-	free(p->child_stderr);
-	for (size_t i = 0; i < p->ndevices; i++) {
-		free(p->devices[i].name);
-		free(p->devices[i].bus_id);
-		free(p->devices[i].fail_call);
-		free(p->devices[i].mismatch);
-	}
-	free(p->devices);
-	memset(p, 0, sizeof(*p));
-}
-
 void probe_cuda(const struct probe_in *in, struct inventory *inv)
 {
 	(void)in;
@@ -143,26 +115,19 @@ static double cuda_timeout(const struct gd_ctx *ctx)
 }
 
 /* Kill a pending (started, unfinished) child and forget it. */
-static void cuda_cancel(struct cuda_inventory *p)
+void probe_cuda_live_cancel(struct cuda_pending *pend)
 {
 	struct child_result r = CHILD_RESULT_INIT;
 
-	if (!p->pending)
+	if (!pend->child)
 		return;
-	child_cancel(p->pending, &r);
+	child_cancel(pend->child, &r);
 	child_result_release(&r);
-	free(p->pending);
-	p->pending = NULL;
-	free(p->pending_lib);
-	p->pending_lib = NULL;
-	p->pending_released = 0;
-}
-
-void cuda_inventory_release(struct cuda_inventory *p)
-{
-	/* A child nobody finished must not outlive the inventory. */
-	cuda_cancel(p);
-	cuda_inventory_clear(p);
+	free(pend->child);
+	pend->child = NULL;
+	free(pend->lib);
+	pend->lib = NULL;
+	pend->released = 0;
 }
 
 /* Wait for a started child and turn what it said into p. */
@@ -192,10 +157,11 @@ static void cuda_conclude(struct cuda_inventory *p, struct child *c, const char 
 	child_result_release(&r);
 }
 
-void probe_cuda_live_start(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_cuda_live_start(const struct gd_ctx *ctx, const struct inventory *inv,
+			   struct cuda_pending *pend)
 {
 	const struct driver_lib *lib = &inv->driver.cuda;
-	struct cuda_inventory *p = &inv->cuda;
+	const struct cuda_inventory *p = &inv->cuda;
 	struct buf host = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct child *c;
@@ -203,7 +169,7 @@ void probe_cuda_live_start(const struct gd_ctx *ctx, struct inventory *inv)
 	const char *args[3];
 	int rc;
 
-	if (!lib->path || p->outcome != CUDA_NOT_RUN || p->pending)
+	if (!lib->path || p->outcome != CUDA_NOT_RUN || pend->child)
 		return;
 	fs_path(ctx->root, lib->realpath ? lib->realpath : lib->path, &host);
 	args[0] = host.s;
@@ -225,28 +191,21 @@ void probe_cuda_live_start(const struct gd_ctx *ctx, struct inventory *inv)
 		buf_release(&host);
 		return;
 	}
-	p->pending = c;
-	p->pending_lib = buf_detach(&host);
+	pend->child = c;
+	pend->lib = buf_detach(&host);
 }
 
-void probe_cuda_live_release(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_cuda_live_release(const struct gd_ctx *ctx, struct cuda_pending *pend)
 {
-	struct cuda_inventory *p = &inv->cuda;
-
-	if (!p->pending || p->pending_released)
+	if (!pend->child || pend->released)
 		return;
-	p->pending_released = 1;
+	pend->released = 1;
 	/* Its time runs from now: the wait for the driver layer is not its own. */
-	p->pending->deadline = child_now() + cuda_timeout(ctx);
-	kill(p->pending->pid, CUDA_RELEASE_SIGNAL);
+	pend->child->deadline = child_now() + cuda_timeout(ctx);
+	kill(pend->child->pid, CUDA_RELEASE_SIGNAL);
 }
 
-void probe_cuda_live_cancel(struct inventory *inv)
-{
-	cuda_cancel(&inv->cuda);
-}
-
-void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv, struct cuda_pending *pend)
 {
 	const struct driver_lib *lib = &inv->driver.cuda;
 	struct cuda_inventory *p = &inv->cuda;
@@ -255,16 +214,16 @@ void probe_cuda_live(const struct gd_ctx *ctx, struct inventory *inv)
 	struct child c;
 	const char *args[2];
 
-	if (p->pending) {
+	if (pend && pend->child) {
 		struct child *pc;
 		char *plib;
 
-		probe_cuda_live_release(ctx, inv);
-		pc = p->pending;
-		plib = p->pending_lib;
-		p->pending = NULL;
-		p->pending_lib = NULL;
-		p->pending_released = 0;
+		probe_cuda_live_release(ctx, pend);
+		pc = pend->child;
+		plib = pend->lib;
+		pend->child = NULL;
+		pend->lib = NULL;
+		pend->released = 0;
 		cuda_conclude(p, pc, plib);
 		free(pc);
 		free(plib);

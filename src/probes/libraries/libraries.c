@@ -20,105 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-void libraries_inventory_init(struct libraries_inventory *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->cuda_link = -1;
-}
-
-static void copy_release(struct lib_copy *c)
-{
-	free(c->path);
-	free(c->dir);
-	free(c->realpath);
-	free(c->soname);
-	free(c->version);
-	free(c->owner);
-	free(c->conda_spec);
-	free(c->problem);
-	free_strv(c->needed, c->nneeded);
-	free(c->runpath);
-	free(c->rpath);
-	free_strv(c->missing_deps, c->nmissing_deps);
-}
-
-static void live_cancel(struct libraries_inventory *li);
-
-void libraries_inventory_release(struct libraries_inventory *p)
-{
-	/* Children nobody finished must not outlive the inventory. */
-	live_cancel(p);
-	for (size_t i = 0; i < p->n; i++)
-		copy_release(&p->copies[i]);
-	free(p->copies);
-	for (size_t i = 0; i < p->nconda; i++)
-		condameta_release(&p->conda[i]);
-	free(p->conda);
-	for (size_t i = 0; i < p->nresolved; i++) {
-		struct lib_resolved *r = &p->resolved[i];
-
-		free(r->soname);
-		free(r->path);
-		free(r->realpath);
-		free(r->from);
-		free_strv(r->passed_over, r->npassed_over);
-	}
-	free(p->resolved);
-	for (size_t i = 0; i < p->ncudnn_subs; i++) {
-		free(p->cudnn_subs[i].shim);
-		free(p->cudnn_subs[i].shim_version);
-		free(p->cudnn_subs[i].soname);
-		free(p->cudnn_subs[i].path);
-		free(p->cudnn_subs[i].version);
-	}
-	free(p->cudnn_subs);
-	for (size_t i = 0; i < p->ntoolkits; i++) {
-		free(p->toolkits[i].path);
-		free(p->toolkits[i].realpath);
-		free(p->toolkits[i].version);
-	}
-	free(p->toolkits);
-	for (size_t i = 0; i < p->nlive; i++) {
-		struct lib_live *l = &p->live[i];
-
-		free(l->path);
-		free(l->version);
-		free(l->raw);
-		free(l->cudart_version);
-		free(l->static_version);
-		free(l->error);
-	}
-	free(p->live);
-	free(p->ld_library_path);
-	free(p->cuda_link_target);
-	free(p->cuda_link_resolved);
-	free(p->cuda_link_version);
-	ldso_preloads_free(p->preloads, p->npreloads);
-	free(p->nvcc_path);
-	free(p->nvcc_wrapper);
-	free(p->nvcc_toolkit);
-	free(p->nvcc_version);
-	free(p->cudnn_header);
-	free(p->cudnn_header_version);
-	free(p->nccl_header);
-	free(p->ldso_error);
-	free(p->cache_stale_reason);
-	free(p->cache_error);
-	free_strv(p->notes, p->nnotes);
-	for (size_t i = 0; i < p->nunreadable; i++) {
-		free(p->unreadable[i].dir);
-		free(p->unreadable[i].why);
-	}
-	free(p->unreadable);
-	libraries_inventory_init(p);
-}
 
 /* /usr/local/cuda: a link to a toolkit, a directory, dangling, or absent. */
 static void probe_cuda_link(const struct gd_ctx *ctx, struct libraries_inventory *li)
@@ -333,12 +234,13 @@ static void live_conclude(struct lib_live *l, struct child *c)
 	buf_release(&why);
 }
 
-void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv)
+void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv,
+				struct libraries_pending *pend)
 {
 	struct libraries_inventory *li = &inv->libs;
 	size_t n = 0;
 
-	if (!li->probed || ctx->no_load || li->live_ran || li->pending)
+	if (!li->probed || ctx->no_load || li->live_ran || pend->child)
 		return;
 	li->live_ran = 1;
 	for (size_t i = 0; i < li->n; i++) {
@@ -346,7 +248,8 @@ void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv)
 
 		n += live_kind(c->family) && c->winner && c->elf_problem == 0 && c->readable != 0;
 	}
-	li->pending = xcalloc(n ? n : 1, sizeof(*li->pending));
+	pend->child = xcalloc(n ? n : 1, sizeof(*pend->child));
+	pend->n = 0;
 	for (size_t i = 0; i < li->n; i++) {
 		const struct lib_copy *c = &li->copies[i];
 		const char *kind = live_kind(c->family);
@@ -363,42 +266,45 @@ void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv)
 		args[0] = host.s;
 		args[1] = kind;
 		args[2] = NULL;
-		if (child_start_probe(ctx, "libversion", args, NULL, &li->pending[li->nlive - 1],
+		/* pend->child[k] belongs to li->live[k] */
+		pend->n = li->nlive;
+		if (child_start_probe(ctx, "libversion", args, NULL, &pend->child[li->nlive - 1],
 				      &e) < 0) {
-			li->pending[li->nlive - 1].pid = -1;
+			pend->child[li->nlive - 1].pid = -1;
 			l->error = xstrdup(e.msg);
 		}
 		buf_release(&host);
 	}
 }
 
-static void live_cancel(struct libraries_inventory *li)
+void probe_libraries_live_cancel(struct libraries_pending *pend)
 {
-	for (size_t i = 0; li->pending && i < li->nlive; i++) {
+	for (size_t i = 0; pend->child && i < pend->n; i++) {
 		struct child_result r = CHILD_RESULT_INIT;
 
-		if (li->pending[i].pid > 0)
-			child_cancel(&li->pending[i], &r);
+		if (pend->child[i].pid > 0)
+			child_cancel(&pend->child[i], &r);
 		child_result_release(&r);
 	}
-	free(li->pending);
-	li->pending = NULL;
+	free(pend->child);
+	pend->child = NULL;
+	pend->n = 0;
 }
 
-void probe_libraries_live_cancel(struct inventory *inv)
+void probe_libraries_live(const struct gd_ctx *ctx, struct inventory *inv,
+			  struct libraries_pending *pend)
 {
-	live_cancel(&inv->libs);
-}
-
-void probe_libraries_live(const struct gd_ctx *ctx, struct inventory *inv)
-{
+	struct libraries_pending own = LIBRARIES_PENDING_INIT;
 	struct libraries_inventory *li = &inv->libs;
 
-	if (!li->pending)
-		probe_libraries_live_start(ctx, inv);
-	for (size_t i = 0; li->pending && i < li->nlive; i++)
-		if (li->pending[i].pid > 0)
-			live_conclude(&li->live[i], &li->pending[i]);
-	free(li->pending);
-	li->pending = NULL;
+	if (!pend)
+		pend = &own;
+	if (!pend->child)
+		probe_libraries_live_start(ctx, inv, pend);
+	for (size_t i = 0; pend->child && i < pend->n && i < li->nlive; i++)
+		if (pend->child[i].pid > 0)
+			live_conclude(&li->live[i], &pend->child[i]);
+	free(pend->child);
+	pend->child = NULL;
+	pend->n = 0;
 }

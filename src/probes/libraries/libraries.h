@@ -35,21 +35,38 @@
 
 #include <stddef.h>
 
+struct child;
 struct gd_ctx;
 struct inventory;
 struct probe_in;
 
 /* Static facts: reads files only, never loads or executes anything (inputs: probe_in.h). */
 void probe_libraries(const struct probe_in *in, struct inventory *inv);
-/* Runtime facts from isolated children; not called under --no-load or when blocked. */
-void probe_libraries_live(const struct gd_ctx *ctx, struct inventory *inv);
+/*
+ * The version children started and not finished yet, one per inv->libs.live[]
+ * entry; the caller's (engine/engine.c), never the inventory's.
+ */
+struct libraries_pending {
+	struct child *child;	/* NULL when none was started */
+	size_t n;
+};
+#define LIBRARIES_PENDING_INIT { NULL, 0 }
+
+/*
+ * Runtime facts from isolated children; not called under --no-load or when
+ * blocked.  Finishes the children pend holds, starting them first when none
+ * were (pend may be NULL: started and finished here).
+ */
+void probe_libraries_live(const struct gd_ctx *ctx, struct inventory *inv,
+			  struct libraries_pending *pend);
 /*
  * The version children all at once, started early (beside the CUDA child:
  * they are off the critical path) and finished by probe_libraries_live();
  * probe_libraries_live_cancel() kills them unused when the layer is blocked.
  * Needs probe_libraries' facts.
  */
-void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv);
-void probe_libraries_live_cancel(struct inventory *inv);
+void probe_libraries_live_start(const struct gd_ctx *ctx, struct inventory *inv,
+				struct libraries_pending *pend);
+void probe_libraries_live_cancel(struct libraries_pending *pend);
 
 #endif

@@ -1,6 +1,9 @@
 /*
- * check_run.h - the check pipeline as a function, for commands that need
- * check's verdicts (check itself, explain's live confirmation).
+ * engine.h - the check pipeline as a function, for the commands that need
+ * check's verdicts: check, explain's live confirmation, plan, health and
+ * watch.  It owns the layer-step table (each layer's probe, live probe and
+ * rules) and the probe children it starts early; none outlives a call, and
+ * none is left in the inventory (pure data, inventory/inventory.h).
  *
  * check_run_upto() runs the layers from the bottom up to `top` (an enum
  * layer_id) only: the layers above it are neither probed nor judged (their
@@ -15,8 +18,8 @@
  * once (a `watch`) or wants them itself; check_run_upto() builds them for
  * one run.
  */
-#ifndef GD_CHECK_RUN_H
-#define GD_CHECK_RUN_H
+#ifndef GD_ENGINE_H
+#define GD_ENGINE_H
 
 struct gd_ctx;
 struct kb;
