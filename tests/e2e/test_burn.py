@@ -55,6 +55,14 @@ def causes(doc):
     return {f["cause"] for f in doc["findings"] if f["cause"]}
 
 
+def default_signals():
+    """Default dispositions, as a shell gives a foreground job: a suite
+    started in the background (nohup, "cmd &" in a script) inherits SIGINT
+    ignored, which burn rightly keeps ignoring."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+
+
 class TestBurn(unittest.TestCase):
     def test_help_and_usage(self):
         rc, out, _ = run(["burn", "--help"])
@@ -174,7 +182,8 @@ class TestBurn(unittest.TestCase):
         # --tick 0.4137 marks this run's children (other tests burn at the same time)
         p = subprocess.Popen([GPUDOCTOR, "--json", "burn", "--minutes", "5", "--gemm-n", "32", "--mem-mib", "4",
                               "--tick", "0.4137", "--cublas", os.path.join(d, "libcublas.so.13")],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
+                             preexec_fn=default_signals)
         time.sleep(3)
         p.send_signal(signal.SIGINT)
         out, _ = p.communicate(timeout=30)
