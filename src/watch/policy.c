@@ -100,7 +100,14 @@ int policy_parse(const char *name, const char *text, size_t len, struct wpolicy 
 
 enum kb_xid_action policy_action(const struct wpolicy *p, const struct kb *kb, int xid)
 {
+	return policy_action_for(p, kb, xid, NULL);
+}
+
+enum kb_xid_action policy_action_for(const struct wpolicy *p, const struct kb *kb, int xid,
+				     const char *message)
+{
 	struct kb_xid x;
+	struct kb_xid_judgement j;
 	enum kb_xid_action a;
 
 	/* The last line of a file for this XID wins. */
@@ -109,7 +116,10 @@ enum kb_xid_action policy_action(const struct wpolicy *p, const struct kb *kb, i
 			return p->over[i].a;
 	if (kb_xid_find(kb, xid, &x) < 0)
 		return p->unknown;
-	a = x.action;
+	/* NVIDIA's action: the catalogue's, or the one the driver prints in
+	 * the line itself (XID 154's "... to 0x2 (Node Reboot Required)") */
+	kb_xid_judge(&x, message, &j);
+	a = j.action;
 	if (p->conservative && (a == KB_XID_NONE || a == KB_XID_RESTART_APP))
 		a = (enum kb_xid_action)(a + 1);
 	return a;

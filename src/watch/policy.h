@@ -35,6 +35,10 @@ int policy_builtin(const char *name, struct wpolicy *p);
 int policy_parse(const char *name, const char *text, size_t len, struct wpolicy *p,
 		 struct err *e);
 enum kb_xid_action policy_action(const struct wpolicy *p, const struct kb *kb, int xid);
+/* The same for one logged line: an action the driver prints in the message
+ * (XID 154) is NVIDIA's action for that event. */
+enum kb_xid_action policy_action_for(const struct wpolicy *p, const struct kb *kb, int xid,
+				     const char *message);
 enum kb_xid_action policy_escalate(enum kb_xid_action a);
 /* ok for none; otherwise the severity policy for gpu-xid-error at the
  * action's reach (report/report.h): warn for restart-app, fail beyond. */

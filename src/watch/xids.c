@@ -143,7 +143,7 @@ void xids_record(struct wd *w, const struct kmsg_rec *r)
 
 		if (w->kseq_saved && r->seq <= w->kseq_saved)
 			continue;	/* counted before this process started */
-		a = policy_action(&w->policy, w->kb, ev[i].xid);
+		a = policy_action_for(&w->policy, w->kb, ev[i].xid, ev[i].text);
 		esc = seen_before_this_boot(w, ev[i].bus_id, ev[i].xid);
 		if (esc)
 			a = policy_escalate(a);

@@ -23,6 +23,13 @@ static void test_builtin(void)
 	CHECK_INT(policy_action(&p, kb, 63), KB_XID_RESTART_APP);
 	CHECK_INT(policy_action(&p, kb, 79), KB_XID_REBOOT);
 	CHECK_INT(policy_builtin("lenient", &p), -1);
+	/* XID 154 carries NVIDIA's action in its line (issue 21) */
+	CHECK_INT(policy_builtin("nvidia", &p), 0);
+	CHECK_INT(policy_action_for(&p, kb, 154, "GPU recovery action changed from 0x3 (Drain P2P) "
+				    "to 0x2 (Node Reboot Required)"), KB_XID_REBOOT);
+	CHECK_INT(policy_action_for(&p, kb, 154, "GPU recovery action changed from 0x3 (Drain P2P) "
+				    "to 0x1 (GPU Reset Required)"), KB_XID_RESET_GPU);
+	CHECK_INT(policy_action_for(&p, kb, 154, "GPU recovery action changed"), policy_action(&p, kb, 154));
 }
 
 static void test_file(void)
