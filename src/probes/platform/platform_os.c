@@ -13,10 +13,12 @@
  * at most 16 MiB of it is read.
  */
 #include "probes/platform/platform.h"
+#include "cfg/osrel.h"
 #include "core/fs.h"
 #include "core/xalloc.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Where distributions put libc.so.6 (Debian multiarch, RHEL/SUSE lib64, Arch). */
@@ -42,27 +44,19 @@ static char *version_at(const char *s, size_t n)
 	return dots >= 1 ? xstrndup(s, i) : NULL;
 }
 
-/* One KEY=value of os-release text, unquoted (os-release(5)), or NULL. */
-static char *osrel_value(const char *text, const char *key)
+/* One KEY=value of os-release, cut to 256 bytes for the report; NULL when
+ * absent or empty. */
+static char *os_value(const char *text, const char *key)
 {
-	size_t k = strlen(key);
+	char *v = osrel_value(text, key);
 
-	for (const char *p = text; p && *p;) {
-		size_t n = strcspn(p, "\n");
-
-		if (n > k && !strncmp(p, key, k) && p[k] == '=') {
-			const char *v = p + k + 1;
-			size_t len = n - k - 1;
-
-			if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
-				v++;
-				len -= 2;
-			}
-			return len ? xstrndup(v, len < 256 ? len : 256) : NULL;
-		}
-		p += n + (p[n] == '\n');
+	if (v && !*v) {
+		free(v);
+		return NULL;
 	}
-	return NULL;
+	if (v && strlen(v) > 256)
+		v[256] = '\0';
+	return v;
 }
 
 static void os_release(const char *root, struct platform_inventory *p, struct buf *tmp)
@@ -77,9 +71,9 @@ static void os_release(const char *root, struct platform_inventory *p, struct bu
 			return;
 	}
 	/* a NUL inside ends the text: nothing after it is read */
-	p->os_pretty = osrel_value(tmp->s, "PRETTY_NAME");
-	p->os_id = osrel_value(tmp->s, "ID");
-	p->os_version_id = osrel_value(tmp->s, "VERSION_ID");
+	p->os_pretty = os_value(tmp->s, "PRETTY_NAME");
+	p->os_id = os_value(tmp->s, "ID");
+	p->os_version_id = os_value(tmp->s, "VERSION_ID");
 	p->os_release_file = xstrdup(from);
 }
 
