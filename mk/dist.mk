@@ -6,7 +6,11 @@
 #   make install         binary, man pages, completions, systemd units,
 #                        example Prometheus rules, NHC check, Slurm wrapper,
 #                        Kubernetes examples (PREFIX, DESTDIR as usual)
-#   make deb             build/deb/gpudoctor_<version>_<arch>.deb (dpkg-buildpackage)
+#   make deb             build/deb/gpudoctor_<version>_<arch>.deb (dpkg-buildpackage),
+#                        compiled by mk/compat.mk's zig cc for glibc 2.28, so
+#                        its Depends is libc6 (>= 2.28) or older and the one
+#                        package installs on Debian 11, Ubuntu 20.04 and later;
+#                        COMPAT=0 builds with the system compiler instead
 #   make wheel           build/wheel/gpudoctor-<version>-py3-none-manylinux_*.whl,
 #                        from the glibc 2.28 binary of `make compat`
 #
@@ -83,7 +87,9 @@ install-dist: $(DOCS_STAMP)
 # The Debian package: debian/ with debhelper, built in a copy of the tree
 # (build/deb/src) so that dpkg-buildpackage's outputs, which go to the
 # parent directory, land in build/deb/ and the checkout stays clean.
-deb:
+COMPAT        ?= 1
+DEB_ZIG_CC    = $(if $(filter $(COMPAT_TOOLS)/%,$(ZIG_CC)),$(CURDIR)/$(ZIG_CC),$(ZIG_CC))
+deb: $(if $(filter 1,$(COMPAT)),$(if $(filter $(COMPAT_TOOLS)/%,$(ZIG_CC)),$(COMPAT_TOOLS)/.stamp))
 	@command -v dpkg-buildpackage >/dev/null || { echo "make deb: dpkg-buildpackage is missing: apt-get install dpkg-dev debhelper python3"; exit 2; }
 	@missing=$$(dpkg-checkbuilddeps debian/control 2>&1 | sed -n 's/.*Unmet build dependencies: //p'); \
 	  if [ -n "$$missing" ]; then \
@@ -93,7 +99,8 @@ deb:
 	rm -rf build/deb && mkdir -p build/deb/src
 	tar --exclude=./build --exclude='./build-*' --exclude=./.git --exclude=./.dev -cf - . \
 	  | tar -C build/deb/src -xf -
-	cd build/deb/src && dpkg-buildpackage -us -uc -b
+	cd build/deb/src && $(if $(filter 1,$(COMPAT)),GD_DEB_CC="$(DEB_ZIG_CC) -target $(COMPAT_ARCH)-linux-gnu.$(COMPAT_GLIBC)") \
+	  dpkg-buildpackage -us -uc -b
 	@ls build/deb/*.deb
 
 # The Python wheel: the binary inside a PEP 517 build (setuptools).

@@ -2,6 +2,7 @@
 #include "watch/sampler.h"
 #include "core/xalloc.h"
 
+#include <sys/auxv.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -136,7 +137,10 @@ long long sampler_child_rss(const struct sampler *s)
 	b[n] = '\0';
 	if (sscanf(b, "%*s %lld", &pages) != 1)
 		return -1;
-	return pages * sysconf(_SC_PAGESIZE);
+	/* the page size from the auxiliary vector, not sysconf(): Debian's
+	 * symbols file dates sysconf at glibc 2.34 (its new _SC_ names), which
+	 * would raise the .deb's libc6 dependency past the 2.28 it needs */
+	return pages * (long)getauxval(AT_PAGESZ);
 }
 
 static void kill_child(struct sampler *s)

@@ -2,6 +2,7 @@
 #include "watch/selfstat.h"
 #include "core/child.h"
 
+#include <sys/auxv.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -29,7 +30,10 @@ long long wd_self_rss(void)
 	b[n] = '\0';
 	if (sscanf(b, "%*s %lld", &pages) != 1)
 		return -1;
-	return pages * sysconf(_SC_PAGESIZE);
+	/* the page size from the auxiliary vector, not sysconf(): Debian's
+	 * symbols file dates sysconf at glibc 2.34 (its new _SC_ names), which
+	 * would raise the .deb's libc6 dependency past the 2.28 it needs */
+	return pages * (long)getauxval(AT_PAGESZ);
 }
 
 static double tv(struct timeval t)

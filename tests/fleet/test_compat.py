@@ -29,6 +29,24 @@ def glibc_needs(path):
     return sorted({tuple(int(x) for x in v.split(".")) for v in re.findall(r"GLIBC_([0-9.]+)\b", out)})
 
 
+def bullseye_tarball():
+    """Makes the cached Debian 11 minbase tarball once; None, or why it cannot."""
+    if os.geteuid() != 0:
+        return "debootstrap and chroot need root"
+    if not shutil.which("debootstrap"):
+        return "debootstrap is not installed"
+    os.makedirs(CACHE, exist_ok=True)
+    if not os.path.exists(TARBALL):
+        tmp = tempfile.mkdtemp(prefix="gd-dbs11-")
+        p = sh("debootstrap", "--variant=minbase", f"--make-tarball={TARBALL}.tmp", SUITE, tmp,
+               mirror(), check=False, timeout=1500)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if p.returncode != 0:
+            return f"debootstrap {SUITE} could not reach {mirror()}: " + (p.stdout + p.stderr)[-300:]
+        os.replace(TARBALL + ".tmp", TARBALL)
+    return None
+
+
 class TestCompat(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -51,19 +69,9 @@ class TestCompat(unittest.TestCase):
             self.assertGreater(max(glibc_needs(plain)), (2, 28))
 
     def test_2_runs_in_a_debian_11_root(self):
-        if os.geteuid() != 0:
-            self.skipTest("debootstrap and chroot need root")
-        if not shutil.which("debootstrap"):
-            self.skipTest("debootstrap is not installed")
-        os.makedirs(CACHE, exist_ok=True)
-        if not os.path.exists(TARBALL):
-            tmp = tempfile.mkdtemp(prefix="gd-dbs11-")
-            p = sh("debootstrap", "--variant=minbase", f"--make-tarball={TARBALL}.tmp", SUITE, tmp,
-                   mirror(), check=False, timeout=1500)
-            shutil.rmtree(tmp, ignore_errors=True)
-            if p.returncode != 0:
-                self.skipTest(f"debootstrap {SUITE} could not reach {mirror()}: " + (p.stdout + p.stderr)[-300:])
-            os.replace(TARBALL + ".tmp", TARBALL)
+        why = bullseye_tarball()
+        if why:
+            self.skipTest(why)
         chroot = shutil.which("chroot") or "/usr/sbin/chroot"
         root = tempfile.mkdtemp(prefix="gd-deb11-")
         try:
