@@ -29,6 +29,7 @@ void platform_inventory_release(struct platform_inventory *p)
 	free(p->lockdown);
 	free(p->lockdown_line);
 	free(p->os_pretty);
+	free(p->os_id_like);
 	free(p->os_id);
 	free(p->os_version_id);
 	free(p->os_release_file);

@@ -80,6 +80,7 @@ struct platform_inventory {
 	char *os_pretty;		/* os-release PRETTY_NAME: "Ubuntu 22.04.4 LTS", NULL unknown */
 	char *os_id;			/* ID: "ubuntu" */
 	char *os_version_id;		/* VERSION_ID: "22.04" */
+	char *os_id_like;		/* ID_LIKE: "debian", NULL when absent */
 	char *os_release_file;		/* the os-release read (path inside the tree) */
 	char *glibc_version;		/* "2.35" from its libc.so.6, NULL unknown */
 	char *glibc_from;		/* that libc.so.6 (path inside the tree) */

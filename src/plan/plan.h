@@ -91,8 +91,6 @@ struct plan_machine {
  * --no-load) and a few files under ctx->root. */
 void plan_machine_read(const struct gd_ctx *ctx, const struct inventory *inv, struct plan_machine *m);
 void plan_machine_release(struct plan_machine *m);
-/* One KEY=value of an os-release text, unquoted (malloc'ed), or NULL. */
-char *plan_os_value(const char *text, const char *key);
 
 /* ---- the request and the plan ---- */
 

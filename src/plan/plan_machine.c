@@ -3,7 +3,7 @@
  * Most of it comes from the inventory the static probes filled (GPUs,
  * kernel modules, Secure Boot, the loaded driver, toolkits, /usr/local/cuda,
  * LD_LIBRARY_PATH, Python environments, installed frameworks); the rest is
- * read here through core/fs (inside --root): /etc/os-release, a DKMS/MOK
+ * read here through core/fs (inside --root): a DKMS/MOK
  * signing key, and the marks a .run install or driver packages leave.
  * Everything read is data, never executed.
  */
@@ -22,18 +22,17 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-static void read_os(const struct gd_ctx *ctx, struct plan_machine *m)
+/* The distribution is the platform probe's fact (os-release, read once for
+ * every command); plan keeps its own copies because it outlives nothing but
+ * is released on its own. */
+static void read_os(const struct inventory *inv, struct plan_machine *m)
 {
-	struct buf b = BUF_INIT;
+	const struct platform_inventory *p = &inv->platform;
 
-	if (fs_read_file(ctx->root, "/etc/os-release", 64 * 1024, &b, NULL) == 0 ||
-	    fs_read_file(ctx->root, "/usr/lib/os-release", 64 * 1024, &b, NULL) == 0) {
-		m->os_id = plan_os_value(b.s, "ID");
-		m->os_version = plan_os_value(b.s, "VERSION_ID");
-		m->os_like = plan_os_value(b.s, "ID_LIKE");
-		m->os_pretty = plan_os_value(b.s, "PRETTY_NAME");
-	}
-	buf_release(&b);
+	m->os_id = dup_or_null(p->os_id);
+	m->os_version = dup_or_null(p->os_version_id);
+	m->os_like = dup_or_null(p->os_id_like);
+	m->os_pretty = dup_or_null(p->os_pretty);
 }
 
 /* The first of `paths` that exists inside root, or NULL. */
@@ -168,7 +167,7 @@ static void read_python(const struct inventory *inv, struct plan_machine *m)
 void plan_machine_read(const struct gd_ctx *ctx, const struct inventory *inv, struct plan_machine *m)
 {
 	memset(m, 0, sizeof(*m));
-	read_os(ctx, m);
+	read_os(inv, m);
 	for (size_t i = 0; i < inv->hw.ngpus && m->ngpus < PLAN_MAX; i++)
 		if (inv->hw.gpus[i].device >= 0)
 			m->device[m->ngpus++] = (unsigned)inv->hw.gpus[i].device;

@@ -87,6 +87,25 @@ class ReadOnce(GDTestCase):
     the loader's files, the kernel's version files, the knowledge base."""
 
     @unittest.skipUnless(shutil.which("strace"), "strace is not installed (tests/ci.sh installs it)")
+    def test_plan_reads_os_release_once(self):
+        # plan takes the distribution from the platform probe's fact
+        # (inventory.platform) instead of reading os-release a second time.
+        r = fl.healthy_libs_root()
+        r.write("etc/os-release", 'ID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n'
+                'PRETTY_NAME="Ubuntu 22.04.4 LTS"\n')
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "trace")
+            p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log,
+                                GPUDOCTOR, "--root", r.path, "plan", "--torch", "2.9", "--json"],
+                               capture_output=True, text=True, env=clean_env(), timeout=60)
+            trace = open(log).read()
+        self.assertIn(p.returncode, (0, 1), p.stderr)
+        n = len(re.findall(r'"%s/etc/os-release"' % re.escape(r.path), trace))
+        self.assertEqual(n, 1, f"etc/os-release opened {n} times")
+        # and the plan still knows the distribution
+        self.assertIn("ubuntu", p.stdout)
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed (tests/ci.sh installs it)")
     def test_each_shared_file_is_opened_once(self):
         r = fl.healthy_libs_root()
         fl.add_cudnn(r, "usr/local/cuda-13.0/lib64")

@@ -1,10 +1,10 @@
 /*
- * fuzz_osrel.c - libFuzzer target for the os-release parser of gpudoctor plan
- * (plan/plan_osrel.c): any text, every key the plan reads.
+ * fuzz_osrel.c - libFuzzer target for the one os-release parser (cfg/osrel.c,
+ * which the platform probe calls for every command): any text, every key read.
  *
  * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
-#include "plan/plan.h"
+#include "cfg/osrel.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		free(plan_os_value(text, keys[i]));
+		free(osrel_value(text, keys[i]));
 	free(text);
 	return 0;
 }

@@ -74,6 +74,7 @@ static void os_release(const char *root, struct platform_inventory *p, struct bu
 	p->os_pretty = os_value(tmp->s, "PRETTY_NAME");
 	p->os_id = os_value(tmp->s, "ID");
 	p->os_version_id = os_value(tmp->s, "VERSION_ID");
+	p->os_id_like = os_value(tmp->s, "ID_LIKE");
 	p->os_release_file = xstrdup(from);
 }
 
