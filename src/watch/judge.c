@@ -1,8 +1,10 @@
 /*
- * judge.c - from what the daemon measured to the active findings: the NVML
- * sample's health facts, the PCI count, the kernel log's XIDs and the static
- * check, each as (layer, cause id, severity, GPU, one-line reason).  Logs
- * every change as one line with the cause id.
+ * judge.c - from what the daemon measured to the sweep's report (w->rep,
+ * report/report.h): the NVML sample's health facts, the PCI count, the
+ * kernel log's XIDs and the static check, each a struct finding with its
+ * cause, the status finding_status() gives it, its scope (GPU index, PCI
+ * address, UUID, XID and action) and a one-line title.  Logs every change
+ * of a finding's identity (watch.h) as one line with the cause id.
  */
 #include "watch/daemon.h"
 #include "watch/policy.h"
