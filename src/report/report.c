@@ -84,6 +84,32 @@ void finding_scope_xid(struct finding *f, int xid, enum kb_xid_action action)
 	f->xid_action = action;
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+struct finding *report_add_copy(struct report *r, const struct finding *src)
+{
+	struct finding *f;
+
+	XGROW(r->findings, r->n, r->cap);
+	f = &r->findings[r->n++];
+	*f = *src;	/* the enums and numbers; what it owns is copied below */
+	f->id = dup_or_null(src->id);
+	f->title = xstrdup(src->title ? src->title : "");
+	f->fix = dup_or_null(src->fix);
+	f->pci = dup_or_null(src->pci);
+	f->uuid = dup_or_null(src->uuid);
+	f->evidence = NULL;
+	f->nevidence = f->evidence_cap = 0;
+	for (size_t k = 0; k < src->nevidence; k++) {
+		XGROW(f->evidence, f->nevidence, f->evidence_cap);
+		f->evidence[f->nevidence++] = xstrdup(src->evidence[k]);
+	}
+	return f;
+}
+
 void finding_release(struct finding *f)
 {
 	free(f->id);

@@ -82,6 +82,13 @@ void finding_evidence(struct finding *f, const char *fmt, ...)
 /* Sets the scope; pci and uuid are copied, NULL leaves them unknown. */
 void finding_scope(struct finding *f, int gpu, const char *pci, const char *uuid);
 void finding_scope_xid(struct finding *f, int xid, enum kb_xid_action action);
+/*
+ * A copy of a finding made elsewhere, its status kept: one that crossed a
+ * process as a report/finding_record.h record (the severity policy decided
+ * it there), or one report's finding carried into another (watch's static
+ * check into each sweep's report).
+ */
+struct finding *report_add_copy(struct report *r, const struct finding *src);
 /* Frees what a finding owns and empties it (report_release does it for its own). */
 void finding_release(struct finding *f);
 

@@ -19,6 +19,7 @@
 #include "watch/run.h"
 #include "watch/sampler.h"
 #include "watch/watch.h"
+#include "report/report.h"
 
 struct kb;
 
@@ -62,8 +63,7 @@ struct wd {
 	struct child st_child;
 	int st_running;
 	double st_at, st_started;
-	struct wfinding st_find[WATCH_MAX_FINDINGS];
-	int nst_find;
+	struct report st_rep;		/* its warn and fail findings, as the child sent them */
 	int st_layer_ok[8];		/* per layer: 1 ok, 0 failed, -1 unknown */
 	char st_error[200];
 	char st_nvml_lib[4096];		/* NVML's library as the static check found it */
@@ -94,11 +94,10 @@ struct wd {
 	long long acks_mtime;
 	int acks_done;			/* lines of STATE_DIR/acks applied so far */
 
-	/* verdicts */
-	struct wfinding find[WATCH_MAX_FINDINGS];
-	int nfind;
-	enum status status;
-	char prev_keys[WATCH_MAX_FINDINGS][160];	/* cause, gpu, severity, key of the last findings */
+	/* verdicts: judge() rebuilds rep every sweep (at most WATCH_MAX_FINDINGS
+	   findings, released before the next), rep.status the worst of them */
+	struct report rep;
+	char prev_keys[WATCH_MAX_FINDINGS][160];	/* identities of the last sweep's findings */
 	int nprev;
 	int ready_sent;
 	long long updated;		/* unix seconds of the last sweep */
@@ -136,7 +135,7 @@ int static_fd(const struct wd *w);
 void static_readable(struct wd *w, double now);
 
 /* judge.c */
-void judge(struct wd *w);
+void judge(struct wd *w);		/* rebuilds w->rep */
 const char *gpu_str(int gpu, char *out, size_t size);	/* "3" or "-" */
 void gpus_from_sample(struct wd *w);
 
@@ -149,8 +148,6 @@ void report_plain(const struct wd *w, struct buf *out);
 
 /* state.c */
 int state_write(const struct wd *w);
-/* One finding as the state file's record (report/finding_record.h). */
-void state_finding_record(const struct wd *w, const struct wfinding *f, struct buf *out);
 
 /* server.c */
 int server_listen(struct wd *w);

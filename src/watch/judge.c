@@ -1,8 +1,10 @@
 /*
- * judge.c - from what the daemon measured to the active findings: the NVML
- * sample's health facts, the PCI count, the kernel log's XIDs and the static
- * check, each as (layer, cause id, severity, GPU, one-line reason).  Logs
- * every change as one line with the cause id.
+ * judge.c - from what the daemon measured to the sweep's report (w->rep,
+ * report/report.h): the NVML sample's health facts, the PCI count, the
+ * kernel log's XIDs and the static check, each a struct finding with its
+ * cause, the status finding_status() gives it, its scope (GPU index, PCI
+ * address, UUID, XID and action) and a one-line title.  Logs every change
+ * of a finding's identity (watch.h) as one line with the cause id.
  */
 #include "watch/daemon.h"
 #include "watch/policy.h"
@@ -118,47 +120,45 @@ void gpus_from_sample(struct wd *w)
 	}
 }
 
-/* What tells this finding apart from others of its cause and GPU (next add() only). */
-static char add_key[64];
-
 /*
- * A finding of watch's own: its layer comes from the cause catalogue, its
- * status from the severity policy for the cause and reach (report/report.h,
- * finding_status()); a GPU index brings the GPU's PCI address as scope.
- * NULL when the table is full.
+ * A finding of watch's own in this sweep's report: its layer comes from the
+ * cause catalogue, its status from the severity policy for the cause and
+ * reach (report/report.h, finding_status()); a GPU index brings the GPU's
+ * PCI address and UUID as scope.  The title is one printable line of at
+ * most 200 bytes (it may quote the kernel log), so that a sweep's memory
+ * is bounded.  NULL when the report is full.
  */
-static struct wfinding *add(struct wd *w, enum cause_id cause, enum reach reach, int gpu,
-			    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static struct wfinding *add(struct wd *w, enum cause_id cause, enum reach reach, int gpu,
-			    const char *fmt, ...)
+static struct finding *add(struct wd *w, const char *id, enum cause_id cause, enum reach reach,
+			   int gpu, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static struct finding *add(struct wd *w, const char *id, enum cause_id cause, enum reach reach,
+			   int gpu, const char *fmt, ...)
 {
-	struct wfinding *f;
+	struct finding *f;
+	char title[200];
 	va_list ap;
 
-	if (w->nfind >= WATCH_MAX_FINDINGS)
+	if (w->rep.n >= WATCH_MAX_FINDINGS)
 		return NULL;
-	f = &w->find[w->nfind++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->key, sizeof(f->key), "%s", add_key);
-	add_key[0] = '\0';
-	f->layer = cause_get(cause)->layer;
-	f->cause = cause;
-	f->status = finding_status(cause, reach);
-	f->gpu = gpu;
-	if (gpu >= 0 && gpu < w->ngpus) {
-		size_t n = strnlen(w->gpus[gpu].bus_id, sizeof(f->pci) - 1);
-
-		memcpy(f->pci, w->gpus[gpu].bus_id, n);
-		f->pci[n] = '\0';
-	}
 	va_start(ap, fmt);
-	vsnprintf(f->reason, sizeof(f->reason), fmt, ap);
+	vsnprintf(title, sizeof(title), fmt, ap);
 	va_end(ap);
-	/* One line, printable: the reason may quote the kernel log. */
-	for (char *p = f->reason; *p; p++)
+	for (char *p = title; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = ' ';
+	f = report_add(&w->rep, cause_get(cause)->layer, id, cause, reach, "%s", title);
+	if (gpu >= 0 && gpu < w->ngpus)
+		finding_scope(f, gpu, w->gpus[gpu].bus_id, w->gpus[gpu].uuid);
+	else
+		finding_scope(f, gpu, NULL, NULL);
 	return f;
+}
+
+/* The finding's scope is this PCI address, whatever its index says. */
+static void scope_pci(struct wd *w, struct finding *f, const char *pci)
+{
+	const char *uuid = f->gpu >= 0 && f->gpu < w->ngpus ? w->gpus[f->gpu].uuid : NULL;
+
+	finding_scope(f, f->gpu, pci, uuid);
 }
 
 static void judge_nvml(struct wd *w)
@@ -166,7 +166,7 @@ static void judge_nvml(struct wd *w)
 	const struct sampler *s = &w->smp;
 
 	if (s->hang)
-		add(w, CAUSE_NVML_HANG, REACH_WORK, -1, "%s%s", s->in_kernel ? "driver hang: " : "",
+		add(w, "watch.nvml-hang", CAUSE_NVML_HANG, REACH_WORK, -1, "%s%s", s->in_kernel ? "driver hang: " : "",
 		    s->hang_what);
 	if (!s->have_sample)
 		return;
@@ -175,51 +175,51 @@ static void judge_nvml(struct wd *w)
 		long long rc = kv_get_ll(&s->last, "init.result", -1);
 
 		if (de)
-			add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "NVML did not load: %.150s", de);
+			add(w, "watch.nvml", CAUSE_NVML_FAILED, REACH_WORK, -1, "NVML did not load: %.150s", de);
 		else if (rc > 0)
-			add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "nvmlInit failed: %lld (%s)", rc,
+			add(w, "watch.nvml", CAUSE_NVML_FAILED, REACH_WORK, -1, "nvmlInit failed: %lld (%s)", rc,
 			    nvml_return_name((int)rc));
 		else
-			add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "the NVML sampler exited without an answer");
+			add(w, "watch.nvml", CAUSE_NVML_FAILED, REACH_WORK, -1, "the NVML sampler exited without an answer");
 		return;
 	}
 	if (w->ngpus < 0 && kv_get(&s->last, "err.count"))
-		add(w, CAUSE_NVML_FAILED, REACH_WORK, -1, "nvmlDeviceGetCount failed: %s",
+		add(w, "watch.nvml", CAUSE_NVML_FAILED, REACH_WORK, -1, "nvmlDeviceGetCount failed: %s",
 		    kv_get(&s->last, "err.count"));
 	for (int i = 0; i < w->ngpus; i++) {
 		const struct wgpu *g = &w->gpus[i];
 		unsigned long long r = g->clock_reasons < 0 ? 0 : (unsigned long long)g->clock_reasons;
 
 		if (g->lost) {
-			add(w, CAUSE_GPU_LOST, REACH_WORK, i, "NVML reports GPU %d (%s) lost", i,
+			add(w, "watch.gpu-lost", CAUSE_GPU_LOST, REACH_WORK, i, "NVML reports GPU %d (%s) lost", i,
 			    g->bus_id[0] ? g->bus_id : "?");
 			continue;
 		}
 		if (g->ecc_vol_unc > 0)
-			add(w, CAUSE_ECC_ERRORS, REACH_WORK, i,
+			add(w, "watch.ecc", CAUSE_ECC_ERRORS, REACH_WORK, i,
 			    "%lld uncorrectable ECC errors since the driver loaded", g->ecc_vol_unc);
 		if (g->remap_failed > 0)
-			add(w, CAUSE_ECC_ERRORS, REACH_WORK, i, "row remapping failed");
+			add(w, "watch.ecc", CAUSE_ECC_ERRORS, REACH_WORK, i, "row remapping failed");
 		else if (g->remap_pending > 0 || g->retired_pending > 0)
 			/* Pending retirement or remapping: nothing is wrong until the
 			   next reset applies it, so the work path does not meet it. */
-			add(w, CAUSE_ECC_ERRORS, REACH_LATENT, i,
+			add(w, "watch.ecc", CAUSE_ECC_ERRORS, REACH_LATENT, i,
 			    "%s pending: reset the GPU to apply it",
 			    g->remap_pending > 0 ? "row remapping" : "page retirement");
 		if (r & (REASON_HW_SLOWDOWN | REASON_HW_THERMAL | REASON_HW_POWER_BRAKE | REASON_SW_THERMAL))
-			add(w, CAUSE_GPU_THROTTLED, REACH_WORK, i,
+			add(w, "watch.throttle", CAUSE_GPU_THROTTLED, REACH_WORK, i,
 			    "clocks held down: %s%s%s%s(reasons 0x%llx)",
 			    r & REASON_HW_SLOWDOWN ? "hardware slowdown " : "",
 			    r & REASON_HW_THERMAL ? "hardware thermal " : "",
 			    r & REASON_HW_POWER_BRAKE ? "power brake " : "",
 			    r & REASON_SW_THERMAL ? "software thermal " : "", r);
 		if (g->persistence == 0)
-			add(w, CAUSE_PERSISTENCE_MODE_OFF, REACH_WORK, i, "persistence mode is off");
+			add(w, "watch.persistence", CAUSE_PERSISTENCE_MODE_OFF, REACH_WORK, i, "persistence mode is off");
 		if (g->pcie_width > 0 && g->pcie_width_max > 0 && g->pcie_width < g->pcie_width_max)
-			add(w, CAUSE_PCIE_LINK_DEGRADED, REACH_WORK, i, "PCIe link x%lld of x%lld",
+			add(w, "watch.pcie-link", CAUSE_PCIE_LINK_DEGRADED, REACH_WORK, i, "PCIe link x%lld of x%lld",
 			    g->pcie_width, g->pcie_width_max);
 		if (g->fabric_state > 0 && (g->fabric_state != FABRIC_COMPLETED || g->fabric_status > 0))
-			add(w, CAUSE_FABRIC_MANAGER_NOT_RUNNING, REACH_WORK, i,
+			add(w, "watch.fabric", CAUSE_FABRIC_MANAGER_NOT_RUNNING, REACH_WORK, i,
 			    "GPU fabric registration state %lld, status %lld", g->fabric_state,
 			    g->fabric_status);
 	}
@@ -230,18 +230,18 @@ static void judge_pci(struct wd *w)
 	if (w->npci < 0)
 		return;
 	for (int i = 0; i < w->npci; i++) {
-		struct wfinding *f;
+		struct finding *f;
 
 		if (w->pci_present[i])
 			continue;
-		f = add(w, CAUSE_GPU_COUNT_MISMATCH, REACH_WORK, xids_gpu_index(w, w->pci[i]),
-			"GPU %s is gone from the PCI bus", w->pci[i]);
+		f = add(w, "watch.pci-gone", CAUSE_GPU_COUNT_MISMATCH, REACH_WORK,
+			xids_gpu_index(w, w->pci[i]), "GPU %s is gone from the PCI bus", w->pci[i]);
 		if (f)
-			snprintf(f->pci, sizeof(f->pci), "%s", w->pci[i]);
+			scope_pci(w, f, w->pci[i]);
 	}
 	if (w->smp.have_sample && !w->smp.init_failed && !w->smp.hang && w->ngpus >= 0 &&
 	    w->ngpus != w->pci_count)
-		add(w, CAUSE_GPU_COUNT_MISMATCH, REACH_WORK, -1,
+		add(w, "watch.gpu-count", CAUSE_GPU_COUNT_MISMATCH, REACH_WORK, -1,
 		    "%d NVIDIA GPUs on the PCI bus, NVML sees %d", w->pci_count, w->ngpus);
 }
 
@@ -253,7 +253,7 @@ static void judge_xids(struct wd *w)
 		const struct wxid *x = &w->xids[i];
 		struct kb_xid k;
 		char where[64];
-		struct wfinding *f;
+		struct finding *f;
 
 		if (x->action == KB_XID_NONE)
 			continue;
@@ -261,8 +261,7 @@ static void judge_xids(struct wd *w)
 				  now - x->last > XID_WARN_HOLD))
 			continue;	/* acknowledged, or an old warning */
 		xids_gpu_label(w, x->bus_id, where, sizeof(where));
-		snprintf(add_key, sizeof(add_key), "xid%d@%s", x->xid, x->bus_id[0] ? x->bus_id : "-");
-		f = add(w, x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_GPU_XID_ERROR,
+		f = add(w, "watch.xid", x->xid == 79 ? CAUSE_GPU_LOST : CAUSE_GPU_XID_ERROR,
 			finding_xid_reach(x->action), xids_gpu_index(w, x->bus_id),
 			"XID %d (%s) on GPU %s%s%s, %llu this boot%s: action %s", x->xid,
 			kb_xid_find(w->kb, x->xid, &k) == 0 ? k.meaning : "not in the catalogue", where,
@@ -271,10 +270,11 @@ static void judge_xids(struct wd *w)
 			x->escalated ? ", also in an earlier boot" : "", kb_xid_action_name(x->action));
 		if (!f)
 			continue;
-		/* The scope is the XID's own address, mapped to an index or not. */
-		snprintf(f->pci, sizeof(f->pci), "%s", x->bus_id);
-		f->xid = x->xid;
-		f->xid_action = x->action;
+		/* The scope is the XID's own address, mapped to an index or not:
+		   two XIDs of one GPU, or of two addresses NVML did not map, stay
+		   two findings (watch.h: a finding's identity). */
+		scope_pci(w, f, x->bus_id);
+		finding_scope_xid(f, x->xid, x->action);
 	}
 }
 
@@ -287,17 +287,23 @@ const char *gpu_str(int gpu, char *out, size_t size)
 	return out;
 }
 
+/* A finding's identity (watch.h) as one line; "CAUSE GPU ..." opens it. */
+static void identity(const struct finding *f, char *out, size_t size)
+{
+	snprintf(out, size, "%s %d %s xid=%d pci=%s", cause_id_str(f->cause), f->gpu,
+		 status_name(f->status), f->xid, f->pci ? f->pci : "-");
+}
+
 static void log_changes(struct wd *w)
 {
 	char keys[WATCH_MAX_FINDINGS][160], line[400];
 	int n = 0;
 
-	for (int i = 0; i < w->nfind; i++) {
-		const struct wfinding *f = &w->find[i];
+	for (size_t i = 0; i < w->rep.n && n < WATCH_MAX_FINDINGS; i++) {
+		const struct finding *f = &w->rep.findings[i];
 		int seen = 0;
 
-		snprintf(keys[n], sizeof(keys[0]), "%s %d %s %s", cause_id_str(f->cause), f->gpu, status_name(f->status),
-			 f->key[0] ? f->key : "-");
+		identity(f, keys[n], sizeof(keys[0]));
 		for (int k = 0; k < w->nprev; k++)
 			seen |= !strcmp(w->prev_keys[k], keys[n]);
 		for (int k = 0; k < n; k++)
@@ -308,7 +314,7 @@ static void log_changes(struct wd *w)
 			char g[16];
 
 			snprintf(line, sizeof(line), "watch: %s %s gpu=%s: %s", status_name(f->status), cause_id_str(f->cause),
-				 gpu_str(f->gpu, g, sizeof(g)), f->reason);
+				 gpu_str(f->gpu, g, sizeof(g)), f->title);
 			w->o->log(line);
 		}
 		n++;
@@ -333,19 +339,21 @@ static void log_changes(struct wd *w)
 	w->nprev = n;
 }
 
+/*
+ * One report per sweep: last sweep's is released first, so the daemon holds
+ * at most WATCH_MAX_FINDINGS findings of bounded size whatever the machine
+ * or the kernel log says.
+ */
 void judge(struct wd *w)
 {
-	w->nfind = 0;
+	report_release(&w->rep);
+	report_init(&w->rep);
 	judge_nvml(w);
 	judge_pci(w);
 	judge_xids(w);
-	for (int i = 0; i < w->nst_find; i++)
-		if (w->nfind < WATCH_MAX_FINDINGS)
-			w->find[w->nfind++] = w->st_find[i];
-	w->status = STATUS_OK;
-	for (int i = 0; i < w->nfind; i++)
-		if (w->find[i].status > w->status)
-			w->status = w->find[i].status;
+	for (size_t i = 0; i < w->st_rep.n && w->rep.n < WATCH_MAX_FINDINGS; i++)
+		report_add_copy(&w->rep, &w->st_rep.findings[i]);
+	report_finish(&w->rep);
 	/* Before the first sweep is whole, findings come and go as sources answer. */
 	if (w->ready_sent)
 		log_changes(w);

@@ -38,13 +38,13 @@ static void status_line(const struct wd *w, char *out, size_t size)
 {
 	int warn = 0, fail = 0;
 
-	for (int i = 0; i < w->nfind; i++)
-		if (w->find[i].status == STATUS_FAIL)
+	for (size_t i = 0; i < w->rep.n; i++)
+		if (w->rep.findings[i].status == STATUS_FAIL)
 			fail++;
 		else
 			warn++;
 	snprintf(out, size, "STATUS=%s: %d failing, %d warnings, %d GPUs",
-		 w->status == STATUS_FAIL ? "fail" : w->status == STATUS_WARN ? "warn" : "ok", fail, warn,
+		 w->rep.status == STATUS_FAIL ? "fail" : w->rep.status == STATUS_WARN ? "warn" : "ok", fail, warn,
 		 w->ngpus < 0 ? 0 : w->ngpus);
 }
 
@@ -74,13 +74,13 @@ static void publish(struct wd *w)
 		last_sig = sig;
 	}
 	prom_write_textfile(w);
-	if (w->ready_sent && w->status != last_status) {
+	if (w->ready_sent && w->rep.status != last_status) {
 		char st[160];
 
 		status_line(w, st, sizeof(st));
 		notify_send(&w->nt, st);
 	}
-	last_status = w->status;
+	last_status = w->rep.status;
 }
 
 /* Is everything the first sweep waits for in? */
@@ -231,6 +231,8 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 	w->npci = -1;
 	w->kfd = w->kfile_fd = w->lfd = -1;
 	buf_init(&w->kfile_part);
+	report_init(&w->rep);
+	report_init(&w->st_rep);
 	for (int i = 0; i < WD_MAX_CONNS; i++)
 		w->conns[i].fd = -1;
 	/* --sample-nvml: sampled from the start, whatever the static check finds. */
@@ -289,6 +291,8 @@ static void teardown(struct wd *w)
 	if (w->kfile_fd >= 0)
 		close(w->kfile_fd);
 	buf_release(&w->kfile_part);
+	report_release(&w->rep);
+	report_release(&w->st_rep);
 	notify_release(&w->nt);
 	kb_close((struct kb *)w->kb);
 }
@@ -431,7 +435,7 @@ int watch_run(const struct watch_opts *o, struct err *e)
 		buf_release(&b);
 	}
 	if (!ret && o->once)
-		ret = w->status == STATUS_FAIL ? 1 : 0;
+		ret = w->rep.status == STATUS_FAIL ? 1 : 0;
 	teardown(w);
 	return ret;
 }

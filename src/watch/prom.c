@@ -227,36 +227,48 @@ static const char *sev_label(enum status s)
 	return s == STATUS_FAIL ? "fail" : s == STATUS_WARN ? "warn" : "ok";
 }
 
+/* Do two findings make the same gpudoctor_finding series (the same labels)? */
+static int same_series(const struct finding *a, const struct finding *f)
+{
+	return a->layer == f->layer && a->cause == f->cause && a->status == f->status &&
+	       a->gpu == f->gpu && !strcmp(a->pci ? a->pci : "", f->pci ? f->pci : "");
+}
+
 static void findings(struct buf *b, const struct wd *w)
 {
+	const struct report *r = &w->rep;
+
 	family(b, "gpudoctor_check_ok", "gauge", "1 when the layer has no failure, 0 otherwise.");
 	for (int l = 0; l < LAYER_COUNT; l++) {
 		int ok = 1;
 
-		for (int i = 0; i < w->nfind; i++)
-			if (w->find[i].status == STATUS_FAIL && w->find[i].layer == (enum layer_id)l)
+		for (size_t i = 0; i < r->n; i++)
+			if (r->findings[i].status == STATUS_FAIL && r->findings[i].layer == (enum layer_id)l)
 				ok = 0;
 		buf_printf(b, "gpudoctor_check_ok{layer=\"%s\"} %d\n", layer_name((enum layer_id)l), ok);
 	}
 	family(b, "gpudoctor_finding", "gauge", "1 for each active finding that is not ok.");
-	for (int i = 0; i < w->nfind; i++) {
+	for (size_t i = 0; i < r->n; i++) {
+		const struct finding *f = &r->findings[i];
 		int dup = 0;
 		char g[16];
 
-		/* One series per (layer, cause, severity, gpu). */
-		for (int k = 0; k < i; k++)
-			dup |= w->find[k].layer == w->find[i].layer &&
-			       w->find[k].cause == w->find[i].cause &&
-			       w->find[k].status == w->find[i].status && w->find[k].gpu == w->find[i].gpu;
+		/* One series per (layer, cause, severity, gpu, pci_bus_id): two XIDs
+		   of one GPU are one series; those of two addresses are two. */
+		for (size_t k = 0; k < i; k++)
+			dup |= same_series(&r->findings[k], f);
 		if (dup)
 			continue;
 		buf_puts(b, "gpudoctor_finding{layer=\"");
-		esc(b, layer_name(w->find[i].layer));
+		esc(b, layer_name(f->layer));
 		buf_puts(b, "\",cause=\"");
-		esc(b, cause_id_str(w->find[i].cause));
-		buf_printf(b, "\",severity=\"%s\"", sev_label(w->find[i].status));
-		if (w->find[i].gpu >= 0)	/* a finding of the machine has no gpu label */
-			buf_printf(b, ",gpu=\"%s\"", gpu_str(w->find[i].gpu, g, sizeof(g)));
+		esc(b, cause_id_str(f->cause));
+		buf_printf(b, "\",severity=\"%s\"", sev_label(f->status));
+		/* A finding of the machine has no gpu label; an address NVML did not
+		   map has pci_bus_id alone; each is left out when unknown. */
+		if (f->gpu >= 0)
+			buf_printf(b, ",gpu=\"%s\"", gpu_str(f->gpu, g, sizeof(g)));
+		opt_label(b, "pci_bus_id", f->pci);
 		buf_puts(b, "} 1\n");
 	}
 	/* An enum as one series per state (the naming guide), not 0/1/2. */
@@ -264,7 +276,7 @@ static void findings(struct buf *b, const struct wd *w)
 	for (int s = 0; s < 3; s++) {
 		enum status st = s == 0 ? STATUS_OK : s == 1 ? STATUS_WARN : STATUS_FAIL;
 
-		buf_printf(b, "gpudoctor_status{status=\"%s\"} %d\n", sev_label(st), w->status == st);
+		buf_printf(b, "gpudoctor_status{status=\"%s\"} %d\n", sev_label(st), w->rep.status == st);
 	}
 }
 

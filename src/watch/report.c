@@ -22,16 +22,16 @@ void report_plain(const struct wd *w, struct buf *out)
 {
 	double now = wd_now();
 
-	buf_printf(out, "gpudoctor watch: %s  (policy %s, sweep %llu, every %g s)\n", sev(w->status),
+	buf_printf(out, "gpudoctor watch: %s  (policy %s, sweep %llu, every %g s)\n", sev(w->rep.status),
 		   w->policy.name, w->sweeps, w->o->interval);
-	if (!w->nfind)
+	if (!w->rep.n)
 		buf_puts(out, "no active findings\n");
-	for (int i = 0; i < w->nfind; i++) {
-		const struct wfinding *f = &w->find[i];
+	for (size_t i = 0; i < w->rep.n; i++) {
+		const struct finding *f = &w->rep.findings[i];
 		char g[16];
 
 		buf_printf(out, "[%s] %-9s gpu %-2s ", sev(f->status), layer_name(f->layer), gpu_str(f->gpu, g, sizeof(g)));
-		safe(out, f->reason);
+		safe(out, f->title);
 		buf_printf(out, "  (%s)\n", cause_id_str(f->cause));
 	}
 	buf_puts(out, "\n");

@@ -1,8 +1,8 @@
 /* sampler.c - driving the NVML sampler child; see sampler.h. */
 #include "watch/sampler.h"
+#include "watch/selfstat.h"
 #include "core/xalloc.h"
 
-#include <sys/auxv.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -119,28 +119,7 @@ static char proc_state(int pid)
 
 long long sampler_child_rss(const struct sampler *s)
 {
-	char path[64], b[1024];
-	ssize_t n;
-	int fd;
-	long long pages;
-
-	if (s->pid < 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/statm", s->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	b[n] = '\0';
-	if (sscanf(b, "%*s %lld", &pages) != 1)
-		return -1;
-	/* the page size from the auxiliary vector, not sysconf(): Debian's
-	 * symbols file dates sysconf at glibc 2.34 (its new _SC_ names), which
-	 * would raise the .deb's libc6 dependency past the 2.28 it needs */
-	return pages * (long)getauxval(AT_PAGESZ);
+	return s->pid > 0 ? wd_proc_rss(s->pid) : -1;
 }
 
 static void kill_child(struct sampler *s)

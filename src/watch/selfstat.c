@@ -14,13 +14,20 @@ double wd_now(void)
 	return child_now();
 }
 
-long long wd_self_rss(void)
+long long wd_proc_rss(int pid)
 {
-	char b[128];
+	char path[64], b[128];
 	long long pages = -1;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
+	int fd;
 
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/statm");
+	else
+		snprintf(path, sizeof(path), "/proc/%d/statm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	n = read(fd, b, sizeof(b) - 1);
@@ -34,6 +41,11 @@ long long wd_self_rss(void)
 	 * symbols file dates sysconf at glibc 2.34 (its new _SC_ names), which
 	 * would raise the .deb's libc6 dependency past the 2.28 it needs */
 	return pages * (long)getauxval(AT_PAGESZ);
+}
+
+long long wd_self_rss(void)
+{
+	return wd_proc_rss(0);
 }
 
 static double tv(struct timeval t)

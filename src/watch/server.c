@@ -203,12 +203,13 @@ static void serve(struct wd *w, struct wconn *c, const struct http_req *r)
 		prom_render(w, &body);
 		respond(w, c, 200, r->head, "text/plain; version=0.0.4; charset=utf-8", &body);
 	} else if (!strcmp(r->path, "/healthz")) {
-		int fail = w->status == STATUS_FAIL;
+		int fail = w->rep.status == STATUS_FAIL;
 
 		buf_puts(&body, fail ? "fail\n" : "ok\n");
-		for (int i = 0; fail && i < w->nfind; i++)
-			if (w->find[i].status == STATUS_FAIL)
-				buf_printf(&body, "%s: %s\n", cause_id_str(w->find[i].cause), w->find[i].reason);
+		for (size_t i = 0; fail && i < w->rep.n; i++)
+			if (w->rep.findings[i].status == STATUS_FAIL)
+				buf_printf(&body, "%s: %s\n", cause_id_str(w->rep.findings[i].cause),
+					   w->rep.findings[i].title);
 		respond(w, c, fail ? 503 : 200, r->head, "text/plain; charset=utf-8", &body);
 	} else if (!strcmp(r->path, "/")) {
 		report_plain(w, &body);

@@ -1,8 +1,8 @@
 /*
  * state.c - STATE_DIR/state, the file `gpudoctor health` and `watch --ack`
  * read (format: docs/watch-state.md).  key=value lines as core/kv.h writes
- * them, rewritten atomically after every sweep; each active finding is one
- * report/finding_record.h record:
+ * them, rewritten atomically after every sweep; each active finding of the
+ * sweep's report (w->rep) is one report/finding_record.h record:
  *	version=2
  *	updated=<unix seconds>
  *	boot_id=<boot id>
@@ -17,25 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void state_finding_record(const struct wd *w, const struct wfinding *f, struct buf *out)
-{
-	struct finding rf;
-
-	memset(&rf, 0, sizeof(rf));
-	rf.cause = f->cause;
-	rf.status = f->status;
-	rf.layer = f->layer;
-	rf.gpu = f->gpu;
-	rf.pci = f->pci[0] ? (char *)f->pci : NULL;
-	rf.uuid = f->gpu >= 0 && f->gpu < w->ngpus && w->gpus[f->gpu].uuid[0]
-			  ? (char *)w->gpus[f->gpu].uuid
-			  : NULL;
-	rf.xid = f->xid;
-	rf.xid_action = f->xid_action;
-	rf.title = (char *)f->reason;
-	finding_record_write(out, &rf);
-}
-
 int state_write(const struct wd *w)
 {
 	struct buf b = BUF_INIT;
@@ -43,14 +24,14 @@ int state_write(const struct wd *w)
 	int r;
 
 	buf_printf(&b, "version=2\nupdated=%lld\nboot_id=%s\nstatus=%s\n", w->updated, w->boot_id,
-		   status_name(w->status));
-	for (int i = 0; i < w->nfind; i++) {
-		const struct wfinding *f = &w->find[i];
+		   status_name(w->rep.status));
+	for (size_t i = 0; i < w->rep.n; i++) {
+		const struct finding *f = &w->rep.findings[i];
 
 		if (f->status != STATUS_WARN && f->status != STATUS_FAIL)
 			continue;
 		buf_puts(&b, "active=");
-		state_finding_record(w, f, &b);
+		finding_record_write(&b, f);
 		buf_addc(&b, '\n');
 	}
 	r = wd_write_atomic(path, b.s, b.len, 1);

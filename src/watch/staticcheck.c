@@ -12,6 +12,7 @@
 #include "core/ctx.h"
 #include "core/fs.h"
 #include "core/kv.h"
+#include "core/xalloc.h"
 #include "knowledge/layers.h"
 
 #include <stdio.h>
@@ -117,7 +118,8 @@ void static_readable(struct wd *w, double now)
 		return;
 	}
 	w->st_error[0] = '\0';
-	w->nst_find = 0;
+	report_release(&w->st_rep);
+	report_init(&w->st_rep);
 	for (int l = 0; l < LAYER_COUNT && l < 8; l++) {
 		const char *s = kv_getf(&r.kv, "layer.%d.status", l);
 
@@ -128,7 +130,6 @@ void static_readable(struct wd *w, double now)
 	for (int i = 0; i < WATCH_MAX_FINDINGS; i++) {
 		const char *rec = kv_getf(&r.kv, "finding.%d", i);
 		struct finding rf;
-		struct wfinding *f;
 
 		if (!rec)
 			break;
@@ -144,14 +145,15 @@ void static_readable(struct wd *w, double now)
 			continue;
 		}
 		if ((rf.status == STATUS_WARN || rf.status == STATUS_FAIL) &&
-		    w->nst_find < WATCH_MAX_FINDINGS) {
-			f = &w->st_find[w->nst_find++];
-			memset(f, 0, sizeof(*f));
-			f->status = rf.status;
-			f->layer = rf.layer;
-			f->cause = rf.cause;
-			f->gpu = -1;
-			snprintf(f->reason, sizeof(f->reason), "%s", rf.title);
+		    w->st_rep.n < WATCH_MAX_FINDINGS) {
+			/* The record keeps the status the child's policy gave it.  Its
+			   GPU index need not be NVML's, which watch's gpu means (the
+			   child loads no NVML): the index goes, the address and UUID,
+			   which name one GPU whoever counts, stay. */
+			if (!rf.id)
+				rf.id = xstrdup("watch.static");
+			rf.gpu = -1;
+			report_add_copy(&w->st_rep, &rf);
 		}
 		finding_release(&rf);
 	}

@@ -8,12 +8,17 @@
  * or when the driver changed, the static check (staticcheck.c); kmsg records
  * update the struct wxid table (xids.c) as they arrive, and the struct
  * wpolicy (policy.c) sets each XID's action.  judge.c turns all of it into
- * the active struct wfinding list; prom.c, report.c and state.c present
- * them.  Unknown numbers are -1.
+ * one struct report per sweep (report/report.h: a struct finding per
+ * active finding, its status from finding_status(), its scope the GPU's
+ * index, PCI address and UUID, an XID's number and action); prom.c,
+ * report.c, server.c and state.c present it.  A finding's identity is its
+ * cause, status and scope (GPU index, PCI address, XID): two XIDs of one
+ * GPU differ in their xid, an XID whose address NVML did not map in its
+ * pci.  Unknown numbers are -1.
  *
- *	for (int i = 0; i < w->nfind; i++)	// w: struct wd *
- *		if (w->find[i].status == STATUS_FAIL)
- *			... cause_id_str(w->find[i].cause), w->find[i].reason ...
+ *	for (size_t i = 0; i < w->rep.n; i++)	// w: struct wd *
+ *		if (w->rep.findings[i].status == STATUS_FAIL)
+ *			... cause_id_str(w->rep.findings[i].cause), w->rep.findings[i].title ...
  */
 #ifndef GD_WATCH_H
 #define GD_WATCH_H
@@ -45,24 +50,6 @@ struct wgpu {
 	int lost;				/* NVML: GPU is lost */
 	int nprocs;
 	struct { long long pid, used; } procs[WATCH_MAX_PROCS];
-};
-
-/*
- * One active finding of a sweep: a catalogue cause, the status the severity
- * policy gave it (report/report.h, finding_status()), its scope and one line
- * of reason.  Fixed-size so that the daemon's state never allocates per
- * sweep; state.c writes it as a report/finding_record.h line.
- */
-struct wfinding {
-	enum layer_id layer;
-	enum cause_id cause;
-	enum status status;	/* STATUS_WARN or STATUS_FAIL */
-	int gpu;		/* index, or -1 */
-	char pci[32];		/* "0000:18:00.0", or "" */
-	int xid;		/* 0 none */
-	enum kb_xid_action xid_action;
-	char reason[200];	/* one line */
-	char key[64];		/* tells apart findings of one cause and GPU (an XID and its address) */
 };
 
 /* One (GPU, XID) pair seen in the kernel log of this boot. */

@@ -59,6 +59,10 @@ class WatchNvmlStates(unittest.TestCase):
                                     scope="volatile"), 3)
             self.assertEqual(metric(m, "gpudoctor_finding", layer="driver", cause="ecc-errors",
                                     severity="fail", gpu=0), 1)
+            # one domain per label: the index in gpu, the address in pci_bus_id (issue 23)
+            self.assertEqual(series_labels(m, "gpudoctor_finding", cause="ecc-errors", severity="fail"),
+                             {"layer": "driver", "cause": "ecc-errors", "severity": "fail", "gpu": "0",
+                              "pci_bus_id": "0000:18:00.0"})
             self.assertEqual(metric(m, "gpudoctor_check_ok", layer="driver"), 0)
             self.assertTrue(active(w, "ecc-errors"))
             self.assertIn("fail ecc-errors gpu=0", w.stderr())
@@ -94,6 +98,9 @@ class WatchNvmlStates(unittest.TestCase):
             w.set_state(FAKE_NVML_GPUS=0)
             w.wait(lambda: active(w, "gpu-count-mismatch"), what="count mismatch")
             m = w.metrics()
+            # a finding of the machine: neither gpu nor pci_bus_id, never "-" or ""
+            self.assertEqual(series_labels(m, "gpudoctor_finding", cause="gpu-count-mismatch"),
+                             {"layer": "hardware", "cause": "gpu-count-mismatch", "severity": "fail"})
             self.assertEqual(metric(m, "gpudoctor_gpus", source="nvml"), 0)
             self.assertEqual(metric(m, "gpudoctor_gpus", source="pci"), 1)
 
@@ -174,6 +181,21 @@ class WatchXids(unittest.TestCase):
             self.assertEqual(w.get("/healthz")[0], 503)
             lost = active(w, "gpu-lost")
             self.assertEqual(len(lost), 2, lost)
+            # XID 79 on two addresses NVML did not map: two series, each with
+            # its pci_bus_id and no gpu label; the mapped XID 48 has both
+            for bus in ("0000:1a:00.0", "0000:1b:00.0"):
+                self.assertEqual(series_labels(m, "gpudoctor_finding", cause="gpu-lost", pci_bus_id=bus),
+                                 {"layer": "driver", "cause": "gpu-lost", "severity": "fail",
+                                  "pci_bus_id": bus})
+            self.assertEqual(len([k for k in m if k[0] == "gpudoctor_finding" and
+                                  ("cause", "gpu-lost") in k[1]]), 2)
+            self.assertEqual(metric(m, "gpudoctor_finding", cause="gpu-xid-error", severity="fail", gpu=1,
+                                    pci_bus_id="0000:19:00.0"), 1)
+            # the state file carries the same scope, one record per XID and address
+            recs = [v for v in w.state()["records"] if v.startswith("cause=gpu-lost ")]
+            self.assertEqual(sorted(v.split(" title=")[0] for v in recs),
+                             ["cause=gpu-lost status=fail layer=driver pci=%s xid=79 action=reboot" % bus
+                              for bus in ("0000:1a:00.0", "0000:1b:00.0")], recs)
             self.assertTrue(any("0000:1b:00.0" in a and "action reboot" in a for a in lost), lost)
             self.assertFalse(any("XID 63" in a for a in w.state()["active"]))	# action none
             # a live record appended: a true counter

@@ -173,7 +173,8 @@ class WatchWithNodeExporter(unittest.TestCase):
                 def scrape():
                     with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % nport, timeout=5) as resp:
                         return resp.read().decode()
-                want = 'gpudoctor_finding{cause="ecc-errors",gpu="0",layer="driver",severity="fail"} 1'
+                want = ('gpudoctor_finding{cause="ecc-errors",gpu="0",layer="driver",'
+                        'pci_bus_id="0000:18:00.0",severity="fail"} 1')
                 body = w.wait(lambda: (lambda b: b if want in b else None)(scrape()),
                               what="node_exporter serving the ECC finding")
                 self.assertIn("gpudoctor_up 1", body)

@@ -192,6 +192,46 @@ static void test_record_round_trip(void)
 	report_release(&r);
 }
 
+/*
+ * A finding copied into another report (a record parsed from watch's static
+ * check, each sweep's copy of it) keeps its status, not the policy's for
+ * the cause, and owns its own strings: the source can go first.
+ */
+static void test_add_copy(void)
+{
+	struct report r, s;
+	struct finding src, *f;
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	report_init(&r);
+	report_init(&s);
+	/* A blocked layer's failure arrives as a warning: the copy stays one. */
+	buf_puts(&b, "cause=driver-library-mismatch status=warn layer=driver pci=0000:18:00.0 "
+		     "title=the module and libcuda differ");
+	CHECK_INT(finding_record_parse(b.s, b.len, &src, &e), 0);
+	finding_evidence(&src, "libcuda.so.575.57.08");
+	f = report_add_copy(&s, &src);
+	finding_release(&src);
+	CHECK_INT(f->status, STATUS_WARN);
+	CHECK_INT(finding_status(f->cause, REACH_WORK), STATUS_FAIL);
+	f = report_add_copy(&r, &s.findings[0]);
+	report_release(&s);
+	CHECK_INT(r.n, 1);
+	CHECK_INT(f->status, STATUS_WARN);
+	CHECK_INT(f->cause, CAUSE_DRIVER_LIBRARY_MISMATCH);
+	CHECK_INT(f->gpu, -1);
+	CHECK_STR(f->pci, "0000:18:00.0");
+	CHECK(f->uuid == NULL && f->id == NULL && f->fix == NULL);
+	CHECK_STR(f->title, "the module and libcuda differ");
+	CHECK_INT(f->nevidence, 1);
+	CHECK_STR(f->evidence[0], "libcuda.so.575.57.08");
+	report_finish(&r);
+	CHECK_INT(r.status, STATUS_WARN);
+	buf_release(&b);
+	report_release(&r);
+}
+
 static void test_record_rejects(void)
 {
 	static const char *const bad[] = {
@@ -276,6 +316,7 @@ int main(void)
 	RUN(test_catalogue_round_trip);
 	RUN(test_cause_policy);
 	RUN(test_record_round_trip);
+	RUN(test_add_copy);
 	RUN(test_record_rejects);
 	RUN(test_gpu_ident);
 	return tap_done();
