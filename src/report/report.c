@@ -221,6 +221,20 @@ void finding_fix_argv(struct finding *f, const char *const *words)
 	fixline_set(f, &l);
 }
 
+void fixwords_add(struct fixwords *w, const char *word)
+{
+	if (w->n + 2 > w->cap)
+		XGROW(w->w, w->n + 1, w->cap);
+	w->w[w->n++] = word;
+	w->w[w->n] = NULL;
+}
+
+void fixwords_release(struct fixwords *w)
+{
+	free(w->w);
+	*w = (struct fixwords)FIXWORDS_INIT;
+}
+
 void finding_fix_catalogue(struct finding *f)
 {
 	const char *fix = cause_fix(f->cause);

@@ -132,8 +132,21 @@ void finding_fix(struct finding *f, const char *fmt, ...)
  */
 extern const char FIX_AND[], FIX_OR[], FIX_SEMI[], FIX_PIPE[], FIX_GLUE[], FIX_SH[];
 void finding_fix_cmd(struct finding *f, const char *word, ...) __attribute__((sentinel));
-/* The same from an array ended by NULL (a list built at run time). */
+/*
+ * The same from an array ended by NULL, or from a list built at run time
+ * (the words are not copied: they must outlive the finding_fix_argv call):
+ *	struct fixwords w = FIXWORDS_INIT;
+ *	fixwords_add(&w, "unset");  for (...) fixwords_add(&w, name);
+ *	finding_fix_argv(f, w.w);  fixwords_release(&w);
+ */
 void finding_fix_argv(struct finding *f, const char *const *words);
+struct fixwords {
+	const char **w;		/* ended by NULL once a word is added */
+	size_t n, cap;
+};
+#define FIXWORDS_INIT { NULL, 0, 0 }
+void fixwords_add(struct fixwords *w, const char *word);
+void fixwords_release(struct fixwords *w);
 /* Sets the fix to the catalogue's generic fix for the finding's cause. */
 void finding_fix_catalogue(struct finding *f);
 /*

@@ -239,7 +239,7 @@ static void judge_env(const struct rules_in *in, struct report *rep, const struc
 			    "framework's pip wheels bring their own CUDA)%s%s", shq(ce->prefix), buf_cstr(&condas),
 			    sysdirs.len ? "; and drop from LD_LIBRARY_PATH: " : "", buf_cstr(&sysdirs));
 	else
-		finding_fix(f, "%s", cause_fix(CAUSE_CONDA_CUDA_MIXED));
+		finding_fix_catalogue(f);
 out:
 	buf_release(&wheels);
 	buf_release(&condas);
