@@ -235,6 +235,12 @@ void fixwords_release(struct fixwords *w)
 	*w = (struct fixwords)FIXWORDS_INIT;
 }
 
+void finding_fix_copy(struct finding *f, const char *fix)
+{
+	free(f->fix);
+	f->fix = fix ? xstrdup(fix) : NULL;
+}
+
 void finding_fix_catalogue(struct finding *f)
 {
 	const char *fix = cause_fix(f->cause);

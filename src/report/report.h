@@ -147,6 +147,12 @@ struct fixwords {
 #define FIXWORDS_INIT { NULL, 0, 0 }
 void fixwords_add(struct fixwords *w, const char *word);
 void fixwords_release(struct fixwords *w);
+/*
+ * Sets the fix to one the word functions built for another finding (its
+ * f->fix): a verdict that repeats the fix of its first blocking problem.
+ * Never a string made any other way.
+ */
+void finding_fix_copy(struct finding *f, const char *fix);
 /* Sets the fix to the catalogue's generic fix for the finding's cause. */
 void finding_fix_catalogue(struct finding *f);
 /*

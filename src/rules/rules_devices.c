@@ -12,7 +12,6 @@
  */
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "inventory/inventory.h"
 

@@ -11,7 +11,6 @@
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
 #include "rules/cuda_visible.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/version.h"

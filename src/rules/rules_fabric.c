@@ -11,7 +11,6 @@
  */
 #include "rules/rules.h"
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "knowledge/causes.h"
 #include "inventory/inventory.h"
 

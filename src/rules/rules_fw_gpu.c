@@ -11,7 +11,6 @@
 #include "rules/rules_fw.h"
 
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -266,19 +265,9 @@ void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, struct 
 									gpu->cc_minor);
 
 			if (t) {
-				char *spec = xasprintf("torch==%s.*", t->version);
-				char *url = xasprintf("https://download.pytorch.org/whl/%s", t->variant);
-
 				finding_evidence(f, "the %s variant of torch %s includes sm_%d%d (%s)", t->variant,
 						 t->version, gpu->cc_major, gpu->cc_minor, t->archs);
-				if (t->is_default == 1)
-					finding_fix_cmd(f, w->python ? w->python : "python3", "-m", "pip", "install",
-							spec, "--force-reinstall", NULL);
-				else
-					finding_fix_cmd(f, w->python ? w->python : "python3", "-m", "pip", "install",
-							spec, "--index-url", url, "--force-reinstall", NULL);
-				free(spec);
-				free(url);
+				rf_fix_torch(w, t, f);
 			} else {
 				finding_fix_note(f, "install a torch release or variant whose arch list includes sm_%d%d (for Maxwell/Pascal/Volta on torch >= 2.8: the cu126 wheel)",
 					    gpu->cc_major, gpu->cc_minor);

@@ -13,7 +13,6 @@
  */
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"

@@ -16,7 +16,6 @@
  */
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "inventory/inventory.h"

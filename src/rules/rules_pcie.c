@@ -9,7 +9,6 @@
  */
 #include "rules/rules.h"
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/xalloc.h"
 #include "knowledge/causes.h"
 #include "inventory/inventory.h"

@@ -13,7 +13,6 @@
  * (tests/e2e/test_env_wsl.py walks every finding of every WSL fixture).
  */
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/xalloc.h"
