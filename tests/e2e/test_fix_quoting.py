@@ -196,6 +196,23 @@ class FixQuoting(GDTestCase):
         self.assertEqual(shlex.split(f["fix"].partition("  (")[0]), ["sudo", "chmod", "a+r", path], f["fix"])
         self.assert_one_word(f["fix"], path, ["chmod", "a+r", path])
 
+    def test_word_list_fix_keeps_a_crafted_environment_prefix_whole(self):
+        # issue 22: the frameworks' pip fixes start with the environment's
+        # interpreter; a venv prefix with shell code, quotes, a space and a
+        # newline stays one word
+        name, root, env = hostile_fix_roots()[2]
+        self.assertEqual(name, "venv")
+        doc = check(root, "--no-load", env=env)
+        py = "/opt/v " + EVIL + QUOTES + "\nnext/bin/python3"
+        f = finding(doc, cause="framework-cpu-only")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        self.assertEqual(shlex.split(f["fix"].partition("  (")[0]),
+                         [py, "-m", "pip", "install", "torch==2.5.*", "--force-reinstall"], f["fix"])
+        self.assert_one_word(f["fix"], py)
+        f = finding(doc, cause="nccl-missing")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        self.assertEqual(shlex.split(f["fix"]), [py, "-m", "pip", "install", "nvidia-nccl-cu12"], f["fix"])
+
     def test_the_near_miss_plain_values_stay_unquoted(self):
         # the same fixes with ordinary names read as before: no quotes where none are needed
         r = fixtures.healthy_root()
