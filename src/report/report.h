@@ -157,7 +157,8 @@ void finding_fix_copy(struct finding *f, const char *fix);
 void finding_fix_catalogue(struct finding *f);
 /*
  * Appends prose for people after the command, as "CMD  (prose)": the part a
- * person reads and does not paste.  Machine values do not belong in it.
+ * person reads and does not paste.  No name or path from the machine
+ * belongs in it (a number or a knowledge-base version may).
  * Without a command it is the whole fix.
  */
 void finding_fix_note(struct finding *f, const char *fmt, ...)
