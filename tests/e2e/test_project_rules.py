@@ -33,11 +33,12 @@ nothing enforces is a wish.
   - one declaration per NVIDIA library interface (issue 22): NVML's and the
     CUDA driver API's types, constants and entry-point tables live in one
     header each (probes/driver/nvml_api.h, probes/cuda/cuda_api.h), bound
-    by its one function; cuDNN's, cuBLAS's and NCCL's in the one file that
-    uses them.  No other source file typedefs their types, defines their
+    by its one function; cuDNN's and NCCL's in probes/libraries/
+    (cudnn_api.h, nccl_api.h: the libversion probe and bench share them),
+    cuBLAS's in the one bench file that uses it.  No other source file typedefs their types, defines their
     status constants or declares a pointer to one of their entry points,
-    and none but the homes resolves an NVML or CUDA driver entry point by
-    name with dlsym.
+    and none but the homes resolves an NVML, CUDA driver, cuDNN or NCCL
+    entry point by name with dlsym (or a wrapper of it).
 """
 import os
 import re
@@ -126,9 +127,10 @@ LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
 
 # Each NVIDIA interface's one home (issue 22), and the names that mark a
 # declaration of it: its types, its status constants, its entry points (the
-# last: the pattern of its symbol names, for look-ups by name; None for the
-# libraries whose version probes/libraries/libversion_child.c asks by name,
-# which cannot include bench/, where their declarations live).
+# last: the pattern of its symbol names, for look-ups by name; None for
+# cuBLAS, which only bench calls, binding its struct's fields by their own
+# names).  cuDNN's and NCCL's homes sit in probes/libraries/, below bench,
+# because the libversion probe's child asks their versions too.
 NVIDIA_DECLS = {
     "NVML": (("src/probes/driver/nvml_api.h", "src/probes/driver/nvml_api.c"),
              r"nvml[A-Za-z0-9_]*_t|nvmlDevice_st", r"NVML_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"nvmlReturn_t",
@@ -136,12 +138,12 @@ NVIDIA_DECLS = {
     "CUDA driver API": (("src/probes/cuda/cuda_api.h", "src/probes/cuda/cuda_api.c"),
                         r"CU(?:result|device|deviceptr|context|stream|event|module|function)|CU[a-z]+_st",
                         r"(?:GD_)?CUDA_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"CUresult", r"cu[A-Z][A-Za-z0-9_]*"),
-    "cuDNN": (("src/bench/bench_cudnn.h", "src/bench/bench_cudnn.c"), r"cudnn[A-Za-z0-9_]*_t",
-              r"(?:GD_)?CUDNN_STATUS_[A-Z_]+\b", r"cudnnStatus_t", None),
+    "cuDNN": (("src/probes/libraries/cudnn_api.h", "src/probes/libraries/cudnn_api.c"), r"cudnn[A-Za-z0-9_]*_t",
+              r"(?:GD_)?CUDNN_STATUS_[A-Z_]+\b", r"cudnnStatus_t", r"cudnn[A-Z][A-Za-z0-9_]*"),
     "cuBLAS": (("src/bench/bench_cuda.h", "src/bench/bench_cuda.c"), r"cublas[A-Za-z0-9_]*_t",
                r"(?:GD_)?CUBLAS_STATUS_[A-Z_]+\b", r"cublasStatus_t", None),
-    "NCCL": (("src/bench/bench_nccl.c",), r"nccl[A-Za-z0-9_]*_t|ncclComm\b",
-             r"(?:GD_)?NCCL_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"ncclResult_t", None),
+    "NCCL": (("src/probes/libraries/nccl_api.h", "src/probes/libraries/nccl_api.c"), r"nccl[A-Za-z0-9_]*_t|ncclComm\b",
+             r"(?:GD_)?NCCL_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"ncclResult_t", r"nccl[A-Z][A-Za-z0-9_]*"),
 }
 
 
@@ -165,8 +167,11 @@ def nvidia_lookups(text, fn):
     if fn is None:
         return []
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    # an entry point's name given as a literal to dlsym, a wrapper of it
+    # (bench_dl_sym, a local sym()) or a helper that calls it by name
+    # (libversion's int_version_call(h, "ncclGetVersion") was one)
     return [("look-up by name", m.group(0))
-            for m in re.finditer(r'(?:dlsym|_sym)\s*\([^;]*?"%s"' % fn, text)]
+            for m in re.finditer(r'\b\w*(?:sym|_call)\w*\s*\([^;()]*?"%s"' % fn, text)]
 
 
 FIX_CONV = re.compile(r"%(?!%)[-+ #0'*]*[0-9*]*(?:\.[0-9*]*)?(?:hh|h|ll|l|j|z|t|L)?[diouxXeEfFgGaAcspn]")
