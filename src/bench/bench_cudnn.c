@@ -43,8 +43,7 @@ static int bench_cudnn_try(const char *name, struct cudnn_api *dn, struct err *e
 	SYM(cudnnConvolutionForward);
 	SYM(cudnnConvolutionBackwardData);
 	SYM(cudnnConvolutionBackwardFilter);
-	if (bench_dl_sym(dn->handle, "cudnnGetLastErrorString", &dn->cudnnGetLastErrorString) < 0)
-		dn->cudnnGetLastErrorString = NULL;
+	cudnn_api_bind_optional(dn->handle, dn);
 	return 0;
 fail:
 	bench_cudnn_unload(dn);

@@ -10,6 +10,7 @@
 #include "core/kv.h"
 #include "core/xalloc.h"
 #include "probes/driver/nvml_api.h"
+#include "probes/libraries/nccl_api.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -25,26 +26,6 @@
 #define NC_MAX_BYTES ((size_t)1 << 30)
 #define NC_QUICK_MAX_BYTES ((size_t)64 << 20)
 #define NC_SMOKE_BYTES ((size_t)1 << 20)
-
-typedef int ncclResult_t;
-typedef struct ncclComm *ncclComm_t;
-
-struct nccl_api {
-	void *handle;
-	char *path;
-	ncclResult_t (*ncclGetVersion)(int *v);
-	const char *(*ncclGetErrorString)(ncclResult_t r);
-	ncclResult_t (*ncclCommInitAll)(ncclComm_t *comms, int ndev, const int *devlist);
-	ncclResult_t (*ncclCommDestroy)(ncclComm_t comm);
-	ncclResult_t (*ncclAllReduce)(const void *send, void *recv, size_t count, int dtype, int op,
-				      ncclComm_t comm, CUstream s);
-	ncclResult_t (*ncclAllGather)(const void *send, void *recv, size_t sendcount, int dtype,
-				      ncclComm_t comm, CUstream s);
-	ncclResult_t (*ncclReduceScatter)(const void *send, void *recv, size_t recvcount, int dtype,
-					  int op, ncclComm_t comm, CUstream s);
-	ncclResult_t (*ncclGroupStart)(void);
-	ncclResult_t (*ncclGroupEnd)(void);
-};
 
 struct nc {
 	const struct bench_nccl_opts *o;

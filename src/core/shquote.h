@@ -8,8 +8,9 @@
  * only safe characters are left as they are, so the common fix still reads
  * "sudo ln -sfn /usr/local/cuda-13.0 /usr/local/cuda".
  *
- *	finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", shq(dir));
- *	shquote_buf(&fix, dir);			// or append to a buffer
+ *	finding_fix_cmd(f, "sudo", "ln", "-sfn", dir, "/usr/local/cuda", NULL);
+ *					// report.h quotes each word with it
+ *	shquote_buf(&cmd, dir);			// or append to a buffer
  *
  * shq() returns one of SHQ_RING buffers owned by this module (per thread):
  * a result stays valid for the next SHQ_RING - 1 calls, enough for one

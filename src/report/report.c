@@ -181,20 +181,98 @@ void finding_fix(struct finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Markers: only their addresses matter. */
+const char FIX_AND[] = " && ", FIX_OR[] = " || ", FIX_SEMI[] = "; ", FIX_PIPE[] = " | ";
+const char FIX_GLUE[] = "<glue>", FIX_SH[] = "<sh>";
+
+static int fix_is_op(const char *w)
+{
+	return w == FIX_AND || w == FIX_OR || w == FIX_SEMI || w == FIX_PIPE;
+}
+
+/* Appends one word (or marker) to the command being built. */
+struct fixline {
+	struct buf b;
+	int glue, raw, after_op;
+};
+
+static void fixline_word(struct fixline *l, const char *w)
+{
+	if (fix_is_op(w)) {
+		buf_puts(&l->b, w);
+		l->after_op = 1;
+		return;
+	}
+	if (w == FIX_GLUE) {
+		l->glue = 1;
+		return;
+	}
+	if (w == FIX_SH) {
+		l->raw = 1;
+		return;
+	}
+	if (l->b.len && !l->glue && !l->after_op)
+		buf_addc(&l->b, ' ');
+	if (l->raw)
+		buf_puts(&l->b, w);
+	else
+		shquote_buf(&l->b, w);
+	l->glue = l->raw = l->after_op = 0;
+}
+
+static void fixline_set(struct finding *f, struct fixline *l)
+{
+	free(f->fix);
+	f->fix = buf_detach(&l->b);
+}
+
 void finding_fix_cmd(struct finding *f, const char *word, ...)
 {
-	struct buf b = BUF_INIT;
+	struct fixline l = { BUF_INIT, 0, 0, 0 };
 	va_list ap;
 
 	va_start(ap, word);
-	for (const char *w = word; w; w = va_arg(ap, const char *)) {
-		if (b.len)
-			buf_addc(&b, ' ');
-		shquote_buf(&b, w);
-	}
+	for (const char *w = word; w; w = va_arg(ap, const char *))
+		fixline_word(&l, w);
 	va_end(ap);
+	fixline_set(f, &l);
+}
+
+void finding_fix_argv(struct finding *f, const char *const *words)
+{
+	struct fixline l = { BUF_INIT, 0, 0, 0 };
+
+	for (; words && *words; words++)
+		fixline_word(&l, *words);
+	fixline_set(f, &l);
+}
+
+void fixwords_add(struct fixwords *w, const char *word)
+{
+	if (w->n + 2 > w->cap)
+		XGROW(w->w, w->n + 1, w->cap);
+	w->w[w->n++] = word;
+	w->w[w->n] = NULL;
+}
+
+void fixwords_release(struct fixwords *w)
+{
+	free(w->w);
+	*w = (struct fixwords)FIXWORDS_INIT;
+}
+
+void finding_fix_copy(struct finding *f, const char *fix)
+{
 	free(f->fix);
-	f->fix = buf_detach(&b);
+	f->fix = fix ? xstrdup(fix) : NULL;
+}
+
+void finding_fix_catalogue(struct finding *f)
+{
+	const char *fix = cause_fix(f->cause);
+
+	free(f->fix);
+	f->fix = fix ? xstrdup(fix) : NULL;
 }
 
 void finding_fix_note(struct finding *f, const char *fmt, ...)

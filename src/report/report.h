@@ -12,7 +12,7 @@
  *				       CAUSE_NVIDIA_MODULE_NOT_LOADED, REACH_WORK,
  *				       "the nvidia kernel module is not loaded");
  *	finding_evidence(f, "/proc/modules has no line for nvidia");
- *	finding_fix(f, "sudo modprobe nvidia");
+ *	finding_fix_cmd(f, "sudo", "modprobe", "nvidia", NULL);
  */
 #ifndef GD_REPORT_H
 #define GD_REPORT_H
@@ -111,7 +111,11 @@ enum cause_action finding_action(const struct finding *f);
 enum status finding_status(enum cause_id cause, enum reach reach);
 enum reach finding_xid_reach(enum kb_xid_action a);
 
-/* Sets (replaces) the fix. */
+/*
+ * Sets (replaces) the fix from a format: prose, or a constant command.  A
+ * machine value goes in a word list (finding_fix_cmd) instead: no
+ * conversion in this format (tests/e2e/test_project_rules.py).
+ */
 void finding_fix(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
@@ -119,11 +123,50 @@ void finding_fix(struct finding *f, const char *fmt, ...)
  * ended by NULL; each word is quoted as one shell word when needed
  * (core/shquote.h), so a machine value can never become shell code:
  *	finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PCIE", "-i", bdf, NULL);
+ * A few marker words (compared by address, never printed as themselves)
+ * shape the line:
+ *	FIX_AND, FIX_OR, FIX_SEMI, FIX_PIPE	" && ", " || ", "; ", " | "
+ *		between two commands;
+ *	FIX_GLUE	the next word follows the previous one with no space,
+ *		each quoted on its own ("--output=", FIX_GLUE, path gives
+ *		--output='/a b');
+ *	FIX_SH		the next word is shell text of ours, written as it is:
+ *		a string literal only ("$(uname -r)", "'nvidia-driver-*'"),
+ *		never a value (tests/e2e/test_project_rules.py checks it).
+ *	finding_fix_cmd(f, "sudo", "rm", "-rf", path, FIX_AND,
+ *			"sudo", "nvidia-modprobe", "-c", "0", "-u", NULL);
+ * The fix keeps its shape: one string, "CMD" or "CMD  (prose)".
  */
+extern const char FIX_AND[], FIX_OR[], FIX_SEMI[], FIX_PIPE[], FIX_GLUE[], FIX_SH[];
 void finding_fix_cmd(struct finding *f, const char *word, ...) __attribute__((sentinel));
 /*
+ * The same from an array ended by NULL, or from a list built at run time
+ * (the words are not copied: they must outlive the finding_fix_argv call):
+ *	struct fixwords w = FIXWORDS_INIT;
+ *	fixwords_add(&w, "unset");  for (...) fixwords_add(&w, name);
+ *	finding_fix_argv(f, w.w);  fixwords_release(&w);
+ */
+void finding_fix_argv(struct finding *f, const char *const *words);
+struct fixwords {
+	const char **w;		/* ended by NULL once a word is added */
+	size_t n, cap;
+};
+#define FIXWORDS_INIT { NULL, 0, 0 }
+void fixwords_add(struct fixwords *w, const char *word);
+void fixwords_release(struct fixwords *w);
+/*
+ * Sets the fix to one the word functions built for another finding (its
+ * f->fix): a verdict that repeats the fix of its first blocking problem.
+ * Never a string made any other way.
+ */
+void finding_fix_copy(struct finding *f, const char *fix);
+/* Sets the fix to the catalogue's generic fix for the finding's cause. */
+void finding_fix_catalogue(struct finding *f);
+/*
  * Appends prose for people after the command, as "CMD  (prose)": the part a
- * person reads and does not paste.  Machine values do not belong in it.
+ * person reads and does not paste.  No name or path from the machine
+ * belongs in it (a number or a knowledge-base version may).
+ * Without a command it is the whole fix.
  */
 void finding_fix_note(struct finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -8,7 +8,7 @@
  */
 #include "rules/rules_conda.h"
 #include "core/buf.h"
-#include "core/shquote.h"
+#include "core/strmap.h"
 #include "core/xalloc.h"
 #include "knowledge/causes.h"
 #include "inventory/inventory.h"
@@ -53,29 +53,48 @@ static const char *base_name(const char *p)
 }
 
 /* "wheel nvidia-cudnn-cu12 9.1.0.70" -> "nvidia-cudnn-cu12" appended to b (once). */
-static void add_wheel_name(struct buf *b, const char *owner)
+/* Distinct package names, the words of a fix (the names are owned). */
+struct names {
+	struct fixwords w;
+	struct strmap seen;
+};
+#define NAMES_INIT { FIXWORDS_INIT, STRMAP_INIT }
+
+static void names_add(struct names *l, char *name)
+{
+	if (strmap_add(&l->seen, name, l->w.n))
+		fixwords_add(&l->w, name);
+	else
+		free(name);
+}
+
+static void names_release(struct names *l)
+{
+	strmap_release(&l->seen);
+	for (size_t i = 0; i < l->w.n; i++)
+		free((char *)l->w.w[i]);
+	fixwords_release(&l->w);
+}
+
+static void add_wheel_name(struct names *l, const char *owner)
 {
 	const char *n, *sp;
-	char *name;
 
 	if (!owner || strncmp(owner, "wheel ", 6) != 0)
 		return;
 	n = owner + 6;
 	sp = strchr(n, ' ');
-	name = sp ? xstrndup(n, (size_t)(sp - n)) : xstrdup(n);
-	if (!strstr(buf_cstr(b), shq(name)))
-		buf_printf(b, " %s", shq(name));
-	free(name);
+	names_add(l, sp ? xstrndup(n, (size_t)(sp - n)) : xstrdup(n));
 }
 
-static void add_conda_name(struct buf *b, const struct conda_env *ce, const struct lib_copy *c)
+static void add_conda_name(struct names *l, const struct conda_env *ce, const struct lib_copy *c)
 {
 	const struct conda_pkg *p = condameta_owner(ce, base_name(c->path));
 
 	if (!p)
 		p = condameta_owner(ce, base_name(c->realpath));
-	if (p && !strstr(buf_cstr(b), shq(p->name)))
-		buf_printf(b, " %s", shq(p->name));
+	if (p)
+		names_add(l, xstrdup(p->name));
 }
 
 /* Does a conda copy of the environment share its soname with another source's copy? */
@@ -164,7 +183,8 @@ static void judge_env(const struct rules_in *in, struct report *rep, const struc
 {
 	const struct libraries_inventory *li = &in->inv->libs;
 	struct finding *f = NULL;
-	struct buf wheels = BUF_INIT, condas = BUF_INIT, sysdirs = BUF_INIT, winners = BUF_INIT;
+	struct names wheels = NAMES_INIT, condas = NAMES_INIT;
+	struct buf sysdirs = BUF_INIT, winners = BUF_INIT;
 	struct buf sonames = BUF_INIT;	/* "|libcudnn.so.8|libcudart.so.12|": the sonames involved */
 	const struct conda_pkg *cfw = conda_framework(ce);
 	/*
@@ -231,18 +251,38 @@ static void judge_env(const struct rules_in *in, struct report *rep, const struc
 	if (cfw)
 		finding_evidence(f, "the framework came from conda: %s%s%s=%s", cfw->channel ? cfw->channel : "",
 				 cfw->channel ? "::" : "", cfw->name, cfw->version);
-	if (cfw && wheels.len)
-		finding_fix(f, "keep conda's CUDA (%s is a conda package): pip uninstall -y%s%s%s", cfw->name,
-			    buf_cstr(&wheels), sysdirs.len ? "; and drop from LD_LIBRARY_PATH: " : "", buf_cstr(&sysdirs));
-	else if (condas.len)
-		finding_fix(f, "keep one source per environment: conda remove -p %s --force%s (the "
-			    "framework's pip wheels bring their own CUDA)%s%s", shq(ce->prefix), buf_cstr(&condas),
-			    sysdirs.len ? "; and drop from LD_LIBRARY_PATH: " : "", buf_cstr(&sysdirs));
-	else
-		finding_fix(f, "%s", cause_fix(CAUSE_CONDA_CUDA_MIXED));
+	if (cfw && wheels.w.n) {
+		struct fixwords cmd = FIXWORDS_INIT;
+
+		fixwords_add(&cmd, "pip");
+		fixwords_add(&cmd, "uninstall");
+		fixwords_add(&cmd, "-y");
+		for (size_t i = 0; i < wheels.w.n; i++)
+			fixwords_add(&cmd, wheels.w.w[i]);
+		finding_fix_argv(f, cmd.w);
+		fixwords_release(&cmd);
+		finding_fix_note(f, "keep conda's CUDA: the framework is a conda package%s",
+				 sysdirs.len ? "; and drop the system's directories above from LD_LIBRARY_PATH" : "");
+	} else if (condas.w.n) {
+		struct fixwords cmd = FIXWORDS_INIT;
+
+		fixwords_add(&cmd, "conda");
+		fixwords_add(&cmd, "remove");
+		fixwords_add(&cmd, "-p");
+		fixwords_add(&cmd, ce->prefix);
+		fixwords_add(&cmd, "--force");
+		for (size_t i = 0; i < condas.w.n; i++)
+			fixwords_add(&cmd, condas.w.w[i]);
+		finding_fix_argv(f, cmd.w);
+		fixwords_release(&cmd);
+		finding_fix_note(f, "keep one source per environment: the framework's pip wheels bring their "
+				 "own CUDA%s",
+				 sysdirs.len ? "; and drop the system's directories above from LD_LIBRARY_PATH" : "");
+	} else
+		finding_fix_catalogue(f);
 out:
-	buf_release(&wheels);
-	buf_release(&condas);
+	names_release(&wheels);
+	names_release(&condas);
 	buf_release(&sysdirs);
 	buf_release(&winners);
 	buf_release(&sonames);
@@ -270,11 +310,11 @@ void rules_conda_env_evidence(const struct rules_in *in, struct finding *f, cons
 }
 
 int rules_conda_fix_upgrade(const struct rules_in *in, const char *realpath, const char *minimum,
-			    struct buf *fix)
+			    struct finding *f)
 {
 	const struct lib_copy *c = realpath ? libraries_copy_by_realpath(&in->inv->libs, realpath) : NULL;
 	const char *spec, *sep, *eq;
-	char *channel, *name, *req, *dir;
+	char *channel, *name, *req;
 	long major;
 
 	if (!c || !c->conda_spec || !c->owner || strncmp(c->owner, "conda ", 6) != 0 || !minimum)
@@ -287,14 +327,15 @@ int rules_conda_fix_upgrade(const struct rules_in *in, const char *realpath, con
 		name[eq - name] = 0;
 	major = strtol(minimum, NULL, 10);
 	req = xasprintf("%s>=%s,<%ld", name, minimum, major + 1);
-	dir = xstrdup(c->dir ? c->dir : c->owner + 6);
-	buf_printf(fix, "conda install -p %s%s%s %s (conda's %s is the copy loaded; or take %s off "
-		    "LD_LIBRARY_PATH when the framework brings its own)", shq(c->owner + 6),
-		    channel ? " -c " : "", channel ? shq(channel) : "", shq(req), c->conda_spec, shq(dir));
+	if (channel)
+		finding_fix_cmd(f, "conda", "install", "-p", c->owner + 6, "-c", channel, req, NULL);
+	else
+		finding_fix_cmd(f, "conda", "install", "-p", c->owner + 6, req, NULL);
+	finding_fix_note(f, "conda's package is the copy loaded; or take its directory off "
+			 "LD_LIBRARY_PATH when the framework brings its own");
 	free(channel);
 	free(name);
 	free(req);
-	free(dir);
 	return 1;
 }
 

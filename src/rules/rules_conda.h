@@ -19,11 +19,11 @@ struct buf;
 /*
  * The fix for a library too old for a framework, when conda installed the
  * copy the framework loads (the libraries layer's copy at realpath has a
- * conda package): a conda command, not pip.  Appends it to fix and returns
- * 1; returns 0 (fix untouched) when conda did not install it.  minimum:
- * "8.9", the lowest version that serves.
+ * conda package): a conda command, not pip.  Sets it as f's fix and
+ * returns 1; returns 0 (f untouched) when conda did not install it.
+ * minimum: "8.9", the lowest version that serves.
  */
 int rules_conda_fix_upgrade(const struct rules_in *in, const char *realpath, const char *minimum,
-			    struct buf *fix);
+			    struct finding *f);
 
 #endif

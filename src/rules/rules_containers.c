@@ -30,7 +30,6 @@
 #include "rules/rules_ctr.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "core/shquote.h"
 #include "core/version.h"
 #include "knowledge/kb.h"
 #include "inventory/inventory.h"

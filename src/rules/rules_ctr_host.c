@@ -10,7 +10,6 @@
 #include "rules/rules_ctr.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "core/shquote.h"
 #include "core/version.h"
 #include "knowledge/kb.h"
 #include "inventory/inventory.h"
@@ -37,7 +36,7 @@ static void judge_cdi(const struct rules_in *in, struct report *rep)
 			f = report_add(rep, LAYER_CONTAINERS, id.s, CAUSE_CONTAINER_CONFIG_INVALID,
 				       REACH_LATENT, "the CDI spec %s cannot be loaded", s->file);
 			finding_evidence(f, "%s: %s", s->file, s->error);
-			finding_fix(f, "sudo nvidia-ctk cdi generate --output=%s", shq(s->file));
+			finding_fix_cmd(f, "sudo", "nvidia-ctk", "cdi", "generate", "--output=", FIX_GLUE, s->file, NULL);
 			buf_release(&id);
 			continue;
 		}
@@ -76,7 +75,7 @@ static void judge_cdi(const struct rules_in *in, struct report *rep)
 					 s->host_driver_version, kver);
 		}
 		if (f)
-			finding_fix(f, "sudo nvidia-ctk cdi generate --output=%s", shq(s->file));
+			finding_fix_cmd(f, "sudo", "nvidia-ctk", "cdi", "generate", "--output=", FIX_GLUE, s->file, NULL);
 		else
 			report_ok(rep, LAYER_CONTAINERS, id.s, "CDI spec %s (%s, %zu devices) matches "
 				  "the machine", s->file, s->kind, s->ndevices);
@@ -103,9 +102,9 @@ static void judge_cdi(const struct rules_in *in, struct report *rep)
 						       "CDI device %s=%s is defined twice", a->kind,
 						       a->devices[d]);
 					finding_evidence(f, "in %s and in %s", a->file, b->file);
-					finding_fix(f, "keep one spec for %s: sudo rm %s (then sudo "
-						    "nvidia-ctk cdi generate --output=%s if that one is "
-						    "stale)", shq(a->kind), shq(b->file), shq(a->file));
+					finding_fix_cmd(f, "sudo", "rm", b->file, NULL);
+					finding_fix_note(f, "keep one spec for the kind; then regenerate the other one with "
+							 "nvidia-ctk cdi generate if it is stale");
 					return;	/* one is enough to act on */
 				}
 			}
@@ -141,9 +140,9 @@ static void judge_config_errors(const struct rules_in *in, struct report *rep)
 			       CAUSE_CONTAINER_CONFIG_INVALID, REACH_LATENT,
 			       "containerd's config cannot be read");
 		finding_evidence(f, "%s", h->containerd_config_error);
-		finding_fix(f, "fix %s (containerd config dump shows what containerd reads), then "
-			    "sudo nvidia-ctk runtime configure --runtime=containerd --config=%s",
-			    shq(h->containerd_config_file), shq(h->containerd_config_file));
+		finding_fix_cmd(f, "sudo", "nvidia-ctk", "runtime", "configure", "--runtime=containerd",
+				"--config=", FIX_GLUE, h->containerd_config_file, NULL);
+		finding_fix_note(f, "after fixing the file: containerd config dump shows what containerd reads");
 	}
 }
 
@@ -199,11 +198,12 @@ void rc_judge_host(const struct rules_in *in, struct report *rep)
 		if (docker)
 			finding_evidence(f, "docker run --gpus all fails with: could not select device "
 					 "driver \"\" with capabilities: [[gpu]]");
-		finding_fix(f, "add NVIDIA's repository and sudo apt-get install nvidia-container-toolkit; "
-			    "then %s", docker ? "sudo nvidia-ctk runtime configure --runtime=docker && "
-			    "sudo systemctl restart docker" : containerd ? "sudo nvidia-ctk runtime "
-			    "configure --runtime=containerd && sudo systemctl restart containerd" :
-			    "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml");
+		finding_fix(f, docker ? "add NVIDIA's repository and sudo apt-get install nvidia-container-toolkit; "
+			    "then sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
+			    : containerd ? "add NVIDIA's repository and sudo apt-get install nvidia-container-toolkit; "
+			    "then sudo nvidia-ctk runtime configure --runtime=containerd && sudo systemctl restart "
+			    "containerd" : "add NVIDIA's repository and sudo apt-get install nvidia-container-toolkit; "
+			    "then sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml");
 	} else {
 		if (docker && !h->nvidia_hook) {
 			f = report_add(rep, LAYER_CONTAINERS, "containers.docker",
@@ -250,9 +250,10 @@ void rc_judge_host(const struct rules_in *in, struct report *rep)
 					 "nvidia-container-runtime, enable_cdi not true",
 					 h->containerd_config_file ? h->containerd_config_file :
 					 "/etc/containerd/config.toml (absent: containerd's defaults)");
-			finding_fix(f, "sudo nvidia-ctk runtime configure --runtime=containerd%s && sudo "
-				    "systemctl restart containerd (Kubernetes: or install the GPU Operator)",
-				    k8s ? " --set-as-default" : "");
+			finding_fix(f, k8s ? "sudo nvidia-ctk runtime configure --runtime=containerd --set-as-default && "
+				    "sudo systemctl restart containerd (Kubernetes: or install the GPU Operator)"
+				    : "sudo nvidia-ctk runtime configure --runtime=containerd && sudo systemctl restart "
+				    "containerd (Kubernetes: or install the GPU Operator)");
 		} else if (containerd) {
 			buf_printf(&ok, "%scontainerd: %s", ok.len ? "; " : "",
 				   h->containerd_nvidia_runtime ? "NVIDIA runtime configured" : "CDI on");

@@ -14,7 +14,6 @@
 #include "rules/rules_ctr.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "core/shquote.h"
 #include "core/version.h"
 #include "knowledge/kb.h"
 #include "inventory/inventory.h"
@@ -53,20 +52,20 @@ static void fix_run_flag(struct finding *f, enum ctr_engine e, const char *flag,
 {
 	switch (e) {
 	case CTR_ENGINE_DOCKER:
-		finding_fix(f, "recreate the container with docker run %s ...", flag);
+		finding_fix_note(f, "recreate the container with docker run %s ...", flag);
 		break;
 	case CTR_ENGINE_PODMAN:
-		finding_fix(f, "recreate the container with podman run %s ...", flag);
+		finding_fix_note(f, "recreate the container with podman run %s ...", flag);
 		break;
 	case CTR_ENGINE_CONTAINERD:
-		finding_fix(f, "recreate the container with nerdctl run %s ...", flag);
+		finding_fix_note(f, "recreate the container with nerdctl run %s ...", flag);
 		break;
 	case CTR_ENGINE_KUBERNETES:
-		finding_fix(f, "%s", k8s);
+		finding_fix_note(f, "%s", k8s);
 		break;
 	default:
-		finding_fix(f, "recreate the container with docker run %s ... (podman run takes the "
-			    "same flag); Kubernetes: %s", flag, k8s);
+		finding_fix_note(f, "recreate the container with docker run %s ... (podman run takes the "
+				 "same flag); Kubernetes: %s", flag, k8s);
 		break;
 	}
 }
@@ -265,8 +264,8 @@ void rc_judge_requires(const struct rules_in *in, struct report *rep)
 			 "NVIDIA_DISABLE_REQUIRE is set: the toolkit did not check it" :
 			 "the toolkit's hook refuses this (\"unsatisfied condition\"); the container "
 			 "was started without that check (CDI, or another runtime)");
-	finding_fix(f, "install a host driver that supports the image's CUDA (or newer), or run "
-		    "an image built for CUDA %s or older", facts.cuda ? facts.cuda : "of the host");
+	finding_fix_note(f, "install a host driver that supports the image's CUDA (or newer), or run "
+			 "an image built for CUDA %s or older", facts.cuda ? facts.cuda : "of the host");
 }
 
 void rc_judge_revoked(const struct rules_in *in, struct report *rep)
@@ -298,11 +297,14 @@ void rc_judge_revoked(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "%s", c->cgroup_devices_evidence);
 	finding_evidence(f, "nvidia-smi here prints \"Failed to initialize NVML: Unknown Error\"; "
 			 "typically after systemctl daemon-reload on the host");
-	finding_fix(f, "recreate this container (a restart re-applies the device rules); to stop it "
+	finding_fix(f, c->engine == CTR_ENGINE_DOCKER ?
+		    "recreate this container (a restart re-applies the device rules); to stop it "
 		    "recurring, on the host: sudo nvidia-ctk system create-dev-char-symlinks "
-		    "--create-all%s", c->engine == CTR_ENGINE_DOCKER ?
-		    ", or set \"exec-opts\": [\"native.cgroupdriver=cgroupfs\"] in "
-		    "/etc/docker/daemon.json" : "");
+		    "--create-all, or set \"exec-opts\": [\"native.cgroupdriver=cgroupfs\"] in "
+		    "/etc/docker/daemon.json" :
+		    "recreate this container (a restart re-applies the device rules); to stop it "
+		    "recurring, on the host: sudo nvidia-ctk system create-dev-char-symlinks "
+		    "--create-all");
 }
 
 static int image_own_libcuda(const struct containers_inventory *c, const struct ctr_lib *l)
@@ -357,7 +359,8 @@ void rc_judge_libs(const struct rules_in *in, struct report *rep)
 		finding_evidence(mis, "the loaded nvidia module is %s", kver);
 		finding_fix(mis, "the host's driver changed after this container started, or the image "
 			    "carries driver libraries: recreate the container (the runtime injects the "
-			    "%s libraries) and remove driver libraries from the image", shq(kver));
+			    "host's libraries, of the loaded module's version) and remove driver libraries from "
+			    "the image");
 	}
 	if (own) {
 		if (own_mismatch)

@@ -16,7 +16,7 @@
 #include <string.h>
 
 /* The fix for a CUresult, made for this machine where we can. */
-static void cuda_fix(struct finding *f, int code, enum cause_id cause)
+static void cuda_fix(struct finding *f, int code)
 {
 	if (code == 999)
 		finding_fix(f, "lsmod | grep nvidia_uvm || sudo modprobe nvidia_uvm; ls -l /dev/nvidia-uvm "
@@ -31,7 +31,7 @@ static void cuda_fix(struct finding *f, int code, enum cause_id cause)
 	else if (code == 2)
 		finding_fix(f, "nvidia-smi  # find the process holding the memory, or use another GPU");
 	else
-		finding_fix(f, "%s", cause_fix(cause));
+		finding_fix_catalogue(f);
 }
 
 static void cuda_result_evidence(struct finding *f, const char *call, int code, const char *lib)
@@ -64,10 +64,10 @@ static void rules_cuda_init(const struct rules_in *in, struct report *rep)
 				 (c->driver_version % 1000) / 10);
 	if (cvd && c->init_result == 100) {
 		finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\"", cvd->value);
-		finding_fix(f, "%s", cause_fix(CAUSE_GPU_HIDDEN_BY_ENV));
+		finding_fix_catalogue(f);
 		return;
 	}
-	cuda_fix(f, c->init_result, cause);
+	cuda_fix(f, c->init_result);
 }
 
 static void rules_cuda_device(const struct rules_in *in, const struct cuda_device *d,
@@ -94,17 +94,17 @@ static void rules_cuda_device(const struct rules_in *in, const struct cuda_devic
 		f = report_add(rep, LAYER_CUDA, id.s, cause, REACH_WORK,
 			       "%s: %s failed", lb.s, d->fail_call);
 		cuda_result_evidence(f, d->fail_call, d->fail_result, c->lib);
-		cuda_fix(f, d->fail_result, cause);
+		cuda_fix(f, d->fail_result);
 	} else if (d->mismatch) {
 		f = report_add(rep, LAYER_CUDA, id.s, CAUSE_GPU_COMPUTE_FAILED, REACH_WORK,
 			       "%s: the PTX kernel ran but its result is wrong", lb.s);
 		finding_evidence(f, "out[i] = in[i] * a + b: %s", d->mismatch);
-		finding_fix(f, "%s", cause_fix(CAUSE_GPU_COMPUTE_FAILED));
+		finding_fix_catalogue(f);
 	} else {
 		f = report_add(rep, LAYER_CUDA, id.s, CAUSE_GPU_COMPUTE_FAILED, REACH_WORK,
 			       "%s: the kernel check did not complete", lb.s);
 		finding_evidence(f, "the probe reported no kernel result for this device");
-		finding_fix(f, "%s", cause_fix(CAUSE_GPU_COMPUTE_FAILED));
+		finding_fix_catalogue(f);
 	}
 	buf_release(&id);
 	buf_release(&lb);
@@ -222,7 +222,7 @@ static void rules_cuda_findings(const struct rules_in *in, struct report *rep)
 			cuda_result_evidence(f, "cuDeviceGetCount", c->count_result, c->lib);
 		else
 			finding_evidence(f, "cuDeviceGetCount: %d", c->device_count);
-		finding_fix(f, "%s", cause_fix(CAUSE_CUDA_INIT_FAILED));
+		finding_fix_catalogue(f);
 		return;
 	}
 	{

@@ -12,7 +12,6 @@
  */
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "inventory/inventory.h"
 
@@ -97,9 +96,13 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 			finding_evidence(f, "%s exists with mode %04lo but is not a character device "
 					 "(a file or directory left by a bad bind mount?)",
 					 d->path, d->mode);
-			finding_fix(f, "sudo rm -rf %s && %s", shq(d->path), dv->in_container ?
-				    "restart the container with --gpus all" :
-				    "sudo nvidia-modprobe -c 0 -u");
+			if (dv->in_container) {
+				finding_fix_cmd(f, "sudo", "rm", "-rf", d->path, NULL);
+				finding_fix_note(f, "then restart the container with --gpus all");
+			} else {
+				finding_fix_cmd(f, "sudo", "rm", "-rf", d->path, FIX_AND, "sudo", "nvidia-modprobe", "-c", "0",
+						"-u", NULL);
+			}
 			continue;
 		}
 		if (d->usable == 0) {
@@ -108,9 +111,9 @@ void rules_devices(const struct rules_in *in, struct report *rep)
 				       "%s cannot be opened for reading and writing by uid %ld",
 				       d->path, dv->euid);
 			finding_evidence(f, "%s: %s", d->path, d->why ? d->why : "not permitted");
-			finding_fix(f, "sudo chmod 0666 /dev/nvidia* (or add the user to group %ld: "
-				    "sudo usermod -aG $(getent group %ld | cut -d: -f1) $USER, "
-				    "then log in again)", d->gid, d->gid);
+			finding_fix_cmd(f, "sudo", "chmod", "0666", FIX_SH, "/dev/nvidia*", NULL);
+			finding_fix_note(f, "or add the user to group %ld: sudo usermod -aG $(getent group %ld | cut -d: -f1) "
+					 "$USER, then log in again", d->gid, d->gid);
 			continue;
 		}
 		ok++;

@@ -11,16 +11,17 @@
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
 #include "rules/cuda_visible.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/version.h"
+#include "core/xalloc.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb.h"
 #include "inventory/inventory.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A GPU's memory held by others above this fraction is worth a warning. */
@@ -52,7 +53,7 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 				 "directories inside %s", in->ctx->root);
 		if (d->cuda.error)
 			finding_evidence(f, "%s", d->cuda.error);
-		finding_fix(f, "%s", cause_fix(CAUSE_LIBCUDA_MISSING));
+		finding_fix_catalogue(f);
 	} else if (d->cuda.stub_reason) {
 		f = report_add(rep, LAYER_DRIVER, "driver.libcuda", CAUSE_LIBCUDA_STUB_ON_PATH, REACH_WORK,
 			       "the libcuda.so.1 the loader picks is the CUDA toolkit's stub");
@@ -62,9 +63,8 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 				 "fails with CUDA_ERROR_STUB_LIBRARY (34)");
 		if (d->ld_library_path)
 			finding_evidence(f, "LD_LIBRARY_PATH=%s", d->ld_library_path);
-		finding_fix(f, "remove the directory of %s from LD_LIBRARY_PATH (and any "
-			    "libcuda.so.1 link to the stub), so that the driver's libcuda.so.1 is found",
-			    shq(d->cuda.path));
+		finding_fix(f, "remove the stub's directory (the evidence names it) from LD_LIBRARY_PATH "
+			    "(and any libcuda.so.1 link to the stub), so that the driver's libcuda.so.1 is found");
 	} else {
 		f = report_ok(rep, LAYER_DRIVER, "driver.libcuda",
 			       "libcuda.so.1 %s%s%s", d->cuda.version ? d->cuda.version : "found",
@@ -86,7 +86,7 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "a program that loads libcuda.so (not .so.1), or runs where the "
 				 "driver's library is missing, gets the stub and fails with "
 				 "CUDA_ERROR_STUB_LIBRARY (34)");
-		finding_fix(f, "%s", cause_fix(CAUSE_LIBCUDA_STUB_ON_PATH));
+		finding_fix_catalogue(f);
 	}
 	/* libnvidia-ml.so.1: CUDA does not need it, nvidia-smi and monitoring do. */
 	if (rules_platform_driver_nvml(in, rep)) {
@@ -98,7 +98,7 @@ static void rules_driver_libs(const struct rules_in *in, struct report *rep)
 				 "directories inside %s", in->ctx->root);
 		if (d->nvml.error)
 			finding_evidence(f, "%s", d->nvml.error);
-		finding_fix(f, "%s", cause_fix(CAUSE_NVML_MISSING));
+		finding_fix_catalogue(f);
 	} else {
 		f = report_ok(rep, LAYER_DRIVER, "driver.nvml-library",
 			       "libnvidia-ml.so.1 %s", d->nvml.version ? d->nvml.version : "found");
@@ -161,14 +161,15 @@ static void rules_driver_versions(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "libcuda.so.1 %s comes from a forward-compatibility "
 				 "directory (%s); it is meant to differ", d->cuda.version,
 				 d->cuda.realpath ? d->cuda.realpath : d->cuda.path);
-	if (bad && (d->cuda.operator_root || d->nvml.operator_root))
-		finding_fix(f, "the GPU Operator's driver container (%s) is not the loaded module's "
-			    "version: restart its pod on this node (kubectl -n gpu-operator delete pod "
-			    "-l app=nvidia-driver-daemonset --field-selector spec.nodeName=$(hostname)) "
-			    "so that it reloads the module, or drain the node and reboot",
-			    PLATFORM_OPERATOR_ROOT);
-	else if (bad)
-		finding_fix(f, "%s", cause_fix(CAUSE_DRIVER_LIBRARY_MISMATCH));
+	if (bad && (d->cuda.operator_root || d->nvml.operator_root)) {
+		finding_fix_cmd(f, "kubectl", "-n", "gpu-operator", "delete", "pod", "-l",
+				"app=nvidia-driver-daemonset", "--field-selector", "spec.nodeName=", FIX_GLUE,
+				FIX_SH, "$(hostname)", NULL);
+		finding_fix_note(f, "the GPU Operator's driver container (" PLATFORM_OPERATOR_ROOT ") is not "
+				 "the loaded module's version: restarting its pod on this node reloads the "
+				 "module; or drain the node and reboot");
+	} else if (bad)
+		finding_fix_catalogue(f);
 }
 
 static void rules_driver_nvml_failed(const struct rules_in *in, struct report *rep)
@@ -205,7 +206,7 @@ static void rules_driver_nvml_failed(const struct rules_in *in, struct report *r
 			if (in->inv->driver.kernel_module_version)
 				finding_evidence(f, "kernel module %s",
 						 in->inv->driver.kernel_module_version);
-			finding_fix(f, "%s", cause_fix(CAUSE_DRIVER_LIBRARY_MISMATCH));
+			finding_fix_catalogue(f);
 			return;
 		}
 		f = report_add(rep, LAYER_DRIVER, "driver.nvml", CAUSE_NVML_FAILED, REACH_WORK,
@@ -214,7 +215,7 @@ static void rules_driver_nvml_failed(const struct rules_in *in, struct report *r
 		if (n->init_result == 9)
 			finding_fix(f, "sudo modprobe nvidia  # NVML says the driver is not loaded");
 		else
-			finding_fix(f, "%s", cause_fix(CAUSE_NVML_FAILED));
+			finding_fix_catalogue(f);
 		return;
 	default:
 		return;
@@ -242,7 +243,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 		for (size_t i = 0; i < g->nerrors; i++)
 			if (strstr(g->errors[i], ": 15 "))
 				finding_evidence(f, "%s", g->errors[i]);
-		finding_fix(f, "%s", cause_fix(CAUSE_GPU_LOST));
+		finding_fix_catalogue(f);
 		buf_release(&lb);
 		buf_release(&id);
 		return;
@@ -274,6 +275,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 	    g->retired_pending == 1 || g->ecc_aggregate_unc > 0) {
 		int fail = g->ecc_volatile_unc > 0 || g->remap_pending > 0 ||
 			   g->remap_failure > 0 || g->retired_pending == 1;
+		char idx[16];
 
 		buf_reset(&id);
 		buf_printf(&id, "driver.gpu.%d.ecc", g->index);
@@ -293,9 +295,14 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 					 "%d uncorrectable rows)", g->remap_unc);
 		if (g->remap_failure > 0)
 			finding_evidence(f, "row remapping failed (nvmlDeviceGetRemappedRows failureOccurred)");
-		finding_fix(f, fail ? "drain the GPU, then sudo nvidia-smi -r -i %d (or reboot); if it "
-			    "recurs, RMA the card" : "watch the counts (nvidia-smi -q -d ECC -i %d); "
-			    "rising uncorrectable errors mean RMA", g->index);
+		snprintf(idx, sizeof(idx), "%d", g->index);
+		if (fail) {
+			finding_fix_cmd(f, "sudo", "nvidia-smi", "-r", "-i", idx, NULL);
+			finding_fix_note(f, "drain the GPU first, or reboot; if it recurs, RMA the card");
+		} else {
+			finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "ECC", "-i", idx, NULL);
+			finding_fix_note(f, "watch the counts: rising uncorrectable errors mean RMA");
+		}
 	}
 
 	/* Memory held by other processes (gpudoctor's NVML child holds none). */
@@ -316,7 +323,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 				finding_evidence(f, "pid %lld (%s): %lld MiB", g->procs[i].pid,
 						 g->procs[i].name ? g->procs[i].name : "name unknown",
 						 g->procs[i].used_bytes >= 0 ? g->procs[i].used_bytes >> 20 : -1);
-			finding_fix(f, "stop pid %lld if it should not run (or use another GPU: "
+			finding_fix_note(f, "stop pid %lld if it should not run (or use another GPU: "
 				    "export CUDA_VISIBLE_DEVICES=<free index>)",
 				    g->nprocs ? g->procs[0].pid : -1);
 		} else if (g->procs_known && g->nprocs == 0 && g->memory_used > limit) {
@@ -352,7 +359,7 @@ static void rules_driver_gpu(const struct rules_in *in, const struct nvml_gpu *g
 			finding_evidence(f, "nvmlDeviceGetPersistenceMode: disabled; %s",
 					 datacenter == 1 ? "a datacenter GPU"
 					 : "no display attached (nvmlDeviceGetDisplayMode: disabled)");
-			finding_fix(f, "%s", cause_fix(CAUSE_PERSISTENCE_MODE_OFF));
+			finding_fix_catalogue(f);
 		}
 	}
 	buf_release(&lb);
@@ -437,14 +444,14 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 			finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\": %s", cvd->value, why.s);
 			if (count >= 0)
 				finding_evidence(f, "NVML sees %d GPU%s", count, count == 1 ? "" : "s");
-			finding_fix(f, "%s", cause_fix(CAUSE_GPU_HIDDEN_BY_ENV));
+			finding_fix_catalogue(f);
 		} else if (why.len) {
 			f = report_add(rep, LAYER_DRIVER, "driver.env-visible", CAUSE_GPU_HIDDEN_BY_ENV,
 				       REACH_LATENT,
 				       "CUDA_VISIBLE_DEVICES hides GPUs it seems to select");
 			finding_evidence(f, "CUDA_VISIBLE_DEVICES=\"%s\": %s; %d GPU%s stay visible",
 					 cvd->value, why.s, vis, vis == 1 ? "" : "s");
-			finding_fix(f, "export CUDA_VISIBLE_DEVICES=<indices that exist, 0..%d>",
+			finding_fix_note(f, "export CUDA_VISIBLE_DEVICES=<indices that exist, 0..%d>",
 				    count > 0 ? count - 1 : 0);
 		} else {
 			f = report_ok(rep, LAYER_DRIVER, "driver.env-visible",
@@ -475,11 +482,17 @@ static void rules_driver_env(const struct rules_in *in, struct report *rep)
 						 d->env[i].effect);
 		finding_evidence(f, "meanings: NVIDIA CUDA Programming Guide, \"CUDA Environment "
 				 "Variables\"");
-		buf_reset(&flagged);
-		for (size_t i = 0; i < d->nenv; i++)
-			if (d->env[i].flagged)
-				buf_printf(&flagged, "%s%s", flagged.len ? " " : "", shq(d->env[i].name));
-		finding_fix(f, "unset %s", flagged.s);
+		{
+			const char **words = xcalloc(d->nenv + 2, sizeof(*words));
+			size_t nw = 0;
+
+			words[nw++] = "unset";
+			for (size_t i = 0; i < d->nenv; i++)
+				if (d->env[i].flagged)
+					words[nw++] = d->env[i].name;
+			finding_fix_argv(f, words);
+			free(words);
+		}
 	}
 	buf_release(&why);
 	buf_release(&flagged);
@@ -552,12 +565,12 @@ static void rules_driver_unlisted_gpu(const struct rules_in *in, struct report *
 		finding_evidence(f, "source: %s%s%s", v->source, url ? " " : "", url ? url : "");
 	if (last && version_cmp_str(drv, last) > 0)
 		/* NVIDIA stopped listing the id: no newer driver will */
-		finding_fix(f, "nothing is needed for the GPU to work; for a pairing NVIDIA supports, use the R%.*s "
-			    "branch, the last that lists 10de:%04x (%s)", (int)strcspn(last, "."), last, g->device,
-			    last);
+		finding_fix_note(f, "nothing is needed for the GPU to work; for a pairing NVIDIA supports, use the "
+				 "R%.*s branch, the last that lists 10de:%04x (%s)", (int)strcspn(last, "."), last,
+				 g->device, last);
 	else
-		finding_fix(f, "install a driver that lists 10de:%04x (%s or newer), e.g. the distribution's current "
-			    "nvidia-driver package", g->device, first ? first : "the current release");
+		finding_fix_note(f, "install a driver that lists 10de:%04x (%s or newer), e.g. the distribution's "
+				 "current nvidia-driver package", g->device, first ? first : "the current release");
 }
 
 /*
@@ -617,12 +630,19 @@ static void rules_driver_knows_gpus(const struct rules_in *in, struct report *re
 			finding_evidence(f, "source: %s%s%s", v.source, url ? " " : "", url ? url : "");
 		first = kb_gpu_first_driver(in->kb, g);
 		if (too_new)
-			finding_fix(f, "install the R%d driver branch, the last for %s (e.g. sudo apt-get install nvidia-driver-%d), "
-				    "and hold it: sudo apt-mark hold nvidia-driver-%d", a->last_branch,
-				    a->arch ? a->arch : "this architecture", a->last_branch, a->last_branch);
+		{
+			char pkg[40];
+
+			snprintf(pkg, sizeof(pkg), "nvidia-driver-%d", a->last_branch);
+			finding_fix_cmd(f, "sudo", "apt-get", "install", pkg, FIX_AND, "sudo", "apt-mark", "hold",
+					pkg, NULL);
+			finding_fix_note(f, "R%d is the last driver branch for %s; hold it", a->last_branch,
+					 a->arch ? a->arch : "this architecture");
+		}
 		else
-			finding_fix(f, "install NVIDIA driver %s or newer (the first that lists 10de:%04x), e.g. the "
-				    "distribution's current nvidia-driver package", first ? first : "?", g->device);
+			finding_fix_note(f, "install NVIDIA driver %s or newer (the first that lists 10de:%04x), e.g. "
+					 "the distribution's current nvidia-driver package", first ? first : "?",
+					 g->device);
 	}
 }
 

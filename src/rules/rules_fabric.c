@@ -11,11 +11,11 @@
  */
 #include "rules/rules.h"
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "knowledge/causes.h"
 #include "inventory/inventory.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* nvmlGpuFabricState_t (nvml.h) */
@@ -106,11 +106,16 @@ void rules_fabric(const struct rules_in *in, struct report *rep)
 			finding_fix(f, "sudo systemctl enable --now nvidia-fabricmanager; "
 				    "journalctl -u nvidia-fabricmanager -n 50");
 		else if (branch > 0)
-			finding_fix(f, "sudo apt-get install nvidia-fabricmanager-%d (version %s, the "
-				    "driver's) && sudo systemctl enable --now nvidia-fabricmanager",
-				    branch, shq(drv));
+			{
+				char pkg[48];
+
+				snprintf(pkg, sizeof(pkg), "nvidia-fabricmanager-%d", branch);
+				finding_fix_cmd(f, "sudo", "apt-get", "install", pkg, FIX_AND, "sudo", "systemctl", "enable",
+						"--now", "nvidia-fabricmanager", NULL);
+				finding_fix_note(f, "the package of the driver's branch; its version must be the driver's");
+			}
 		else
-			finding_fix(f, "%s", cause_fix(CAUSE_FABRIC_MANAGER_NOT_RUNNING));
+			finding_fix_catalogue(f);
 		return;
 	}
 	if (fm->version && drv && strcmp(fm->version, drv) != 0) {
@@ -122,10 +127,13 @@ void rules_fabric(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "driver %s (%s)", drv, d->kernel_module_version
 				 ? "the loaded kernel module" : d->version_source ? d->version_source : "?");
 		fabric_incomplete(&d->nvml_live, f);
-		finding_fix(f, "apt-cache madison %s   # then: sudo apt-get install %s=<the %s "
-			    "version> && sudo systemctl restart nvidia-fabricmanager",
-			    shq(fm->package ? fm->package : "nvidia-fabricmanager"),
-			    shq(fm->package ? fm->package : "nvidia-fabricmanager"), shq(drv));
+		{
+			const char *pkg = fm->package ? fm->package : "nvidia-fabricmanager";
+
+			finding_fix_cmd(f, "apt-cache", "madison", pkg, NULL);
+			finding_fix_note(f, "then install the driver's version of it (sudo apt-get install "
+					 "PACKAGE=VERSION) and sudo systemctl restart nvidia-fabricmanager");
+		}
 		return;
 	}
 	if (fabric_incomplete(&d->nvml_live, NULL)) {

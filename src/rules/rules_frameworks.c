@@ -27,7 +27,6 @@
 #include "rules/rules_fw.h"
 
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -92,30 +91,31 @@ static char *rf_env_id(const struct fw_entry *w)
 	return buf_detach(&b);
 }
 
-/* The pip command that gives this framework its CUDA build. */
-static void rf_fix_gpu_build(const struct rf *r, const struct fw_entry *w, struct buf *fix)
+/* The pip command that gives this framework its CUDA build, set on f. */
+static void rf_fix_gpu_build(const struct rf *r, const struct fw_entry *w, struct finding *f)
 {
 	const char *py = rf_py(w);
 
 	if (!strcmp(w->name, "tensorflow")) {
 		if (w->dist && strcmp(w->dist, "tensorflow") != 0)
-			buf_printf(fix, "%s -m pip uninstall -y %s && ", py, shq(w->dist));
-		buf_printf(fix, "%s -m pip install 'tensorflow[and-cuda]'", py);
+			finding_fix_cmd(f, py, "-m", "pip", "uninstall", "-y", w->dist, FIX_AND,
+					py, "-m", "pip", "install", "tensorflow[and-cuda]", NULL);
+		else
+			finding_fix_cmd(f, py, "-m", "pip", "install", "tensorflow[and-cuda]", NULL);
 	} else if (!strcmp(w->name, "torch")) {
 		const struct kb_torch *t = r->in->kb && w->version
 			? kb_torch_release(r->in->kb, w->version, NULL) : NULL;
-		char cmd[300];
 
-		if (t) {
-			kb_torch_install(t, cmd, sizeof(cmd));
-			buf_printf(fix, "%s -m %s --force-reinstall", py, cmd);
-		} else {
-			buf_printf(fix, "%s -m pip install --force-reinstall torch", py);
-		}
+		if (t)
+			rf_fix_torch(w, t, f);
+		else
+			finding_fix_cmd(f, py, "-m", "pip", "install", "--force-reinstall", "torch", NULL);
 	} else if (!strcmp(w->name, "jax")) {
-		buf_printf(fix, "%s -m pip install -U 'jax[cuda13]'   # or 'jax[cuda12]' with a driver older than 580", py);
+		finding_fix_cmd(f, py, "-m", "pip", "install", "-U", "jax[cuda13]", NULL);
+		finding_fix_note(f, "or 'jax[cuda12]' with a driver older than 580");
 	} else {
-		buf_printf(fix, "%s -m pip install cupy-cuda13x   # the package for your CUDA major", py);
+		finding_fix_cmd(f, py, "-m", "pip", "install", "cupy-cuda13x", NULL);
+		finding_fix_note(f, "the package for your CUDA major");
 	}
 }
 
@@ -143,7 +143,8 @@ void rules_frameworks(const struct rules_in *in, struct report *rep)
 					       u->dir, (long)inv->devices.euid);
 
 		finding_evidence(f, "opendir(%s): %s", u->dir, u->why);
-		finding_fix(f, "sudo chmod a+rx %s  (or run as the environment's owner)", shq(u->dir));
+		finding_fix_cmd(f, "sudo", "chmod", "a+rx", u->dir, NULL);
+		finding_fix_note(f, "or run as the environment's owner");
 	}
 	if (inv->fw.n == 0 && inv->fw.nunreadable) {
 		report_set_summary(rep, LAYER_FRAMEWORKS, "no framework seen: %zu site director%s cannot be read",
@@ -248,8 +249,8 @@ static void rf_python(struct rf *r, const struct fw_entry *w, const char *idbase
 	finding_evidence(f, "environment %s (Python %s)", w->env_prefix, w->python_version);
 	finding_evidence(f, "%s %s: Python %s (knowledge base)", rf_pretty(w->name), w->version ? w->version : "",
 			 w->python_range);
-	finding_fix(f, "create an environment with a Python in %s for %s %s", shq(w->python_range),
-		    rf_pretty(w->name), w->version ? shq(w->version) : "");
+	finding_fix_note(f, "create an environment with a Python in the range above for %s",
+			 rf_pretty(w->name));
 }
 
 static void rf_live(struct rf *r, const struct fw_entry *w, const char *idbase, struct rf_acc *a)
@@ -404,16 +405,12 @@ static enum status rf_summary(struct rf *r, const struct fw_entry *w, const char
 	if (w->error)
 		finding_evidence(f, "%s", w->error);
 	if (st != STATUS_OK && st != STATUS_SKIPPED) {
-		struct buf fix = BUF_INIT;
-
 		if (cause == CAUSE_FRAMEWORK_CPU_ONLY)
-			rf_fix_gpu_build(r, w, &fix);
+			rf_fix_gpu_build(r, w, f);
 		else if (a->fix)
-			buf_puts(&fix, a->fix);	/* the first blocking problem's own fix */
+			finding_fix_copy(f, a->fix);	/* the first blocking problem's own fix */
 		else
-			rf_fix_libs(w, &fix);
-		finding_fix(f, "%s", fix.s);
-		buf_release(&fix);
+			rf_fix_libs(w, f);
 	}
 	buf_release(&title);
 	buf_release(&whyb);

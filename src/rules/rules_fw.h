@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 
+struct kb_torch;
+
 /* The GPUs the frameworks would see: the CUDA child's devices, else the PCI list + KB. */
 struct rf_gpu {
 	const char *name;
@@ -49,7 +51,10 @@ struct rf_acc {
 const char *rf_pretty(const char *name);
 const struct fw_lib *rf_lib(const struct fw_entry *w, enum fw_role role);
 const char *rf_py(const struct fw_entry *w);
-void rf_fix_libs(const struct fw_entry *w, struct buf *fix);
+/* Fixes as word lists (report.h), set on f: the framework's CUDA libraries;
+   torch release t (its index for a variant), reinstalled. */
+void rf_fix_libs(const struct fw_entry *w, struct finding *f);
+void rf_fix_torch(const struct fw_entry *w, const struct kb_torch *t, struct finding *f);
 const char *rf_source(const struct fw_lib *l);
 void rf_lib_evidence(struct finding *f, const struct fw_lib *l);
 void rf_acc_note(struct rf_acc *a, enum status st, enum cause_id cause, const char *why, const char *fix);

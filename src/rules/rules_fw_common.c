@@ -10,7 +10,6 @@
 #include "rules/rules_fw.h"
 
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -45,33 +44,49 @@ const struct fw_lib *rf_lib(const struct fw_entry *w, enum fw_role role)
 /* The environment's interpreter as one shell word (a ring buffer: see shq). */
 const char *rf_py(const struct fw_entry *w)
 {
-	return w->python ? shq(w->python) : "python3";
+	return w->python ? w->python : "python3";
 }
 
-void rf_fix_libs(const struct fw_entry *w, struct buf *fix)
+void rf_fix_libs(const struct fw_entry *w, struct finding *f)
 {
 	const char *py = rf_py(w);
+	char pkg[48];
 
 	if (!strcmp(w->name, "tensorflow") && w->version &&
 	    version_cmp_str(w->version, "2.14") >= 0) {
 		char *spec = xasprintf("tensorflow[and-cuda]==%s", w->version);
 
-		buf_printf(fix, "%s -m pip install %s", py, shq(spec));
+		finding_fix_cmd(f, py, "-m", "pip", "install", spec, NULL);
 		free(spec);
-	} else if (!strcmp(w->name, "tensorflow"))
-		buf_printf(fix, "install the CUDA %s libraries and cuDNN %s (TensorFlow %s predates the [and-cuda] extra)",
-			   w->cuda_build ? shq(w->cuda_build) : "?", w->cudnn_build ? shq(w->cudnn_build) : "?",
-			   w->version ? shq(w->version) : "");
-	else if (!strcmp(w->name, "torch")) {
+	} else if (!strcmp(w->name, "tensorflow")) {
+		finding_fix(f, "install the CUDA libraries and the cuDNN of TensorFlow's build (the "
+			    "evidence names them; this release predates the [and-cuda] extra)");
+	} else if (!strcmp(w->name, "torch")) {
 		char *spec = xasprintf("torch==%s", w->version ? w->version : "");
 
-		buf_printf(fix, "%s -m pip install --force-reinstall %s", py, shq(spec));
+		finding_fix_cmd(f, py, "-m", "pip", "install", "--force-reinstall", spec, NULL);
 		free(spec);
-	} else if (!strcmp(w->name, "jax"))
-		buf_printf(fix, "%s -m pip install -U 'jax[cuda%d]'", py, w->cuda_major > 0 ? w->cuda_major : 13);
+	} else if (!strcmp(w->name, "jax")) {
+		snprintf(pkg, sizeof(pkg), "jax[cuda%d]", w->cuda_major > 0 ? w->cuda_major : 13);
+		finding_fix_cmd(f, py, "-m", "pip", "install", "-U", pkg, NULL);
+	} else {
+		snprintf(pkg, sizeof(pkg), "nvidia-cuda-runtime-cu%d", w->cuda_major > 0 ? w->cuda_major : 12);
+		finding_fix_cmd(f, py, "-m", "pip", "install", pkg, NULL);
+	}
+}
+
+void rf_fix_torch(const struct fw_entry *w, const struct kb_torch *t, struct finding *f)
+{
+	char *spec = xasprintf("torch==%s.*", t->version);
+	char *url = xasprintf("https://download.pytorch.org/whl/%s", t->variant);
+
+	if (t->is_default == 1)
+		finding_fix_cmd(f, rf_py(w), "-m", "pip", "install", spec, "--force-reinstall", NULL);
 	else
-		buf_printf(fix, "%s -m pip install 'nvidia-cuda-runtime-cu%d'", py,
-			   w->cuda_major > 0 ? w->cuda_major : 12);
+		finding_fix_cmd(f, rf_py(w), "-m", "pip", "install", spec, "--index-url", url,
+				"--force-reinstall", NULL);
+	free(spec);
+	free(url);
 }
 
 /* How a library was found, for people: the loader's step, or the framework's own search. */

@@ -11,7 +11,6 @@
 #include "rules/rules_fw.h"
 
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -57,7 +56,7 @@ void rf_driver(struct rf *r, const struct fw_entry *w, const char *idbase, struc
 				: xasprintf("upgrade the NVIDIA driver to %s or newer, or install a %s build for an older CUDA",
 					    floor ? floor : "the CUDA major's floor", rf_pretty(w->name));
 
-			finding_fix(f, "%s", fix);
+			finding_fix_note(f, "%s", fix);
 			rf_acc_note(a, STATUS_FAIL, cause, "the driver is too old for its CUDA",
 				    fix);
 			free(fix);
@@ -143,7 +142,7 @@ static void rf_ptx_jit(struct rf *r, const struct fw_entry *w, const char *idbas
 	finding_evidence(f, "driver %s (%s)", r->driver, r->driver_from ? r->driver_from : "?");
 	finding_evidence(f, "%s", pv.why);
 	rf_source_evidence(r, f, pv.source);
-	finding_fix(f, "upgrade the NVIDIA driver%s to %s or newer (CUDA %d.%d's minimum), or install a %s build with SASS for sm_%d%d",
+	finding_fix_note(f, "upgrade the NVIDIA driver%s to %s or newer (CUDA %d.%d's minimum), or install a %s build with SASS for sm_%d%d",
 		    platform_driver_where(&r->in->inv->platform), floor ? floor : "the toolkit's minimum", w->cuda_version / 1000, w->cuda_version % 1000 / 10,
 		    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
 	rf_acc_note(a, STATUS_FAIL, CAUSE_PTX_TOO_NEW_FOR_DRIVER, "the driver cannot JIT-compile its PTX for this GPU",
@@ -184,7 +183,7 @@ void rf_known_failures(struct rf *r, const struct fw_entry *w, const char *idbas
 			finding_evidence(f, "built for: %s (%s of %s)", have.s, w->archs_source ? w->archs_source : "?",
 					 w->archs_from ? w->archs_from : "?");
 		rf_source_evidence(r, f, kf->source);
-		finding_fix(f, "install a %s release outside %s..%s that is built for sm_%d%d (gpudoctor matrix lists them)",
+		finding_fix_note(f, "install a %s release outside %s..%s that is built for sm_%d%d (gpudoctor matrix lists them)",
 			    rf_pretty(w->name), kf->from, kf->to, gpu->cc_major, gpu->cc_minor);
 		rf_acc_note(a, STATUS_FAIL, CAUSE_GPU_ARCH_UNSUPPORTED, "it is known to fail on this GPU's architecture",
 			    f->fix);
@@ -266,18 +265,15 @@ void rf_arch(struct rf *r, const struct fw_entry *w, const char *idbase, struct 
 									gpu->cc_minor);
 
 			if (t) {
-				char cmd[300];
-
-				kb_torch_install(t, cmd, sizeof(cmd));
 				finding_evidence(f, "the %s variant of torch %s includes sm_%d%d (%s)", t->variant,
 						 t->version, gpu->cc_major, gpu->cc_minor, t->archs);
-				finding_fix(f, "%s -m %s --force-reinstall", rf_py(w), cmd);
+				rf_fix_torch(w, t, f);
 			} else {
-				finding_fix(f, "install a torch release or variant whose arch list includes sm_%d%d (for Maxwell/Pascal/Volta on torch >= 2.8: the cu126 wheel)",
+				finding_fix_note(f, "install a torch release or variant whose arch list includes sm_%d%d (for Maxwell/Pascal/Volta on torch >= 2.8: the cu126 wheel)",
 					    gpu->cc_major, gpu->cc_minor);
 			}
 		} else {
-			finding_fix(f, "install a %s release built for sm_%d%d (see its release notes)",
+			finding_fix_note(f, "install a %s release built for sm_%d%d (see its release notes)",
 				    rf_pretty(w->name), gpu->cc_major, gpu->cc_minor);
 		}
 		rf_acc_note(a, STATUS_FAIL, CAUSE_GPU_ARCH_UNSUPPORTED, "it has no code for this GPU's architecture",

@@ -13,7 +13,6 @@
 #include "rules/rules_conda.h"
 
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/ctx.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -42,7 +41,6 @@ void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbase, stru
 	for (size_t i = 0; i < w->nlibs; i++) {
 		const struct fw_lib *l = &w->libs[i];
 		struct finding *f;
-		struct buf fix = BUF_INIT;
 		char *id;
 		/* a library the framework cannot do without is on the path its
 		   work takes; an optional one is latent (severity.h) */
@@ -62,17 +60,16 @@ void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbase, stru
 			finding_evidence(f, "%s is in this environment's nvidia wheel", l->unreached);
 			finding_evidence(f, "%s: not found by the search from %s (its DT_RUNPATH does not list %s)",
 					 l->soname, l->requester ? l->requester : "the framework", dir);
-			buf_printf(&fix, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", shq(dir));
-			finding_fix(f, "%s", fix.s);
+			finding_fix_cmd(f, "export", "LD_LIBRARY_PATH=", FIX_GLUE, dir, FIX_GLUE, FIX_SH,
+					"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", NULL);
 			free(dir);
 			if (l->required) {
 				char *why = xasprintf("%s is installed but not on the loader's search path",
 						      l->soname);
 
-				rf_acc_note(a, st, CAUSE_LIB_OFF_SEARCH_PATH, why, fix.s);
+				rf_acc_note(a, st, CAUSE_LIB_OFF_SEARCH_PATH, why, f->fix);
 				free(why);
 			}
-			buf_release(&fix);
 			continue;
 		}
 		if (!l->path) {
@@ -90,19 +87,21 @@ void rf_missing(struct rf *r, const struct fw_entry *w, const char *idbase, stru
 			finding_evidence(f, "%s has DT_NEEDED %s, not found from there", l->path, l->missing_dep);
 		if (w->nwheels == 0)
 			finding_evidence(f, "no nvidia-* wheels in %s", w->site_dir);
-		if (l->role == FW_ROLE_NCCL)
-			buf_printf(&fix, "%s -m pip install nvidia-nccl-cu%d", rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
-		else
-			rf_fix_libs(w, &fix);
-		finding_fix(f, "%s", fix.s);
+		if (l->role == FW_ROLE_NCCL) {
+			char pkg[40];
+
+			snprintf(pkg, sizeof(pkg), "nvidia-nccl-cu%d", w->cuda_major > 0 ? w->cuda_major : 12);
+			finding_fix_cmd(f, rf_py(w), "-m", "pip", "install", pkg, NULL);
+		} else {
+			rf_fix_libs(w, f);
+		}
 		if (l->required) {
 			char *why = xasprintf("%s cannot be loaded", l->soname);
 
 			rf_acc_note(a, st, l == cudart ? CAUSE_FRAMEWORK_CUDA_MISMATCH : rf_missing_cause(l), why,
-				    fix.s);
+				    f->fix);
 			free(why);
 		}
-		buf_release(&fix);
 	}
 }
 
@@ -126,6 +125,15 @@ static char *rf_release3(const char *v)
  * (cuDNN refuses at its first call: "cuDNN version incompatibility"), warn
  * when the same release comes from another directory.
  */
+
+/* Frees a list of words this file allocated. */
+static void fw_free_words(struct fixwords *w)
+{
+	for (size_t k = 0; k < w->n; k++)
+		free((char *)w->w[k]);
+	fixwords_release(w);
+}
+
 /* The libraries layer's record of the cuDNN front library (its dynamic section). */
 static const struct lib_copy *rf_shim_copy(const struct rf *r, const struct fw_lib *c)
 {
@@ -141,7 +149,8 @@ static const struct lib_copy *rf_shim_copy(const struct rf *r, const struct fw_l
 static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *idbase,
 			  const struct fw_lib *c, int id_taken, struct rf_acc *a)
 {
-	struct buf dirs = BUF_INIT, vers = BUF_INIT, grep = BUF_INIT, fix = BUF_INIT, id = BUF_INIT;
+	struct buf dirs = BUF_INIT, vers = BUF_INIT, id = BUF_INIT;
+	struct fixwords grep = FIXWORDS_INIT;	/* the distinct directories, owned */
 	const struct fw_lib *first = NULL;
 	int differs = 0, llp = 1;
 	char *mine;
@@ -169,9 +178,10 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 		dir = rf_dirname(l->path);
 		if (!strstr(dirs.len ? dirs.s : "", dir)) {
 			buf_printf(&dirs, "%s%s", dirs.len ? ", " : "", dir);
-			buf_printf(&grep, " -e %s", shq(dir));
+			fixwords_add(&grep, dir);
+		} else {
+			free(dir);
 		}
-		free(dir);
 		rel = l->version ? rf_release3(l->version) : xstrdup("of an unknown release");
 		if (!strstr(vers.len ? vers.s : "", rel))
 			buf_printf(&vers, "%s%s", vers.len ? " and " : "", rel);
@@ -180,7 +190,7 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 	if (!first) {
 		buf_release(&dirs);
 		buf_release(&vers);
-		buf_release(&grep);
+		fw_free_words(&grep);
 		return;
 	}
 	mine = c->version ? rf_release3(c->version) : NULL;
@@ -222,21 +232,37 @@ static void rf_cudnn_subs(struct rf *r, const struct fw_entry *w, const char *id
 	}
 	if (differs)
 		finding_evidence(f, "mixed cuDNN releases fail at the first cuDNN call (\"cuDNN version incompatibility\")");
-	if (llp)
-		buf_printf(&fix, "export LD_LIBRARY_PATH=$(printf %%s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF%s | paste -sd:)",
-			   grep.s);
-	else
-		buf_printf(&fix, "remove the other cuDNN from %s, or reinstall one cuDNN: %s -m pip install --force-reinstall nvidia-cudnn-cu%d",
-			   shq(dirs.s), rf_py(w), w->cuda_major > 0 ? w->cuda_major : 12);
-	finding_fix(f, "%s", fix.s);
+	if (llp) {
+		struct fixwords cmd = FIXWORDS_INIT;
+
+		fixwords_add(&cmd, "export");
+		fixwords_add(&cmd, "LD_LIBRARY_PATH=");
+		fixwords_add(&cmd, FIX_GLUE);
+		fixwords_add(&cmd, FIX_SH);
+		fixwords_add(&cmd, "$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF");
+		for (size_t k = 0; k < grep.n; k++) {
+			fixwords_add(&cmd, "-e");
+			fixwords_add(&cmd, grep.w[k]);
+		}
+		fixwords_add(&cmd, FIX_GLUE);
+		fixwords_add(&cmd, FIX_SH);
+		fixwords_add(&cmd, " | paste -sd:)");
+		finding_fix_argv(f, cmd.w);
+		fixwords_release(&cmd);
+	} else {
+		char pkg[40];
+
+		snprintf(pkg, sizeof(pkg), "nvidia-cudnn-cu%d", w->cuda_major > 0 ? w->cuda_major : 12);
+		finding_fix_cmd(f, rf_py(w), "-m", "pip", "install", "--force-reinstall", pkg, NULL);
+		finding_fix_note(f, "one cuDNN; or remove the other cuDNN from the directories above");
+	}
 	rf_acc_note(a, differs ? STATUS_FAIL : STATUS_WARN,
 		    differs ? CAUSE_CUDNN_VERSION_MISMATCH : CAUSE_LIB_SHADOWED,
-		    differs ? "cuDNN's sub-libraries come from another release" : NULL, fix.s);
+		    differs ? "cuDNN's sub-libraries come from another release" : NULL, f->fix);
 	free(mine);
 	buf_release(&dirs);
 	buf_release(&vers);
-	buf_release(&grep);
-	buf_release(&fix);
+	fw_free_words(&grep);
 	buf_release(&id);
 }
 
@@ -257,8 +283,6 @@ void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase, struct
 						       "%s %s needs cuDNN %s or newer of the same major; the loader gives %s",
 						       rf_pretty(w->name), w->version ? w->version : "",
 						       w->cudnn_required, c->version);
-			struct buf fix = BUF_INIT;
-
 			free(id);
 			rf_lib_evidence(f, c);
 			finding_evidence(f, "required cuDNN %s: %s", w->cudnn_required,
@@ -266,12 +290,10 @@ void rf_cudnn(struct rf *r, const struct fw_entry *w, const char *idbase, struct
 			if (v.why[0])
 				finding_evidence(f, "%s", v.why);
 			/* conda installed the copy loaded: a conda fix (rules_conda.h) */
-			if (!rules_conda_fix_upgrade(r->in, c->realpath, w->cudnn_required, &fix))
-				rf_fix_libs(w, &fix);
-			finding_fix(f, "%s", fix.s);
-			rf_acc_note(a, STATUS_FAIL, CAUSE_CUDNN_VERSION_MISMATCH, "its cuDNN is too old", fix.s);
+			if (!rules_conda_fix_upgrade(r->in, c->realpath, w->cudnn_required, f))
+				rf_fix_libs(w, f);
+			rf_acc_note(a, STATUS_FAIL, CAUSE_CUDNN_VERSION_MISMATCH, "its cuDNN is too old", f->fix);
 			too_old = 1;
-			buf_release(&fix);
 		}
 	}
 	rf_cudnn_subs(r, w, idbase, c, too_old, a);
@@ -309,7 +331,6 @@ void rf_cudnn_arch(struct rf *r, const struct fw_entry *w, const char *idbase, s
 	for (size_t g = 0; g < r->ngpus; g++) {
 		const struct rf_gpu *gpu = &r->gpus[g];
 		struct kb_verdict v;
-		struct buf fix = BUF_INIT;
 		struct finding *f;
 		char *id;
 
@@ -337,22 +358,17 @@ void rf_cudnn_arch(struct rf *r, const struct fw_entry *w, const char *idbase, s
 		if (pin && kb_cudnn_runs_on(r->in->kb, pin, gpu->cc_major, gpu->cc_minor, NULL) == 1) {
 			char *req = xasprintf("%s==%s", pkg, pin);
 
-			buf_printf(&fix, "%s -m pip install %s", rf_py(w), shq(req));
-			if (!c->wheel || strncmp(c->wheel, pkg, strlen(pkg))) {
-				char *dir = rf_dirname(c->realpath ? c->realpath : c->path);
-
-				buf_printf(&fix, "  (and take the cuDNN in %s off the loader's path, or the framework keeps loading it)",
-					   shq(dir));
-				free(dir);
-			}
+			finding_fix_cmd(f, rf_py(w), "-m", "pip", "install", req, NULL);
+			if (!c->wheel || strncmp(c->wheel, pkg, strlen(pkg)))
+				finding_fix_note(f, "and take the cuDNN the evidence names off the loader's path, "
+						 "or the framework keeps loading it");
 			free(req);
 		} else {
-			buf_printf(&fix, "install cuDNN 9.10 or older built for CUDA %d (no newer release has code for sm_%d%d), or a %s build for a CUDA major that has one",
-				   cu, gpu->cc_major, gpu->cc_minor, rf_pretty(w->name));
+			finding_fix_note(f, "install cuDNN 9.10 or older built for CUDA %d (no newer release has code "
+					 "for sm_%d%d), or a %s build for a CUDA major that has one",
+					 cu, gpu->cc_major, gpu->cc_minor, rf_pretty(w->name));
 		}
-		finding_fix(f, "%s", fix.s);
 		rf_acc_note(a, STATUS_FAIL, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH,
-			    "its cuDNN has no code for this GPU's architecture", fix.s);
-		buf_release(&fix);
+			    "its cuDNN has no code for this GPU's architecture", f->fix);
 	}
 }

@@ -13,7 +13,6 @@
  */
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
@@ -131,11 +130,10 @@ static void rules_binding(const struct rules_in *in, struct report *rep)
 		{
 			char *unbind = xasprintf("/sys/bus/pci/drivers/%s/unbind", g->driver);
 
-			finding_fix(f, "echo %s | sudo tee %s && "
-				    "echo %s | sudo tee /sys/bus/pci/drivers/nvidia/bind "
-				    "(and remove vfio-pci.ids=10de:%04lx from the kernel command line or "
-				    "/etc/modprobe.d to keep it after a reboot)",
-				    shq(g->bdf), shq(unbind), shq(g->bdf), g->device >= 0 ? g->device : 0L);
+			finding_fix_cmd(f, "echo", g->bdf, FIX_PIPE, "sudo", "tee", unbind, FIX_AND,
+					"echo", g->bdf, FIX_PIPE, "sudo", "tee", "/sys/bus/pci/drivers/nvidia/bind", NULL);
+			finding_fix_note(f, "and remove vfio-pci.ids=10de:%04lx from the kernel command line or "
+					 "/etc/modprobe.d to keep it after a reboot", g->device >= 0 ? g->device : 0L);
 			free(unbind);
 		}
 	}

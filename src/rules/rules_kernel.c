@@ -16,7 +16,6 @@
  */
 #include "rules/rules.h"
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "inventory/inventory.h"
@@ -128,12 +127,12 @@ static void rules_not_loaded(const struct rules_in *in, struct report *rep)
 			       "the nvidia module is not loaded and none is built for kernel %s",
 			       k->release ? k->release : "(unknown)");
 		evidence_not_loaded(in, f);
-		finding_fix(f, "sudo apt-get install linux-headers-$(uname -r) && "
-			    "sudo dkms autoinstall && sudo modprobe nvidia%s (or boot the "
-			    "kernel the driver was built for)",
-			    k->secure_boot == 1 ? "; Secure Boot is on, so enroll the DKMS "
-			    "signing key first: sudo mokutil --import /var/lib/dkms/mok.pub, "
-			    "reboot and enroll it" : "");
+		finding_fix(f, k->secure_boot == 1 ?
+			    "sudo apt-get install linux-headers-$(uname -r) && sudo dkms autoinstall && sudo modprobe "
+			    "nvidia; Secure Boot is on, so enroll the DKMS signing key first: sudo mokutil --import "
+			    "/var/lib/dkms/mok.pub, reboot and enroll it (or boot the kernel the driver was built for)" :
+			    "sudo apt-get install linux-headers-$(uname -r) && sudo dkms autoinstall && sudo modprobe "
+			    "nvidia (or boot the kernel the driver was built for)");
 	} else if (rules_platform_lockdown(in, rep)) {
 		/* lockdown named as the reason; it carries the Secure Boot state */
 	} else if (k->secure_boot == 1) {
@@ -225,8 +224,8 @@ static void rules_unbound(const struct rules_in *in, struct report *rep)
 		finding_evidence(f, "/sys/bus/pci/devices/%s/driver does not exist", g->bdf);
 		finding_evidence(f, "nvidia did not claim it: an unsupported GPU for this driver "
 				 "branch, NVreg_ExcludedGpus, or an initialisation error (RmInitAdapter)");
-		finding_fix(f, "sudo dmesg | grep -i -e NVRM -e %s | tail; then "
-			    "echo %s | sudo tee /sys/bus/pci/drivers/nvidia/bind", shq(g->bdf), shq(g->bdf));
+		finding_fix_cmd(f, "sudo", "dmesg", FIX_PIPE, "grep", "-i", "-e", "NVRM", "-e", g->bdf, FIX_PIPE, "tail",
+				FIX_SEMI, "echo", g->bdf, FIX_PIPE, "sudo", "tee", "/sys/bus/pci/drivers/nvidia/bind", NULL);
 		buf_release(&id);
 	}
 }
@@ -262,8 +261,9 @@ static void rules_uvm(const struct rules_in *in, struct report *rep)
 		else
 			finding_evidence(f, "no nvidia-modprobe in /usr/bin to load it on demand");
 		finding_evidence(f, "without it cuInit fails with CUDA_ERROR_UNKNOWN (999)");
-		finding_fix(f, "sudo modprobe nvidia_uvm (or sudo nvidia-modprobe -u -c 0)%s",
-			    in->inv->devices.in_container ? " on the host" : "");
+		finding_fix(f, in->inv->devices.in_container ?
+			    "sudo modprobe nvidia_uvm (or sudo nvidia-modprobe -u -c 0) on the host" :
+			    "sudo modprobe nvidia_uvm (or sudo nvidia-modprobe -u -c 0)");
 	}
 	buf_release(&b);
 }

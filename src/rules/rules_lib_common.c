@@ -10,7 +10,6 @@
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
@@ -70,17 +69,19 @@ void rl_fix_reinstall(struct finding *f, const struct lib_copy *c)
 
 		char *spec = xasprintf("%.*s==%s", (int)(sp - pkg), pkg, sp + 1);
 
-		finding_fix(f, "pip install --force-reinstall --no-deps %s", shq(spec));
+		finding_fix_cmd(f, "pip", "install", "--force-reinstall", "--no-deps", spec, NULL);
 		free(spec);
 	} else if (c->conda_spec && c->owner && strncmp(c->owner, "conda ", 6) == 0) {
-		finding_fix(f, "conda install --force-reinstall -p %s %s",
-			    shq(c->owner + 6), shq(c->conda_spec));
+		finding_fix_cmd(f, "conda", "install", "--force-reinstall", "-p", c->owner + 6, c->conda_spec,
+				NULL);
 	} else if (c->owner && strncmp(c->owner, "conda ", 6) == 0) {
-		finding_fix(f, "conda install --force-reinstall -p %s <the package owning %s>",
-			    shq(c->owner + 6), shq(rl_base_name(c->path)));
+		finding_fix_cmd(f, "conda", "list", "-p", c->owner + 6, NULL);
+		finding_fix_note(f, "find the package that owns the library, then conda install "
+				 "--force-reinstall it in that prefix");
 	} else {
-		finding_fix(f, "reinstall the package that owns it: dpkg -S %s (or rpm -qf %s), "
-			    "then apt-get install --reinstall PACKAGE", shq(c->realpath), shq(c->realpath));
+		finding_fix_cmd(f, "dpkg", "-S", c->realpath, NULL);
+		finding_fix_note(f, "or rpm -qf: the package that owns it; then apt-get install "
+				 "--reinstall PACKAGE");
 	}
 }
 

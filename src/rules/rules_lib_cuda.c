@@ -11,7 +11,6 @@
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
@@ -92,11 +91,13 @@ int rl_rule_cudnn_subs(struct report *rep, const struct libraries_inventory *li)
 					finding_evidence(shad, "%s -> %s (%s, found via %s)", s->soname,
 							 s->path, s->version, s->source ? s->source : "?");
 					if (s->via == LDSO_LD_LIBRARY_PATH)
-						finding_fix(shad, "remove %s from LD_LIBRARY_PATH (its older "
-							    "cuDNN outranks the shim's RUNPATH $ORIGIN)", shq(sd));
+						finding_fix_note(shad, "remove the older cuDNN's directory (the "
+								 "evidence names it) from LD_LIBRARY_PATH: its "
+								 "older cuDNN outranks the shim's RUNPATH $ORIGIN");
 					else
-						finding_fix(shad, "remove the older cuDNN in %s, or install "
-							    "the same cuDNN release there", shq(sd));
+						finding_fix_note(shad, "remove the older cuDNN the evidence names, "
+								 "or install the same cuDNN release in its "
+								 "directory");
 				}
 			}
 			free(sd);
@@ -140,12 +141,13 @@ int rl_rule_shadowed(struct report *rep, const struct libraries_inventory *li)
 		rl_ev_copy(f, w);
 		rl_ev_copy(f, best);
 		wd = rl_dir_of(w->path);
+		finding_fix_cmd(f, "export", "LD_LIBRARY_PATH=", FIX_GLUE, best->dir, FIX_GLUE, FIX_SH,
+				"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", NULL);
 		if (r->via == LDSO_LD_LIBRARY_PATH)
-			finding_fix(f, "remove %s from LD_LIBRARY_PATH, or put %s before it", shq(wd),
-				    shq(best->dir));
+			finding_fix_note(f, "puts the newer copy's directory first; or remove the older copy's "
+					 "directory from LD_LIBRARY_PATH");
 		else
-			finding_fix(f, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}, "
-				    "or remove the older copy %s", shq(best->dir), shq(w->realpath));
+			finding_fix_note(f, "or remove the older copy the evidence names");
 		free(wd);
 		n++;
 	}
@@ -214,9 +216,14 @@ int rl_rule_runtime(const struct rules_in *in, struct report *rep,
 			       li->cuda_link_resolved);
 		finding_evidence(f, "no libcudart.so.* in %s/lib64, lib or targets/*/lib",
 				 li->cuda_link_resolved);
-		finding_fix(f, "reinstall the toolkit's runtime (apt-get install --reinstall "
-			    "cuda-cudart-%s, or the runfile installer)",
-			    li->cuda_link_version ? shq(li->cuda_link_version) : "X-Y");
+		if (li->cuda_link_version) {
+			finding_fix_cmd(f, "apt-get", "install", "--reinstall", "cuda-cudart-", FIX_GLUE,
+					li->cuda_link_version, NULL);
+			finding_fix_note(f, "or the toolkit's runfile installer");
+		} else {
+			finding_fix(f, "reinstall the toolkit's runtime (apt-get install --reinstall "
+				    "cuda-cudart-X-Y, or the runfile installer)");
+		}
 		n++;
 	} else if (tk) {
 		const struct lib_resolved *r = libraries_resolved(li, tk->soname);
@@ -231,9 +238,9 @@ int rl_rule_runtime(const struct rules_in *in, struct report *rep,
 					 "default directories); programs linked against it fail with "
 					 "\"error while loading shared libraries: %s\"",
 					 tk->soname, tk->soname);
-			finding_fix(f, "echo %s | sudo tee /etc/ld.so.conf.d/cuda.conf && sudo ldconfig  "
-				    "(or export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH})",
-				    shq(tk->dir), shq(tk->dir));
+			finding_fix_cmd(f, "echo", tk->dir, FIX_PIPE, "sudo", "tee", "/etc/ld.so.conf.d/cuda.conf",
+					FIX_AND, "sudo", "ldconfig", NULL);
+			finding_fix_note(f, "or add that directory to LD_LIBRARY_PATH");
 			n++;
 		}
 	}
@@ -263,10 +270,9 @@ int rl_rule_runtime(const struct rules_in *in, struct report *rep,
 				 v.source ? v.source : "");
 		if (v.source)
 			finding_evidence(f, "]");
-		finding_fix(f, "upgrade the NVIDIA driver%s to one that supports CUDA %s "
-			    "(see the evidence for the floor), or use a CUDA %ld.x build the driver "
-			    "supports", platform_driver_where(&in->inv->platform), shq(c->version),
-			    (long)(cv / 1000));
+		finding_fix_note(f, "upgrade the NVIDIA driver%s to one that supports this CUDA "
+				 "(see the evidence for the floor), or use a CUDA %ld.x build the driver "
+				 "supports", platform_driver_where(&in->inv->platform), (long)(cv / 1000));
 		n++;
 	}
 	return n;
@@ -293,9 +299,9 @@ int rl_rule_cudnn_header(const struct rules_in *in, struct report *rep,
 		finding_evidence(f, "%s: cuDNN %s", li->cudnn_header, li->cudnn_header_version);
 		finding_evidence(f, "loader: %s not found (LD_LIBRARY_PATH, ld.so.cache, default "
 				 "directories)", so);
-		finding_fix(f, "install the cuDNN %ld runtime (apt-get install libcudnn%ld-cuda-XX, or "
-			    "pip install nvidia-cudnn-cuXX) or add its directory to "
-			    "/etc/ld.so.conf.d/ and run sudo ldconfig", hv.part[0], hv.part[0]);
+		finding_fix_note(f, "install the cuDNN %ld runtime (apt-get install libcudnn%ld-cuda-XX, or "
+				 "pip install nvidia-cudnn-cuXX) or add its directory to "
+				 "/etc/ld.so.conf.d/ and run sudo ldconfig", hv.part[0], hv.part[0]);
 		return 1;
 	}
 	w = libraries_copy_by_realpath(li, r->realpath);
@@ -313,7 +319,7 @@ int rl_rule_cudnn_header(const struct rules_in *in, struct report *rep,
 	rl_ev_copy(f, w);
 	finding_evidence(f, "%s", v.why);
 	finding_fix(f, "install the cuDNN runtime of the headers' release, or remove the older "
-		    "copy %s from the loader's path", shq(w->realpath));
+		    "copy the evidence names from the loader's path");
 	return 1;
 }
 

@@ -12,7 +12,6 @@
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"
@@ -75,7 +74,8 @@ int rl_rule_unreadable(const struct rules_in *in, struct report *rep,
 		} else {
 			continue;
 		}
-		finding_fix(f, "sudo chmod a+r %s  (and a+x on its directories)", shq(c->realpath));
+		finding_fix_cmd(f, "sudo", "chmod", "a+r", c->realpath, NULL);
+		finding_fix_note(f, "and a+x on its directories");
 		n++;
 	}
 	/* A directory that cannot be listed hides its libraries: they are
@@ -91,7 +91,8 @@ int rl_rule_unreadable(const struct rules_in *in, struct report *rep,
 		finding_evidence(f, "opendir(%s): %s", u->dir, u->why);
 		if (u->active)
 			finding_evidence(f, "it is a library directory of the active toolkit (/usr/local/cuda)");
-		finding_fix(f, "sudo chmod a+rx %s  (and a+r on the libraries in it)", shq(u->dir));
+		finding_fix_cmd(f, "sudo", "chmod", "a+rx", u->dir, NULL);
+		finding_fix_note(f, "and a+r on the libraries in it");
 		n++;
 	}
 	return n;
@@ -133,14 +134,15 @@ int rl_rule_deps(struct report *rep, const struct libraries_inventory *li)
 					 "its own directory, LD_LIBRARY_PATH, ",
 					 c->runpath ? c->runpath : "(none)");
 		o = other_copy(li, c->missing_deps[0]);
-		if (o)
-			finding_fix(f, "export LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  "
-				    "(a copy of %s is there), or install it next to %s",
-				    shq(o->dir), shq(c->missing_deps[0]), shq(rl_base_name(c->path)));
-		else
-			finding_fix(f, "install the package that provides %s (for NVIDIA libraries: "
-				    "pip install nvidia-<component>-cuXX, or the toolkit's apt package)",
-				    shq(c->missing_deps[0]));
+		if (o) {
+			finding_fix_cmd(f, "export", "LD_LIBRARY_PATH=", FIX_GLUE, o->dir, FIX_GLUE, FIX_SH,
+					"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", NULL);
+			finding_fix_note(f, "a copy of the missing library is there; or install it next to the "
+					 "library that needs it");
+		} else {
+			finding_fix_note(f, "install the package that provides the missing library (for NVIDIA "
+					 "libraries: pip install nvidia-<component>-cuXX, or the toolkit's apt package)");
+		}
 		n++;
 	}
 	return n;
@@ -156,9 +158,9 @@ int rl_rule_symlink(struct report *rep, const struct libraries_inventory *li)
 		finding_evidence(f, "/usr/local/cuda -> %s: does not resolve to a directory",
 				 li->cuda_link_target ? li->cuda_link_target : "?");
 		if (li->nvcc_toolkit && li->nvcc_version)
-			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", shq(li->nvcc_toolkit));
+			finding_fix_cmd(f, "sudo", "ln", "-sfn", li->nvcc_toolkit, "/usr/local/cuda", NULL);
 		else if (li->ntoolkits)
-			finding_fix(f, "sudo ln -sfn %s /usr/local/cuda", shq(li->toolkits[0].realpath));
+			finding_fix_cmd(f, "sudo", "ln", "-sfn", li->toolkits[0].realpath, "/usr/local/cuda", NULL);
 		else
 			finding_fix(f, "sudo rm /usr/local/cuda  (no toolkit is installed), or "
 				    "install the toolkit it should point to");
@@ -185,8 +187,8 @@ int rl_rule_symlink(struct report *rep, const struct libraries_inventory *li)
 		else
 			finding_evidence(f, "PATH: %s is in %s (%s)", li->nvcc_path,
 					 li->nvcc_toolkit, li->nvcc_version);
-		finding_fix(f, "sudo ln -sfn %s /usr/local/cuda  (or put /usr/local/cuda/bin first "
-			    "on PATH)", shq(li->nvcc_toolkit));
+		finding_fix_cmd(f, "sudo", "ln", "-sfn", li->nvcc_toolkit, "/usr/local/cuda", NULL);
+		finding_fix_note(f, "or put /usr/local/cuda/bin first on PATH");
 		return 1;
 	}
 	return 0;
@@ -210,11 +212,13 @@ int rl_rule_live(struct report *rep, const struct libraries_inventory *li)
 				       rl_base_name(l->path));
 			finding_evidence(f, "gpudoctor __probe libversion %s %s: %s", l->path, l->kind,
 					 l->error ? l->error : "no answer");
-			if (dep)
-				finding_fix(f, "gpudoctor which --from %s --all  (shows the dependency "
-					    "that is missing), then install it", shq(l->path));
-			else
-				finding_fix(f, "reinstall the package that owns %s", shq(l->path));
+			if (dep) {
+				finding_fix_cmd(f, "gpudoctor", "which", "--from", l->path, "--all", NULL);
+				finding_fix_note(f, "shows the dependency that is missing; then install it");
+			} else {
+				finding_fix_cmd(f, "dpkg", "-S", l->path, NULL);
+				finding_fix_note(f, "or rpm -qf: reinstall the package that owns it");
+			}
 			n++;
 			continue;
 		}
@@ -225,8 +229,9 @@ int rl_rule_live(struct report *rep, const struct libraries_inventory *li)
 			finding_evidence(f, "gpudoctor __probe libversion %s %s: version=%s raw=%s",
 					 l->path, l->kind, l->version, l->raw ? l->raw : "?");
 			finding_evidence(f, "static: %s", l->static_version);
-			finding_fix(f, "reinstall the package that owns %s (the file is not the release "
-				    "its package metadata names)", shq(l->path));
+			finding_fix_cmd(f, "dpkg", "-S", l->path, NULL);
+			finding_fix_note(f, "or rpm -qf: reinstall the package that owns it; the file is not "
+					 "the release its package metadata names");
 			n++;
 		}
 	}
@@ -285,7 +290,8 @@ int rl_rule_preloads(struct report *rep, const struct libraries_inventory *li)
 		finding_evidence(f, "ERROR: ld.so: object '%s' from %s cannot be preloaded (%s): ignored.",
 				 p->name, p->via, p->error ? p->error : "?");
 		if (!strcmp(p->via, "LD_PRELOAD")) {
-			finding_fix(f, "unset LD_PRELOAD  (or remove %s from it)", shq(p->name));
+			finding_fix_cmd(f, "unset", "LD_PRELOAD", NULL);
+			finding_fix_note(f, "or remove the library from it");
 		} else {
 			/* the name is a regular expression to sed, then one shell word */
 			struct buf expr = BUF_INIT;
@@ -297,7 +303,7 @@ int rl_rule_preloads(struct report *rep, const struct libraries_inventory *li)
 				buf_addc(&expr, *q);
 			}
 			buf_puts(&expr, "||");
-			finding_fix(f, "sudo sed -i %s %s", shq(expr.s), shq(p->via));
+			finding_fix_cmd(f, "sudo", "sed", "-i", expr.s, p->via, NULL);
 			buf_release(&expr);
 		}
 		n++;

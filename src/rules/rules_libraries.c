@@ -30,7 +30,6 @@
 #include "rules/rules_conda.h"
 #include "core/buf.h"
 #include "core/ctx.h"
-#include "core/shquote.h"
 #include "core/version.h"
 #include "core/xalloc.h"
 #include "knowledge/kb.h"

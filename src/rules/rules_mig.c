@@ -9,12 +9,12 @@
  */
 #include "rules/rules.h"
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/xalloc.h"
 #include "knowledge/causes.h"
 #include "inventory/inventory.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -52,9 +52,14 @@ static void mig_no_instances(const struct nvml_info *n, const struct nvml_gpu *g
 		       "%s is in MIG mode with no MIG devices: CUDA has no device there", lb.s);
 	finding_evidence(f, "nvmlDeviceGetMigMode: current enabled; "
 			 "nvmlDeviceGetMigDeviceHandleByIndex: 0 MIG devices");
-	finding_fix(f, "sudo nvidia-smi mig -i %d -cgi 0 -C   # profile 0: the whole GPU (list the "
-		    "others: nvidia-smi mig -i %d -lgip); or turn MIG off: sudo nvidia-smi -i %d -mig 0",
-		    g->index, g->index, g->index);
+	{
+		char idx[16];
+
+		snprintf(idx, sizeof(idx), "%d", g->index);
+		finding_fix_cmd(f, "sudo", "nvidia-smi", "mig", "-i", idx, "-cgi", "0", "-C", NULL);
+		finding_fix_note(f, "profile 0: the whole GPU (list the others: nvidia-smi mig -i %d -lgip); "
+				 "or turn MIG off: sudo nvidia-smi -i %d -mig 0", g->index, g->index);
+	}
 	buf_release(&lb);
 	buf_release(&id);
 }
@@ -72,9 +77,9 @@ static void mig_pending(const struct nvml_gpu *g, struct report *rep)
 	finding_evidence(f, "nvmlDeviceGetMigMode: current %s, pending %s",
 			 g->mig_mode == 1 ? "enabled" : "disabled",
 			 g->mig_pending == 1 ? "enabled" : "disabled");
-	finding_fix(f, "stop the GPU's clients (sudo systemctl stop nvidia-persistenced, jobs), then "
-		    "sudo nvidia-smi -i %d -r (or reboot; in a pass-through VM reboot the VM)",
-		    g->index);
+	finding_fix_note(f, "stop the GPU's clients (sudo systemctl stop nvidia-persistenced, jobs), then "
+			 "sudo nvidia-smi -i %d -r (or reboot; in a pass-through VM reboot the VM)",
+			 g->index);
 	buf_release(&lb);
 	buf_release(&id);
 }
@@ -130,11 +135,11 @@ static void mig_visible_parent(const struct nvml_info *n, const char *value, str
 		for (size_t k = 0; k < g->nmig_uuids; k++)
 			finding_evidence(f, "MIG device %s", g->mig_uuids[k]);
 		if (g->nmig_uuids)
-			finding_fix(f, "export CUDA_VISIBLE_DEVICES=%s", shq(g->mig_uuids[0]));
+			finding_fix_cmd(f, "export", "CUDA_VISIBLE_DEVICES=", FIX_GLUE, g->mig_uuids[0], NULL);
 		else
-			finding_fix(f, "create MIG devices on GPU %d (sudo nvidia-smi mig -i %d -cgi 0 -C), "
-				    "then export CUDA_VISIBLE_DEVICES=MIG-<uuid from nvidia-smi -L>",
-				    g->index, g->index);
+			finding_fix_note(f, "create MIG devices on GPU %d (sudo nvidia-smi mig -i %d -cgi 0 -C), "
+					 "then export CUDA_VISIBLE_DEVICES=MIG-<uuid from nvidia-smi -L>",
+					 g->index, g->index);
 		buf_release(&lb);
 		reported = 1;
 	}

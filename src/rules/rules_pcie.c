@@ -9,7 +9,6 @@
  */
 #include "rules/rules.h"
 #include "core/buf.h"
-#include "core/shquote.h"
 #include "core/xalloc.h"
 #include "knowledge/causes.h"
 #include "inventory/inventory.h"
@@ -43,10 +42,10 @@ static void pcie_bar1(const struct hw_inventory *hw, struct report *rep)
 			       "GPU %s: BAR1 has no address assigned; the driver cannot map it", g->bdf);
 		finding_evidence(f, "/sys/bus/pci/devices/%s/resource line 1 (BAR1): no address "
 				 "(%s)", g->bdf, sz.s);
-		finding_fix(f, "sudo systemctl reboot --firmware-setup   # enable Above 4G Decoding "
-			    "(and Resizable BAR); in a VM give the guest a 64-bit MMIO window larger "
-			    "than the GPU's BAR1; then check: sudo lspci -vv -s %s | grep 'Region 1'",
-			    shq(g->bdf));
+		finding_fix_cmd(f, "sudo", "systemctl", "reboot", "--firmware-setup", NULL);
+		finding_fix_note(f, "enable Above 4G Decoding (and Resizable BAR); in a VM give the guest a "
+				 "64-bit MMIO window larger than the GPU's BAR1; then check: sudo lspci -vv -s "
+				 "<the GPU's address> | grep 'Region 1'");
 		buf_release(&id);
 		buf_release(&sz);
 	}
@@ -68,7 +67,7 @@ static int pcie_common(const struct hw_pci_fn *g, const struct hw_pci_fn *o)
  */
 static void pcie_pair_side(const struct hw_inventory *hw, const struct hw_pci_fn *g, int below,
 			   const struct hw_pci_fn *peer, char *mark, struct finding **f,
-			   struct report *rep, int *unknown, struct buf *fix)
+			   struct report *rep, int *unknown, struct fixwords *fix)
 {
 	for (int k = 0; k < below; k++) {
 		const struct hw_bridge *b = hw_bridge_by_bdf(hw, g->upstream[k]);
@@ -91,15 +90,20 @@ static void pcie_pair_side(const struct hw_inventory *hw, const struct hw_pci_fn
 				 "ReqRedir%c CmpltRedir%c (0x%04x)", b->bdf, g->bdf, peer->bdf,
 				 b->acs_ctl & HW_ACS_SV ? '+' : '-', b->acs_ctl & HW_ACS_RR ? '+' : '-',
 				 b->acs_ctl & HW_ACS_CR ? '+' : '-', (unsigned)b->acs_ctl);
-		buf_printf(fix, "%ssudo setpci -s %s ECAP_ACS+0x6.w=0000", fix->len ? " && " : "",
-			   shq(b->bdf));
+		if (fix->n)
+			fixwords_add(fix, FIX_AND);
+		fixwords_add(fix, "sudo");
+		fixwords_add(fix, "setpci");
+		fixwords_add(fix, "-s");
+		fixwords_add(fix, b->bdf);
+		fixwords_add(fix, "ECAP_ACS+0x6.w=0000");
 	}
 }
 
 static void pcie_acs(const struct hw_inventory *hw, struct report *rep, struct buf *okev)
 {
 	char *mark = xcalloc(hw->nbridges + 1, 1);
-	struct buf fix = BUF_INIT;
+	struct fixwords fix = FIXWORDS_INIT;
 	struct finding *f = NULL;
 	int unknown = 0, pairs = 0;
 
@@ -115,7 +119,7 @@ static void pcie_acs(const struct hw_inventory *hw, struct report *rep, struct b
 			pcie_pair_side(hw, b, cb, a, mark, &f, rep, &unknown, &fix);
 		}
 	if (f) {
-		finding_fix(f, "%s", fix.s);
+		finding_fix_argv(f, fix.w);
 		finding_evidence(f, "NCCL's troubleshooting guide: ACS forces P2P through the root "
 				 "complex (slow, or hangs); disable it in the firmware or with setpci "
 				 "(until the next boot; keep it where VMs need isolation)");
@@ -132,7 +136,7 @@ static void pcie_acs(const struct hw_inventory *hw, struct report *rep, struct b
 			   okev->len ? "; " : "", pairs, pairs == 1 ? "" : "s");
 	}
 	free(mark);
-	buf_release(&fix);
+	fixwords_release(&fix);
 }
 
 void rules_pcie_platform(const struct rules_in *in, struct report *rep)

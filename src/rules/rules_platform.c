@@ -13,7 +13,6 @@
  * (tests/e2e/test_env_wsl.py walks every finding of every WSL fixture).
  */
 #include "rules/rules_platform.h"
-#include "core/shquote.h"
 #include "core/buf.h"
 #include "core/ctx.h"
 #include "core/xalloc.h"
@@ -148,9 +147,10 @@ int rules_platform_driver_libcuda(const struct rules_in *in, struct report *rep)
 				 p->wsl_libcuda_is_link == 1 ? "symbolic link" : "file");
 		if (d->cuda.error)
 			finding_evidence(f, "%s", d->cuda.error);
-		finding_fix(f, "echo %s | sudo tee /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig "
-			    "(its \"is not a symbolic link\" messages about %s are harmless)",
-			    PLATFORM_WSL_LIB_DIR, PLATFORM_WSL_LIB_DIR);
+		finding_fix_cmd(f, "echo", PLATFORM_WSL_LIB_DIR, FIX_PIPE, "sudo", "tee", "/etc/ld.so.conf.d/ld.wsl.conf",
+				FIX_AND, "sudo", "ldconfig", NULL);
+		finding_fix_note(f, "its \"is not a symbolic link\" messages about " PLATFORM_WSL_LIB_DIR
+				 " are harmless");
 		return 1;
 	}
 	if (!d->cuda.path) {
@@ -158,9 +158,8 @@ int rules_platform_driver_libcuda(const struct rules_in *in, struct report *rep)
 			       "libcuda.so.1 is missing: %s has no Windows driver libraries",
 			       PLATFORM_WSL_LIB_DIR);
 		finding_evidence(f, "%s/libcuda.so.1: absent", PLATFORM_WSL_LIB_DIR);
-		finding_fix(f, "on Windows: install or update the NVIDIA driver (it provides %s), "
-			    "then wsl --shutdown; do not install a Linux NVIDIA driver inside WSL",
-			    PLATFORM_WSL_LIB_DIR);
+		finding_fix(f, "on Windows: install or update the NVIDIA driver (it provides " PLATFORM_WSL_LIB_DIR "), "
+			    "then wsl --shutdown; do not install a Linux NVIDIA driver inside WSL");
 		return 1;
 	}
 	if (!platform_path_in_wsl(d->cuda.path) && !platform_path_in_wsl(lib_file(&d->cuda)) &&
@@ -180,15 +179,18 @@ int rules_platform_driver_libcuda(const struct rules_in *in, struct report *rep)
 			char *dir = strrchr(d->cuda.path, '/') ? xstrndup(d->cuda.path,
 				(size_t)(strrchr(d->cuda.path, '/') - d->cuda.path)) : NULL;
 
-			finding_fix(f, "remove %s from LD_LIBRARY_PATH, and remove the Linux driver "
-				    "packages inside WSL: sudo apt-get remove --purge 'nvidia-driver-*' "
-				    "'libnvidia-compute-*' cuda-drivers", dir ? shq(dir) : "its directory");
+			finding_fix_cmd(f, "export", "LD_LIBRARY_PATH=", FIX_GLUE, FIX_SH,
+					"$(printf %s \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF", dir ? dir : "",
+					FIX_GLUE, FIX_SH, " | paste -sd:)", FIX_SEMI, "sudo", "apt-get", "remove",
+					"--purge", "nvidia-driver-*", "libnvidia-compute-*", "cuda-drivers", NULL);
+			finding_fix_note(f, "the libcuda's directory off LD_LIBRARY_PATH, and the Linux "
+					 "driver packages inside WSL removed");
 			free(dir);
 		} else {
-			finding_fix(f, "remove the Linux driver inside WSL, which owns %s: sudo apt-get "
-				    "remove --purge 'nvidia-driver-*' 'libnvidia-compute-*' cuda-drivers "
-				    "&& sudo ldconfig (install CUDA inside WSL with the cuda-toolkit "
-				    "package only, never cuda or cuda-drivers)", shq(lib_file(&d->cuda)));
+			finding_fix_cmd(f, "sudo", "apt-get", "remove", "--purge", "nvidia-driver-*", "libnvidia-compute-*",
+					"cuda-drivers", FIX_AND, "sudo", "ldconfig", NULL);
+			finding_fix_note(f, "the Linux driver inside WSL owns the libcuda the evidence names; install "
+					 "CUDA inside WSL with the cuda-toolkit package only, never cuda or cuda-drivers");
 		}
 		return 1;
 	}
@@ -213,9 +215,10 @@ int rules_platform_driver_nvml(const struct rules_in *in, struct report *rep)
 				 d->nvml.how ? ldso_source_name(d->nvml.how) : "?");
 		finding_evidence(f, "nvidia-smi and NVML monitoring then fail (\"Failed to initialize "
 				 "NVML\", microsoft/WSL#9099)");
-		finding_fix(f, "remove the Linux driver inside WSL, which owns %s: sudo apt-get remove "
-			    "--purge 'nvidia-driver-*' 'libnvidia-compute-*' cuda-drivers && sudo ldconfig, "
-			    "and drop its directory from LD_LIBRARY_PATH", shq(lib_file(&d->nvml)));
+		finding_fix_cmd(f, "sudo", "apt-get", "remove", "--purge", "nvidia-driver-*", "libnvidia-compute-*",
+				"cuda-drivers", FIX_AND, "sudo", "ldconfig", NULL);
+		finding_fix_note(f, "the Linux driver inside WSL owns the NVML the evidence names; and drop its "
+				 "directory from LD_LIBRARY_PATH");
 		return 1;
 	}
 	if (d->nvml.path)
@@ -226,8 +229,8 @@ int rules_platform_driver_nvml(const struct rules_in *in, struct report *rep)
 	if (d->nvml.error)
 		finding_evidence(f, "%s", d->nvml.error);
 	if (p->wsl_libcuda)
-		finding_fix(f, "echo %s | sudo tee /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig",
-			    PLATFORM_WSL_LIB_DIR);
+		finding_fix_cmd(f, "echo", PLATFORM_WSL_LIB_DIR, FIX_PIPE, "sudo", "tee", "/etc/ld.so.conf.d/ld.wsl.conf",
+				FIX_AND, "sudo", "ldconfig", NULL);
 	else
 		finding_fix(f, "on Windows: install or update the NVIDIA driver, then wsl --shutdown");
 	return 1;
@@ -295,9 +298,11 @@ void rules_platform_operator(const struct rules_in *in, struct report *rep)
 			finding_evidence(f, "driver container root: %s%s%s%s", p->operator_root,
 					 p->operator_os ? " (" : "", p->operator_os ? p->operator_os : "",
 					 p->operator_os ? ")" : "");
-		finding_fix(f, "kubectl -n gpu-operator get pods -o wide | grep -e driver -e validator; "
-			    "kubectl -n gpu-operator logs ds/nvidia-operator-validator -c %s-validation",
-			    driver_missing ? "driver" : "cuda");
+		finding_fix(f, driver_missing ?
+			    "kubectl -n gpu-operator get pods -o wide | grep -e driver -e validator; "
+			    "kubectl -n gpu-operator logs ds/nvidia-operator-validator -c driver-validation" :
+			    "kubectl -n gpu-operator get pods -o wide | grep -e driver -e validator; "
+			    "kubectl -n gpu-operator logs ds/nvidia-operator-validator -c cuda-validation");
 	} else {
 		f = report_ok(rep, LAYER_DRIVER, "driver.gpu-operator",
 			      "GPU Operator node: the validator marked driver, toolkit, CUDA and device plugin ready");

@@ -158,6 +158,70 @@ class FixQuoting(GDTestCase):
         for m in MARKERS:
             self.assertNotIn(m, run_fix(f["fix"])[0], f["fix"])
 
+    def assert_one_word(self, fix, value, want_sudo=None):
+        """The command part of fix keeps value as one shell word, and pasting it runs nothing."""
+        cmd = fix.partition("  (")[0]
+        self.assertIn(value, shlex.split(cmd), fix)
+        made, calls = run_fix(fix)
+        for m in MARKERS:
+            self.assertNotIn(m, made, f"pasting this fix ran code from a name:\n{fix}")
+        if want_sudo is not None:
+            self.assertIn(want_sudo, calls, fix)
+        return calls
+
+    def test_word_list_fix_keeps_a_crafted_pci_directory_whole(self):
+        # issue 22: rules_hardware's rebind fix names the GPU's sysfs directory
+        # twice and the other driver's unbind file; a crafted name with shell
+        # code, a space and a newline stays one word each time.
+        r = fixtures.healthy_root()
+        bdf = "0000:1c:00.0" + EVIL + " x\ny"
+        flow._pci_fn(r, "0000:00:00.0", 0x8086, 0x09a2, 0x060000, subsystem=None, numa_node=None)
+        flow._pci_fn(r, bdf, 0x10de, 0x2335, 0x030200, driver="vfio-pci")
+        doc = check(r, "--no-load")
+        f = finding(doc, cause="gpu-bound-to-other-driver")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        cmd = f["fix"].partition("  (")[0]
+        self.assertEqual(shlex.split(cmd), ["echo", bdf, "|", "sudo", "tee", "/sys/bus/pci/drivers/vfio-pci/unbind",
+                                            "&&", "echo", bdf, "|", "sudo", "tee",
+                                            "/sys/bus/pci/drivers/nvidia/bind"], f["fix"])
+        self.assert_one_word(f["fix"], bdf, ["tee", "/sys/bus/pci/drivers/nvidia/bind"])
+
+    def test_word_list_fix_keeps_a_crafted_library_path_whole(self):
+        # issue 22: rules_lib_files' chmod fix names the library's real path
+        name, root, env = hostile_fix_roots()[0]
+        doc = check(root, "--no-load", env=env)
+        f = finding(doc, cause="lib-root-only")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        path = "/usr/local/cuda-12.4" + EVIL + "/lib64/libcublas.so.12.4.5.8"
+        self.assertEqual(shlex.split(f["fix"].partition("  (")[0]), ["sudo", "chmod", "a+r", path], f["fix"])
+        self.assert_one_word(f["fix"], path, ["chmod", "a+r", path])
+
+    def test_word_list_fix_keeps_a_crafted_environment_prefix_whole(self):
+        # issue 22: the frameworks' pip fixes start with the environment's
+        # interpreter; a venv prefix with shell code, quotes, a space and a
+        # newline stays one word
+        name, root, env = hostile_fix_roots()[2]
+        self.assertEqual(name, "venv")
+        doc = check(root, "--no-load", env=env)
+        py = "/opt/v " + EVIL + QUOTES + "\nnext/bin/python3"
+        f = finding(doc, cause="framework-cpu-only")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        self.assertEqual(shlex.split(f["fix"].partition("  (")[0]),
+                         [py, "-m", "pip", "install", "torch==2.5.*", "--force-reinstall"], f["fix"])
+        self.assert_one_word(f["fix"], py)
+        f = finding(doc, cause="nccl-missing")
+        self.assertIsNotNone(f, json.dumps(doc["findings"], indent=1))
+        self.assertEqual(shlex.split(f["fix"]), [py, "-m", "pip", "install", "nvidia-nccl-cu12"], f["fix"])
+
+    def test_the_near_miss_plain_values_stay_unquoted(self):
+        # the same fixes with ordinary names read as before: no quotes where none are needed
+        r = fixtures.healthy_root()
+        flow.add_gpus(r, driver="vfio-pci")
+        f = finding(check(r, "--no-load"), cause="gpu-bound-to-other-driver")
+        self.assertTrue(f["fix"].startswith("echo 0000:18:00.0 | sudo tee /sys/bus/pci/drivers/vfio-pci/unbind"
+                                            " && echo 0000:18:00.0 | sudo tee /sys/bus/pci/drivers/nvidia/bind"),
+                        f["fix"])
+
     def test_hostile_trees_fixes_run_nothing(self):
         plant = hostile.Plant()
         for name, build in hostile.CASES.items():

@@ -24,20 +24,28 @@ nothing enforces is a wish.
     outside causes.def (code names causes by enum; bench is the listed
     debt, which may only shrink), no cause id compared as a string, and no
     severity decided outside report/ and the severity policy;
+  - fixes are word lists (issue 22): no conversion (%s, %d, %.*s ...) in
+    the format of finding_fix(), where a machine value would be pasted
+    into a shell as code; a value goes in finding_fix_cmd()'s words, each
+    quoted on its own, and FIX_SH (our own shell text, written as it is)
+    is followed by a string literal only.  bench/ and burn/ are the listed
+    debt, which may only shrink;
   - one declaration per NVIDIA library interface (issue 22): NVML's and the
     CUDA driver API's types, constants and entry-point tables live in one
     header each (probes/driver/nvml_api.h, probes/cuda/cuda_api.h), bound
-    by its one function; cuDNN's, cuBLAS's and NCCL's in the one file that
-    uses them.  No other source file typedefs their types, defines their
+    by its one function; cuDNN's and NCCL's in probes/libraries/
+    (cudnn_api.h, nccl_api.h: the libversion probe and bench share them),
+    cuBLAS's in the one bench file that uses it.  No other source file typedefs their types, defines their
     status constants or declares a pointer to one of their entry points,
-    and none but the homes resolves an NVML or CUDA driver entry point by
-    name with dlsym.
+    and none but the homes resolves an NVML, CUDA driver, cuDNN or NCCL
+    entry point by name with dlsym (or a wrapper of it).
 """
 import os
 import re
 import shutil
 import subprocess
 import unittest
+from unittest.mock import ANY
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SRC = os.path.join(REPO, "src")
@@ -119,9 +127,10 @@ LAYERS = [("core",), ("cfg",), ("loader",), ("knowledge",), ("python",),
 
 # Each NVIDIA interface's one home (issue 22), and the names that mark a
 # declaration of it: its types, its status constants, its entry points (the
-# last: the pattern of its symbol names, for look-ups by name; None for the
-# libraries whose version probes/libraries/libversion_child.c asks by name,
-# which cannot include bench/, where their declarations live).
+# last: the pattern of its symbol names, for look-ups by name; None for
+# cuBLAS, which only bench calls, binding its struct's fields by their own
+# names).  cuDNN's and NCCL's homes sit in probes/libraries/, below bench,
+# because the libversion probe's child asks their versions too.
 NVIDIA_DECLS = {
     "NVML": (("src/probes/driver/nvml_api.h", "src/probes/driver/nvml_api.c"),
              r"nvml[A-Za-z0-9_]*_t|nvmlDevice_st", r"NVML_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"nvmlReturn_t",
@@ -129,12 +138,12 @@ NVIDIA_DECLS = {
     "CUDA driver API": (("src/probes/cuda/cuda_api.h", "src/probes/cuda/cuda_api.c"),
                         r"CU(?:result|device|deviceptr|context|stream|event|module|function)|CU[a-z]+_st",
                         r"(?:GD_)?CUDA_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"CUresult", r"cu[A-Z][A-Za-z0-9_]*"),
-    "cuDNN": (("src/bench/bench_cudnn.h", "src/bench/bench_cudnn.c"), r"cudnn[A-Za-z0-9_]*_t",
-              r"(?:GD_)?CUDNN_STATUS_[A-Z_]+\b", r"cudnnStatus_t", None),
+    "cuDNN": (("src/probes/libraries/cudnn_api.h", "src/probes/libraries/cudnn_api.c"), r"cudnn[A-Za-z0-9_]*_t",
+              r"(?:GD_)?CUDNN_STATUS_[A-Z_]+\b", r"cudnnStatus_t", r"cudnn[A-Z][A-Za-z0-9_]*"),
     "cuBLAS": (("src/bench/bench_cuda.h", "src/bench/bench_cuda.c"), r"cublas[A-Za-z0-9_]*_t",
                r"(?:GD_)?CUBLAS_STATUS_[A-Z_]+\b", r"cublasStatus_t", None),
-    "NCCL": (("src/bench/bench_nccl.c",), r"nccl[A-Za-z0-9_]*_t|ncclComm\b",
-             r"(?:GD_)?NCCL_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"ncclResult_t", None),
+    "NCCL": (("src/probes/libraries/nccl_api.h", "src/probes/libraries/nccl_api.c"), r"nccl[A-Za-z0-9_]*_t|ncclComm\b",
+             r"(?:GD_)?NCCL_(?:SUCCESS|ERROR_[A-Z_]+)\b", r"ncclResult_t", r"nccl[A-Z][A-Za-z0-9_]*"),
 }
 
 
@@ -158,8 +167,79 @@ def nvidia_lookups(text, fn):
     if fn is None:
         return []
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    # an entry point's name given as a literal to dlsym, a wrapper of it
+    # (bench_dl_sym, a local sym()) or a helper that calls it by name
+    # (libversion's int_version_call(h, "ncclGetVersion") was one)
     return [("look-up by name", m.group(0))
-            for m in re.finditer(r'(?:dlsym|_sym)\s*\([^;]*?"%s"' % fn, text)]
+            for m in re.finditer(r'\b\w*(?:sym|_call)\w*\s*\([^;()]*?"%s"' % fn, text)]
+
+
+FIX_CONV = re.compile(r"%(?!%)[-+ #0'*]*[0-9*]*(?:\.[0-9*]*)?(?:hh|h|ll|l|j|z|t|L)?[diouxXeEfFgGaAcspn]")
+# Debt: bench's and burn's judges still build fixes from formats (another
+# branch converts them).  The number of calls may only go down.
+FIX_FORMAT_DEBT = {"src/bench/bench_deep_judge.c": 4, "src/burn/burn_judge.c": 9}
+
+
+def call_args(code, start):
+    """The text between the parentheses of the call whose '(' is at start."""
+    depth, i = 0, start
+    while i < len(code):
+        c = code[i]
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < len(code) and code[j] != c:
+                j += 2 if code[j] == "\\" else 1
+            i = j
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return code[start + 1:i]
+        i += 1
+    return code[start + 1:]
+
+
+def fix_format_conversions(text):
+    """(line, format) for each finding_fix() call whose format has a conversion."""
+    code = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+    out = []
+    for m in re.finditer(r"(?<![\w.>])finding_fix\s*\(", code):
+        args = call_args(code, m.end() - 1)
+        # the format: every string literal of the second argument (a ternary
+        # may choose between two)
+        rest = args.split(",", 1)[1] if "," in args else ""
+        fmt = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', _second_arg(rest)))
+        if FIX_CONV.search(fmt.replace("%%", "")) or '"' not in _second_arg(rest):
+            out.append((code.count("\n", 0, m.start()) + 1, re.sub(r"\s+", " ", args)[:90]))
+    return out
+
+
+def _second_arg(rest):
+    """The second argument of a call: up to its first comma outside literals and parentheses."""
+    depth, i = 0, 0
+    while i < len(rest):
+        c = rest[i]
+        if c == '"':
+            j = i + 1
+            while j < len(rest) and rest[j] != '"':
+                j += 2 if rest[j] == "\\" else 1
+            i = j
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            return rest[:i]
+        i += 1
+    return rest
+
+
+def fix_sh_values(text):
+    """(line, text) for each FIX_SH not followed by a string literal."""
+    code = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+    return [(code.count("\n", 0, m.start()) + 1, m.group(0))
+            for m in re.finditer(r'\bFIX_SH\s*,(?!\s*")[^,)]*', code)]
 
 
 BUILD = os.environ.get("BUILD", os.path.join(REPO, "build"))
@@ -530,6 +610,41 @@ class ProjectRules(unittest.TestCase):
                 bad += [f"{r}:{ln(m)}: a status picked by hand: {m.group(0)}"
                         for m in pick.finditer(code)]
         self.assertEqual(bad, [], "\n".join(bad))
+
+    def test_fixes_are_word_lists(self):
+        # issue 22: "fixes as word lists".  A format conversion in a fix is a
+        # machine value pasted into a shell; finding_fix_cmd() quotes each word.
+        self.assertEqual(fix_format_conversions('finding_fix(f, "sudo rm %s", shq(p));'), [(1, ANY)])
+        self.assertEqual(len(fix_format_conversions('finding_fix(f, x ? "a %d" : "b", n);')), 1)
+        self.assertEqual(len(fix_format_conversions('finding_fix(f, "R%.*s", n, s);')), 1)
+        self.assertEqual(len(fix_format_conversions('finding_fix(f, fix.s);')), 1)
+        self.assertEqual(fix_format_conversions('finding_fix(f, "100%% sure, a, b");\n'
+                                                 'finding_fix_cmd(f, "rm", p, NULL);\n'
+                                                 'finding_fix(f, "x (y, z)");'), [])
+        self.assertEqual(len(fix_sh_values('finding_fix_cmd(f, "a", FIX_SH, dir, NULL);')), 1)
+        self.assertEqual(fix_sh_values('finding_fix_cmd(f, FIX_SH, "$(uname -r)", NULL);'), [])
+        bad, debt_seen = [], {}
+        for p in sources():
+            r = rel(p)
+            if r.startswith("src/report/"):     # the functions themselves
+                continue
+            with open(p, encoding="utf-8") as f:
+                text = f.read()
+            found = fix_format_conversions(text)
+            debt_seen[r] = len(found)
+            if len(found) > FIX_FORMAT_DEBT.get(r, 0):
+                bad += [f"{r}:{ln}: finding_fix({args}) has a conversion (use finding_fix_cmd)"
+                        for ln, args in found]
+            bad += [f"{r}:{ln}: {t}: FIX_SH takes a string literal, never a value"
+                    for ln, t in fix_sh_values(text)]
+            # rules build every fix from words: no value quoted by hand into a string
+            if r.startswith("src/rules/"):
+                bad += [f"{r}:{ln}: shq() in a rule (use finding_fix_cmd's words)"
+                        for ln, _ in calls(code_only(text), ["shq", "shquote_buf"])]
+        self.assertEqual(bad, [], "fixes are word lists:\n" + "\n".join(bad))
+        # the debt may only shrink: lower a number when a file is converted
+        over = {r: n for r, n in FIX_FORMAT_DEBT.items() if debt_seen.get(r, 0) < n}
+        self.assertEqual(over, {}, "the debt shrank: lower FIX_FORMAT_DEBT to match")
 
     def test_one_declaration_per_nvidia_interface(self):
         # the patterns see what they are for

@@ -307,6 +307,51 @@ static void test_gpu_ident(void)
 	CHECK_INT(gpu_ident_parse("ALL", &id), -1);
 }
 
+/* Fixes as word lists (issue 22): each word one shell word, markers between. */
+static void test_fix_words(void)
+{
+	struct report r;
+	struct finding *f, *g;
+	struct fixwords w = FIXWORDS_INIT;
+
+	report_init(&r);
+	f = report_add(&r, LAYER_KERNEL, "kernel.uvm", CAUSE_UVM_MODULE_NOT_LOADED, REACH_WORK, "uvm");
+	finding_fix_cmd(f, "sudo", "ln", "-sfn", "/usr/local/cuda-13.0", "/usr/local/cuda", NULL);
+	CHECK_STR(f->fix, "sudo ln -sfn /usr/local/cuda-13.0 /usr/local/cuda");
+	/* a value with shell code, a space and a newline is one quoted word */
+	finding_fix_cmd(f, "sudo", "rm", "/a b$(x);c\nd'e", FIX_AND, "sudo", "ldconfig", NULL);
+	CHECK_STR(f->fix, "sudo rm '/a b$(x);c\nd'\\''e' && sudo ldconfig");
+	/* glue: no space, each part quoted on its own; FIX_SH: our own text as it is */
+	finding_fix_cmd(f, "export", "LD_LIBRARY_PATH=", FIX_GLUE, "/o p", FIX_GLUE, FIX_SH,
+			"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}", NULL);
+	CHECK_STR(f->fix, "export LD_LIBRARY_PATH='/o p'${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}");
+	finding_fix_cmd(f, "echo", "0000:18:00.0", FIX_PIPE, "sudo", "tee", "/x", FIX_SEMI, "a", FIX_OR, "b",
+			NULL);
+	CHECK_STR(f->fix, "echo 0000:18:00.0 | sudo tee /x; a || b");
+	finding_fix_note(f, "prose");
+	CHECK_STR(f->fix, "echo 0000:18:00.0 | sudo tee /x; a || b  (prose)");
+	/* a list built at run time; an empty value is the empty word */
+	fixwords_add(&w, "unset");
+	fixwords_add(&w, "CUDA_LAUNCH_BLOCKING");
+	fixwords_add(&w, "");
+	CHECK_INT((int)w.n, 3);
+	CHECK(w.w[3] == NULL);
+	finding_fix_argv(f, w.w);
+	fixwords_release(&w);
+	CHECK_STR(f->fix, "unset CUDA_LAUNCH_BLOCKING ''");
+	/* the catalogue's fix, and another finding's */
+	finding_fix_catalogue(f);
+	CHECK_STR(f->fix, cause_fix(CAUSE_UVM_MODULE_NOT_LOADED));
+	g = report_add(&r, LAYER_KERNEL, "kernel.x", CAUSE_UVM_MODULE_NOT_LOADED, REACH_WORK, "x");
+	finding_fix_copy(g, report_find_cause(&r, CAUSE_UVM_MODULE_NOT_LOADED)->fix);
+	CHECK_STR(g->fix, cause_fix(CAUSE_UVM_MODULE_NOT_LOADED));
+	/* a note alone is the whole fix */
+	g = report_add(&r, LAYER_KERNEL, "kernel.y", CAUSE_UVM_MODULE_NOT_LOADED, REACH_WORK, "y");
+	finding_fix_note(g, "reboot into the driver's kernel");
+	CHECK_STR(g->fix, "reboot into the driver's kernel");
+	report_release(&r);
+}
+
 int main(void)
 {
 	RUN(test_layer_worst_and_overall);
@@ -319,5 +364,6 @@ int main(void)
 	RUN(test_add_copy);
 	RUN(test_record_rejects);
 	RUN(test_gpu_ident);
+	RUN(test_fix_words);
 	return tap_done();
 }

@@ -12,12 +12,15 @@
  *                                                          X*1000+Y*100+Z before
  *   cublas  cublasStatus_t cublasGetProperty(int type, int *)  MAJOR_VERSION=0,
  *           MINOR_VERSION=1, PATCH_LEVEL=2 (cublasGetVersion_v2 needs a handle)
- * Symbol names checked with nm -D on the CUDA 13.0 libraries.  Prints
+ * Symbol names checked with nm -D on the CUDA 13.0 libraries; cuDNN's and
+ * NCCL's calls are declared in their one home (cudnn_api.h, nccl_api.h).  Prints
  * "raw=", "version=" (dotted), "loaded=" (dladdr of the symbol: the file the
  * loader really mapped), "cudart_version=" for cuDNN, or "error=" with
  * dlerror(); then "end".  A crash or hang is contained by the parent.
  */
 #include "probes/children.h"
+#include "probes/libraries/cudnn_api.h"
+#include "probes/libraries/nccl_api.h"
 #include "core/kv.h"
 
 #include <dlfcn.h>
@@ -26,7 +29,6 @@
 #include <string.h>
 
 typedef int (*int_ptr_fn)(int *);
-typedef size_t (*size_fn)(void);
 typedef int (*prop_fn)(int, int *);
 
 static void *sym(void *h, const char *name)
@@ -86,21 +88,23 @@ static int do_cudart(void *h)
 
 static int do_cudnn(void *h)
 {
-	size_fn f = (size_fn)sym(h, "cudnnGetVersion");
-	size_fn g;
+	struct cudnn_api dn = { 0 };
+	const char *missing = NULL;
 	char s[64];
 	size_t v;
 
-	if (!f)
+	if (cudnn_api_bind_version(h, &dn, &missing) < 0) {
+		kv_emit("error", "%s: %s", missing, dlerror());
 		return -1;
-	emit_loaded((void *)f);
-	v = f();
+	}
+	emit_loaded((void *)dn.cudnnGetVersion);
+	v = dn.cudnnGetVersion();
 	kv_emit("raw", "%zu", v);
 	cudnn_decode(v, s, sizeof(s));
 	kv_emit("version", "%s", s);
-	g = (size_fn)dlsym(h, "cudnnGetCudartVersion");
-	if (g) {
-		size_t c = g();
+	cudnn_api_bind_optional(h, &dn);
+	if (dn.cudnnGetCudartVersion) {
+		size_t c = dn.cudnnGetCudartVersion();
 
 		kv_emit("cudart_raw", "%zu", c);
 		kv_emit("cudart_version", "%zu.%zu", c / 1000, (c % 1000) / 10);
@@ -110,10 +114,21 @@ static int do_cudnn(void *h)
 
 static int do_nccl(void *h)
 {
-	int v;
+	struct nccl_api nc = { 0 };
+	const char *missing = NULL;
+	int v = -1, rc;
 
-	if (int_version_call(h, "ncclGetVersion", &v) < 0)
+	if (nccl_api_bind_version(h, &nc, &missing) < 0) {
+		kv_emit("error", "%s: %s", missing, dlerror());
 		return -1;
+	}
+	emit_loaded((void *)nc.ncclGetVersion);
+	rc = nc.ncclGetVersion(&v);
+	if (rc != 0) {
+		kv_emit("error", "ncclGetVersion returned %d", rc);
+		return -1;
+	}
+	kv_emit("raw", "%d", v);
 	if (v >= 10000)
 		kv_emit("version", "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
 	else
