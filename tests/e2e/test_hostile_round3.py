@@ -1,0 +1,91 @@
+"""Round 3 of the hostile suite for `gpudoctor watch` and `health` (a fresh
+attacker after tests/e2e/test_hostile_watch.py): an unprivileged user, a
+file or a peer trying to get a node drained or rebooted, or the daemon to
+hang.  Each test says what the daemon did before its fix ("Before:") or
+that the attack held ("Held:").
+
+- the kernel log: a process name, which starts several kernel records about
+  the process and may hold a newline, carrying driver lines; an XID short
+  enough to fit in a process name;
+- XIDs a user's own kernel raises (13, 31) in two boots: escalated to a
+  GPU reset, so health asked for a reboot;
+- --sample-nvml: a library in a directory every user can write to;
+- HTTP: a client that sends without end after its request; HTTP/0.9,
+  other methods, smuggling, paths with "..", oversized heads."""
+import os
+import socket
+import stat
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+import fixtures
+from gdtest import GPUDOCTOR, clean_env
+from watchtest import Watch, metric
+from test_hostile_watch import DRIVER_XID13, root, timed_get, xid_series
+
+
+def kmsg_text(s):
+    """Text as /dev/kmsg hands it out: bytes below 0x20 and the backslash
+    escaped \\xNN (kernel/printk/printk.c, msg_add_ext_text())."""
+    return "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or c == "\\" else c for c in s)
+
+
+XID79 = "NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus"
+
+
+class KernelLogNames(unittest.TestCase):
+    def test_process_name_with_a_newline(self):
+        """Before: a segfault record whose process name is "NVRM: \\nNVRM: x"
+        (prctl(PR_SET_NAME) takes any byte) starts "NVRM: " and keeps its
+        "]: segfault at " off the first line; the library's file name then
+        adds a line "NVRM: Xid (PCI:0000:18:00): 79, ...": counted as XID
+        79, gpu-lost, 503.  So did x86's "COMM[PID] bad frame in ..." and
+        arm64's "COMM[PID]: unhandled ..." records (both name the file), and
+        a name that is a whole XID line without an address ("NVRM: Xid ():
+        9").  After: an XID counts only on a record's first line and with
+        the GPU's address; later lines only in the fallen-off-the-bus
+        report the first line began; all are ignored and the driver's own
+        XID 13 (the near miss) still counts."""
+        kfile = os.path.join(tempfile.mkdtemp(prefix="gd-kmsg-"), "kmsg")
+        lib = "y\n" + XID79 + ".so"
+        recs = [
+            # arch/x86/mm/fault.c show_signal_msg(): "%s%s[%d]: segfault at %lx ip %px sp %px error %lx"
+            "6,301,1,-;" + kmsg_text("NVRM: \nNVRM: x[8699]: segfault at 0 ip 00007f58eba7e10d "
+                                     "sp 00007ffcced1d320 error 4 in " + lib + "[110d,7f58eba7e000+1000]") + "\n",
+            "6,302,1,-;" + kmsg_text("NVRM: a\nb[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+                                     + lib + "[110d,7f58eba7e000+1000]") + "\n",
+            # arch/x86/kernel/signal.c signal_fault(): "%s%s[%d] bad frame in %s frame:%p ip:%lx sp:%lx orax:%lx" + " in FILE"
+            "6,303,1,-;" + kmsg_text("NVRM: a[8699] bad frame in rt_sigreturn frame:0 ip:0 sp:0 orax:0 in "
+                                     + lib + "[7f58eba7e000+1000]") + "\n",
+            # arch/arm64/kernel/traps.c arm64_show_signal(): "%s[%d]: unhandled %s (%d) at 0x%08lx, esr 0x%03x, " + "in FILE"
+            "6,304,1,-;" + kmsg_text("NVRM: a[8699]: unhandled level 2 translation fault (11) at 0x0, "
+                                     "esr 0x92000006, in y\nNVRM: GPU 0000:18:00.0: GPU has fallen off "
+                                     "the bus.so[aaaab0000000+1000]") + "\n",
+            "6,305,1,-;" + kmsg_text("NVRM: a[8699] bad frame in rt_sigreturn in y\nNVRM: The NVIDIA GPU "
+                                     "0000:18:00.0\nNVRM: fallen off the bus and is not responding to "
+                                     "commands.so") + "\n",
+            # a 15-byte name that is an XID line of its own
+            "6,306,1,-;NVRM: Xid (): 9[8699] bad frame in rt_sigreturn frame:0 ip:0 sp:0 orax:0\n",
+            DRIVER_XID13.replace("4,900,", "4,907,"),
+        ]
+        with open(kfile, "w") as f:
+            f.write("".join(recs))
+        with Watch(root(), kmsg_file=kfile) as w:
+            w.wait(lambda: metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=0, xid=13) == 1,
+                   what="the driver's XID 13 on GPU 0")
+            m = w.metrics()
+            self.assertEqual(metric(m, "gpudoctor_kmsg_records_total"), len(recs))
+            self.assertEqual(xid_series(m, 79), [])
+            self.assertEqual(xid_series(m, 9), [])
+            self.assertIsNone(metric(m, "gpudoctor_xid_unacknowledged", xid=79))
+            self.assertEqual(w.get("/healthz")[0], 200)
+            self.assertFalse([a for a in w.state()["active"] if a.startswith("gpu-lost")])
+            # the segfault records are told apart and counted
+            self.assertEqual(metric(m, "gpudoctor_kmsg_records_spoofed_total"), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
