@@ -87,5 +87,49 @@ class KernelLogNames(unittest.TestCase):
             self.assertEqual(metric(m, "gpudoctor_kmsg_records_spoofed_total"), 2)
 
 
+XID31 = ("4,%d,1000000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=4243, name=python3, Ch 00000008, "
+         "intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f12_34560000. "
+         "Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n")
+
+
+class UserXids(unittest.TestCase):
+    def test_a_users_own_faults_in_two_boots(self):
+        """Before: XID 13 and 31 are what any user's kernel raises with an
+        illegal address (NVIDIA's catalogue: restart the application).  Seen
+        on the same GPU in an earlier boot they were escalated to reset-gpu:
+        gpu-xid-error failed, /healthz 503, and `health` said reboot (exit
+        1, action reboot), so any user could get a node drained and
+        rebooted by crashing a kernel once per boot.  After: the
+        application's own XIDs are not escalated; a hardware XID still is
+        (tests/e2e/test_watch.py, XID 48)."""
+        r = root("boot-a")
+        d = tempfile.mkdtemp(prefix="gd-k-")
+        state_dir = tempfile.mkdtemp(prefix="gd-watch-state-")
+        for boot, seq in (("boot-a", 10), ("boot-b", 20)):
+            r.write("proc/sys/kernel/random/boot_id", boot + "\n")
+            kfile = os.path.join(d, boot)
+            with open(kfile, "w") as f:
+                f.write(DRIVER_XID13.replace("4,900,", "4,%d," % seq) + XID31 % (seq + 1))
+            with Watch(r, kmsg_file=kfile, state_dir=state_dir) as w:
+                w.wait(lambda: metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=0, xid=31) == 1,
+                       what="XID 31 on GPU 0")
+                w.wait(lambda: w.state().get("updated"), what="a state")
+                m = w.metrics()
+                self.assertIsNone(metric(m, "gpudoctor_xid_unacknowledged", gpu=0))
+                self.assertEqual(w.get("/healthz")[0], 200, boot)
+                with open(os.path.join(state_dir, "state")) as f:
+                    state = f.read()
+        self.assertIn("earlier boot", state)    # the second boot did see them again
+        self.assertNotIn("status=fail", state)
+        r.write("var/lib/gpudoctor/state", state)
+        os.chmod(r.p("var/lib/gpudoctor/state"), 0o644)
+        import json
+        from gdtest import run
+        rc, out, err = run(["--json", "--no-load", "health"], root=r.path, env=clean_env())
+        doc = json.loads(out)
+        self.assertEqual(doc["action"], "none", out)
+        self.assertNotIn("gpu-xid-error", [p["cause"] for p in doc["problems"] if p["severity"] == "fail"])
+
+
 if __name__ == "__main__":
     unittest.main()
