@@ -236,6 +236,14 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 	/* --sample-nvml: sampled from the start, whatever the static check finds. */
 	sampler_init(&w->smp, o->ctx->self_exe, o->sample_nvml, o->ctx->timeout);
 	notify_init(&w->nt);
+	/* It is loaded as root (in the sampler's child, at the first tick):
+	   never a file another user could replace. */
+	if (o->sample_nvml) {
+		struct err e2 = ERR_INIT;
+
+		if (safefile_check_loadable(o->sample_nvml, &e2) < 0)
+			return err_set(e, "--sample-nvml refused: %s", e2.msg);
+	}
 	if (load_policy(w, e) < 0)
 		return -1;
 	if (kb_open(o->ctx->kb_dir, (struct kb **)&w->kb, e) < 0)

@@ -131,5 +131,62 @@ class UserXids(unittest.TestCase):
         self.assertNotIn("gpu-xid-error", [p["cause"] for p in doc["problems"] if p["severity"] == "fail"])
 
 
+class SampleNvml(unittest.TestCase):
+    def once(self, r, lib):
+        from gdtest import run
+        sd = tempfile.mkdtemp(prefix="gd-watch-state-")
+        empty = os.path.join(sd, "empty-kmsg")
+        open(empty, "w").close()
+        env = clean_env(FAKE_NVML_STATE_FILE=os.path.join(r.path, "fake-nvml-state"))
+        return run(["--root", r.path, "--timeout", "5", "watch", "--once", "--state-dir", sd,
+                    "--kmsg-file", empty, "--sample-nvml", lib], env=env)
+
+    def test_library_others_could_replace(self):
+        """Before: watch (root) loaded --sample-nvml's library from a
+        directory every user can write to, or through a link into one, or
+        owned by another user: whoever can write there runs code as root.
+        After: refused at start (exit 2, the step named), as ld.so refuses
+        such libraries for a set-user-ID program; the same library in a
+        directory only root can write to is sampled (the near miss)."""
+        r = root()
+        src = os.path.join(r.path, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")
+        base = tempfile.mkdtemp(prefix="gd-nvml-")
+        os.chmod(base, 0o755)
+        good = os.path.join(base, "good")
+        os.mkdir(good, 0o755)
+        shutil_copy(src, os.path.join(good, "libnvidia-ml.so.1"))
+        rc, out, err = self.once(r, os.path.join(good, "libnvidia-ml.so.1"))
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("NVML sampled from", err)
+        self.assertNotIn("refused", err)
+        open_dir = os.path.join(base, "open")
+        os.mkdir(open_dir)
+        os.chmod(open_dir, 0o777)
+        shutil_copy(src, os.path.join(open_dir, "libnvidia-ml.so.1"))
+        os.symlink(os.path.join(open_dir, "libnvidia-ml.so.1"), os.path.join(good, "link.so"))
+        theirs = os.path.join(good, "theirs.so")
+        shutil_copy(src, theirs)
+        writable = os.path.join(good, "writable.so")
+        shutil_copy(src, writable)
+        os.chmod(writable, 0o666)
+        cases = [(os.path.join(open_dir, "libnvidia-ml.so.1"), "writable by every user"),
+                 (os.path.join(good, "link.so"), "writable by every user"),
+                 (writable, "writable by every user")]
+        if os.geteuid() == 0:
+            os.chown(theirs, 65534, 65534)
+            cases.append((theirs, "owned by uid 65534"))
+        for lib, why in cases:
+            rc, out, err = self.once(r, lib)
+            self.assertEqual(rc, 2, (lib, out, err))
+            self.assertIn("--sample-nvml refused", err)
+            self.assertIn(why, err)
+
+
+def shutil_copy(a, b):
+    import shutil
+    shutil.copyfile(a, b)
+    os.chmod(b, 0o755)
+
+
 if __name__ == "__main__":
     unittest.main()
