@@ -270,9 +270,11 @@ void server_io(struct wd *w, int i, short revents, double now)
 	if (c->writing && c->outoff >= c->out.len) {
 		char sink[512];
 
-		/* Unread input at close would reset the connection before the client reads. */
+		/* Unread input at close would reset the connection before the
+		   client reads; a client that never stops sending would hold
+		   this loop, so at most 64 reads. */
 		shutdown(c->fd, SHUT_WR);
-		while (read(c->fd, sink, sizeof(sink)) > 0)
+		for (int k = 0; k < 64 && read(c->fd, sink, sizeof(sink)) > 0; k++)
 			;
 		conn_close(w, i);
 	} else if (revents & (POLLERR | POLLHUP)) {
