@@ -290,5 +290,35 @@ class HttpRequests(unittest.TestCase):
         self.assertIn("127.0.0.1:9835", out)
 
 
+class HealthBusyGpu(unittest.TestCase):
+    def test_a_job_holding_the_gpu_drains_nothing(self):
+        """Before: health's own CUDA check makes a context and a small
+        allocation on every GPU.  While any user's job holds a GPU's memory
+        (TensorFlow takes nearly all of it by default) or its
+        Exclusive_Process context, that fails with CUDA_ERROR_OUT_OF_MEMORY
+        (2) or CUDA_ERROR_DEVICE_UNAVAILABLE (46): gpu-compute-failed,
+        exit 1, action drain, so `health --slurm` (Slurm runs it on busy
+        nodes too) drained every node a big job ran on.  After: those
+        results are gpu-memory-held and gpu-exclusive-busy, which
+        health reports as warnings (CF_IN_USE in cause_policy.def): exit 0,
+        action none.  A GPU that fails otherwise (a launch failure, the
+        near miss) still drains."""
+        import json
+        import fixtures_driver
+        from gdtest import Root, run
+        for mode, rc_want, action, cause in (("ctx-error:2", 0, "none", "gpu-memory-held"),
+                                             ("alloc-error:2", 0, "none", "gpu-memory-held"),
+                                             ("ctx-error:46", 0, "none", "gpu-exclusive-busy"),
+                                             ("launch-error:719", 1, "drain", "gpu-compute-failed")):
+            r = Root()
+            fixtures.healthy_root(root=r)
+            # health hands its checks a clean environment: the mode is built in
+            fixtures_driver.add_driver_libs(r, cuda_cflags=('-DFAKE_DEFAULT_MODE="%s"' % mode,))
+            rc, out, err = run(["--load-from-root", "--json", "health"], root=r.path, env=clean_env())
+            doc = json.loads(out)
+            self.assertEqual((rc, doc["action"]), (rc_want, action), (mode, out, err))
+            self.assertEqual([p["cause"] for p in doc["problems"]], [cause], (mode, out))
+
+
 if __name__ == "__main__":
     unittest.main()
