@@ -320,5 +320,59 @@ class HealthBusyGpu(unittest.TestCase):
             self.assertEqual([p["cause"] for p in doc["problems"]], [cause], (mode, out))
 
 
+class HealthStateFile(unittest.TestCase):
+    def health(self, r):
+        import json
+        from gdtest import run
+        t = time.monotonic()
+        rc, out, err = run(["--json", "--no-load", "health", "--deadline", "5"], root=r.path,
+                           env=clean_env(), timeout=30)
+        return rc, json.loads(out), time.monotonic() - t
+
+    def test_state_files_a_user_could_plant(self):
+        """Held: the watch state is trusted only as a regular file of root
+        (or health's user); a FIFO without a writer, a link to /dev/zero,
+        another user's file naming gpu-lost, a 1 MB file and a record cut
+        in half neither hang health (each answers within its deadline) nor
+        make it say drain or reboot."""
+        from test_health import BOOT, with_boot, write_state
+        lost = ["gpu-lost 0 fail GPU 0 fell off the bus"]
+        cases = []
+        r = root(BOOT)
+        os.makedirs(r.p("var/lib/gpudoctor"), exist_ok=True)
+        os.mkfifo(r.p("var/lib/gpudoctor/state"))
+        cases.append(("fifo", r))
+        r = root(BOOT)
+        os.makedirs(r.p("var/lib/gpudoctor"), exist_ok=True)
+        os.symlink("/dev/zero", r.p("var/lib/gpudoctor/state"))
+        cases.append(("/dev/zero", r))
+        if os.geteuid() == 0:
+            r = root(BOOT)
+            write_state(r, lost)
+            os.chown(r.p("var/lib/gpudoctor/state"), 65534, 65534)
+            cases.append(("another owner", r))
+        r = root(BOOT)
+        write_state(r, lost)
+        with open(r.p("var/lib/gpudoctor/state"), "a") as f:
+            f.write(("x" * 100 + "\n") * 11000)
+        cases.append(("1 MB", r))
+        r = root(BOOT)
+        write_state(r, lost)
+        text = open(r.p("var/lib/gpudoctor/state")).read()
+        open(r.p("var/lib/gpudoctor/state"), "w").write(text[:text.index("active=") + 25])
+        cases.append(("cut record", r))
+        for what, r in cases:
+            rc, doc, took = self.health(r)
+            self.assertLess(took, 5.0, what)
+            self.assertEqual(doc["action"], "none", (what, doc))
+            self.assertNotIn("gpu-lost", [p["cause"] for p in doc["problems"]], what)
+            self.assertIn(rc, (0, 2), (what, doc))
+        # the near miss: root's own file naming gpu-lost does ask for the reboot
+        r = root(BOOT)
+        write_state(r, lost)
+        rc, doc, _ = self.health(r)
+        self.assertEqual((rc, doc["action"], doc["cause"]), (1, "reboot", "gpu-lost"), doc)
+
+
 if __name__ == "__main__":
     unittest.main()
