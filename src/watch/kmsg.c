@@ -249,6 +249,14 @@ int kmsg_spoofed(const struct kmsg_rec *r)
 
 	if (kmsg_from_driver(r))
 		return 0;
+	/* The NVSwitch driver's own SXid records (facility kern, its device
+	   name first: "nvidia-nvswitch3: SXid (PCI:...): 12028, ..."): real,
+	   not watched here, never counted as spoofs.  A process name is at
+	   most 15 bytes, so one that starts a kernel record cannot add the
+	   device's number. */
+	if ((r->prio >> 3) == 0 && r->len > 16 && !memcmp(r->text, "nvidia-nvswitch", 15) &&
+	    isdigit((unsigned char)r->text[15]) && !memchr(r->text, '\n', r->len))
+		return 0;
 	return find_in(r->text, end, "NVRM: ") || find_in(r->text, end, "Xid (") ||
 	       find_in(r->text, end, "SXid (");
 }

@@ -69,6 +69,9 @@ class KernelLogNames(unittest.TestCase):
                                      "commands.so") + "\n",
             # a 15-byte name that is an XID line of its own
             "6,306,1,-;NVRM: Xid (): 9[8699] bad frame in rt_sigreturn frame:0 ip:0 sp:0 orax:0\n",
+            # the NVSwitch driver's own SXid record: real, not a spoof (before: counted as one)
+            "4,307,1,-;nvidia-nvswitch3: SXid (PCI:0000:89:00.0): 12028, Non-fatal, Link 28 egress "
+            "non-posted PRIV error (First)\n",
             DRIVER_XID13.replace("4,900,", "4,907,"),
         ]
         with open(kfile, "w") as f:

@@ -169,6 +169,17 @@ static void test_spoofs(void)
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 			CHECK_INT(scan(&st, lines[i], ev), 0);
 	}
+	/* the NVSwitch driver's SXid record (kernel facility) is not a spoof,
+	   the same text from user space is */
+	CHECK_INT(scan(&st, "4,603,1,-;nvidia-nvswitch3: SXid (PCI:0000:89:00.0): 12028, Non-fatal, "
+		       "Link 28 egress non-posted PRIV error (First)\n", ev), 0);
+	CHECK_INT(kmsg_spoofed(&r), 0);
+	CHECK_INT(scan(&st, "12,604,1,-;nvidia-nvswitch3: SXid (PCI:0000:89:00.0): 12028, Non-fatal\n", ev), 0);
+	CHECK_INT(kmsg_spoofed(&r), 1);
+	/* ... and so is a process named "nvidia-nvswitch" (15 bytes) */
+	CHECK_INT(scan(&st, "6,605,1,-;nvidia-nvswitch[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		       "NVRM: Xid (PCI:0000:44:00): 79, x.so[110d,7f58eba7e000+1000]\n", ev), 0);
+	CHECK_INT(kmsg_spoofed(&r), 1);
 	/* ordinary records are neither */
 	CHECK_INT(scan(&st, "6,602,1,-;usb 1-1: new high-speed USB device\n", ev), 0);
 	CHECK_INT(kmsg_spoofed(&r), 0);
