@@ -181,9 +181,11 @@ static void respond(struct wd *w, struct wconn *c, int status, int head, const c
 {
 	size_t len = body ? body->len : 0;
 
+	/* nosniff: the pages hold GPU names and kernel text; a browser must
+	   show them as the text they are, never guess HTML and run it. */
 	buf_printf(&c->out, "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		   "Connection: close\r\nCache-Control: no-store\r\n\r\n", status, http_reason(status),
-		   ctype, len);
+		   "Connection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
+		   "\r\n", status, http_reason(status), ctype, len);
 	if (body && !head)
 		buf_add(&c->out, body->s, body->len);
 	c->writing = 1;

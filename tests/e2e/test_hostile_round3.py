@@ -214,7 +214,10 @@ class HttpRequests(unittest.TestCase):
     def test_malformed_and_smuggled_requests(self):
         """Held: each request gets exactly one answer, then the connection
         closes; nothing but GET and HEAD of the three paths is served; no
-        path reaches a file (there are none to reach)."""
+        path reaches a file (there are none to reach); every page is
+        text/plain (the / page is no HTML).  Hardened: a browser is told
+        not to sniff one as HTML (X-Content-Type-Options: nosniff; before:
+        absent, and the pages carry GPU names and kernel text)."""
         cases = [
             (b"GET /metrics\r\n\r\n", 400),                           # HTTP/0.9
             (b"GET /metrics HTTP/2.0\r\n\r\n", 505),
@@ -243,6 +246,11 @@ class HttpRequests(unittest.TestCase):
                 self.assertTrue(out.startswith(b"HTTP/1.0 %d " % want), (req[:60], out[:200]))
                 self.assertNotIn(b"gpudoctor_up", out if want != 200 else b"", req[:60])
                 self.assertNotIn(b"root:", out)
+            # the pages are text, and browsers are told not to guess otherwise
+            for path in (b"/", b"/healthz", b"/metrics", b"/nothing"):
+                head = raw(w.port, b"GET " + path + b" HTTP/1.1\r\n\r\n").split(b"\r\n\r\n")[0]
+                self.assertIn(b"\r\nContent-Type: text/plain", head, path)
+                self.assertIn(b"\r\nX-Content-Type-Options: nosniff", head, path)
             # the smuggled /metrics was never served
             self.assertNotIn(b"# TYPE", raw(w.port, cases[-1][0]))
             self.assertEqual(w.get("/healthz")[0], 200)
