@@ -68,7 +68,7 @@ static int trusted_step(const char *path, const char *part, int last, struct err
 	if (!last && !S_ISDIR(st.st_mode))
 		return err_set(e, "'%s' (of '%s') is not a directory", part, path);
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(!last && (st.st_mode & S_ISVTX)))
-		return err_set(e, "'%s' (of '%s') is writable by %s: they could replace what is loaded",
+		return err_set(e, "'%s' (of '%s') is writable by %s: they could replace it",
 			       part, path, st.st_mode & S_IWOTH ? "every user" : "its group");
 	return 0;
 }
@@ -90,14 +90,13 @@ static int trusted_chain(const char *path, const char *abs, struct err *e)
 	return r;
 }
 
-int safefile_check_loadable(const char *path, struct err *e)
+int safefile_check_trusted(const char *path, struct err *e)
 {
 	char *real;
 	int r;
 
-	if (path[0] != '/')
-		return err_set(e, "'%s' is not an absolute path", path);
-	if (trusted_chain(path, path, e) < 0)
+	/* A relative path: its resolved form names every directory. */
+	if (path[0] == '/' && trusted_chain(path, path, e) < 0)
 		return -1;
 	real = realpath(path, NULL);
 	if (!real)

@@ -385,5 +385,42 @@ class HealthStateFile(unittest.TestCase):
         self.assertEqual((rc, doc["action"], doc["cause"]), (1, "reboot", "gpu-lost"), doc)
 
 
+class PolicyFile(unittest.TestCase):
+    def test_policy_others_could_rewrite(self):
+        """Before: watch (root) obeyed a --policy file in a directory every
+        user can write to: "13 reboot" there made any user's XID 13 a
+        failure that asks for a reboot (health --slurm --reboot).  After:
+        refused at start (exit 2), like --sample-nvml's library; the same
+        file in a directory only root can write to is obeyed (near miss)."""
+        from gdtest import run
+        base = tempfile.mkdtemp(prefix="gd-policy-")
+        os.chmod(base, 0o755)
+        good = os.path.join(base, "good.policy")
+        with open(good, "w") as f:
+            f.write("13 reboot\n")
+        open_dir = os.path.join(base, "open")
+        os.mkdir(open_dir)
+        os.chmod(open_dir, 0o777)
+        bad = os.path.join(open_dir, "p.policy")
+        with open(bad, "w") as f:
+            f.write("13 reboot\n")
+        kfile = os.path.join(base, "kmsg")
+        with open(kfile, "w") as f:
+            f.write(DRIVER_XID13)
+        r = root()
+
+        def once(pol):
+            sd = tempfile.mkdtemp(prefix="gd-watch-state-")
+            return run(["--root", r.path, "--no-load", "watch", "--once", "--policy", pol,
+                        "--state-dir", sd, "--kmsg-file", kfile], env=clean_env())
+        rc, out, err = once(good)
+        self.assertEqual(rc, 1, out + err)          # obeyed: XID 13 fails the node
+        self.assertIn("reboot", out)
+        rc, out, err = once(bad)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("--policy refused", err)
+        self.assertIn("writable by every user", err)
+
+
 if __name__ == "__main__":
     unittest.main()
