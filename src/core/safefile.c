@@ -61,15 +61,17 @@ static int trusted_step(const char *path, const char *part, int last, struct err
 	if (S_ISLNK(st.st_mode))
 		return 0;	/* its directory is checked; the target is checked below */
 	if (!owned_by_us(st.st_uid))
-		return err_set(e, "'%s' (of '%s') is owned by uid %ld, not by this user (uid %ld) or root",
-			       part, path, (long)st.st_uid, (long)geteuid());
+		return err_set(e, "'%s'%s%s%s is owned by uid %ld, not by this user (uid %ld) or root",
+			       part, last ? "" : " (above '", last ? "" : path, last ? "" : "')",
+			       (long)st.st_uid, (long)geteuid());
 	if (last && !S_ISREG(st.st_mode))
 		return err_set(e, "'%s' is not a regular file", path);
 	if (!last && !S_ISDIR(st.st_mode))
-		return err_set(e, "'%s' (of '%s') is not a directory", part, path);
+		return err_set(e, "'%s' (above '%s') is not a directory", part, path);
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(!last && (st.st_mode & S_ISVTX)))
-		return err_set(e, "'%s' (of '%s') is writable by %s: they could replace it",
-			       part, path, st.st_mode & S_IWOTH ? "every user" : "its group");
+		return err_set(e, "'%s'%s%s%s is writable by %s: they could replace it", part,
+			       last ? "" : " (above '", last ? "" : path, last ? "" : "')",
+			       st.st_mode & S_IWOTH ? "every user" : "its group");
 	return 0;
 }
 

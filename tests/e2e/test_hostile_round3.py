@@ -384,6 +384,33 @@ class HealthStateFile(unittest.TestCase):
         rc, doc, _ = self.health(r)
         self.assertEqual((rc, doc["action"], doc["cause"]), (1, "reboot", "gpu-lost"), doc)
 
+    def test_state_in_a_directory_others_can_write(self):
+        """Before: health trusted root's state file in a directory every
+        user can write to (no sticky bit), or below one: they can rename
+        root's file away and theirs in for health's read, then root's back
+        for its ownership check (lstat after read), and so name gpu-lost
+        (a reboot).  After: the file and every directory above it must be
+        writable by no one else (core/safefile.h, as for --sample-nvml):
+        ignored with the warning watch-state-untrusted.  The sticky bit
+        (as on /tmp: no one may rename another's file) is the near miss."""
+        from test_health import BOOT, write_state
+        lost = ["gpu-lost 0 fail GPU 0 fell off the bus"]
+        for where, mode, trusted in (("var/lib/gpudoctor", 0o777, False),
+                                     ("var/lib", 0o777, False),
+                                     ("var/lib/gpudoctor", 0o1777, True)):
+            r = root(BOOT)
+            write_state(r, lost)
+            os.chmod(r.p(where), mode)
+            rc, doc, _ = self.health(r)
+            causes = [(p["cause"], p["severity"]) for p in doc["problems"]]
+            if trusted:
+                self.assertEqual((rc, doc["action"]), (1, "reboot"), (where, doc))
+            else:
+                self.assertEqual((rc, doc["action"]), (0, "none"), (where, doc))
+                self.assertEqual(causes, [("watch-state-untrusted", "warn")], where)
+                self.assertIn("writable by every user", doc["watch_state"]["note"], where)
+
+
 
 class PolicyFile(unittest.TestCase):
     def test_policy_others_could_rewrite(self):
