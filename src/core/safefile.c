@@ -51,6 +51,63 @@ int safefile_check_dir(const char *dir, struct err *e)
 	return 0;
 }
 
+/* One step of a path to load from: a directory or the file itself. */
+static int trusted_step(const char *path, const char *part, int last, struct err *e)
+{
+	struct stat st;
+
+	if (lstat(part, &st) < 0)
+		return err_set_errno(e, "cannot stat '%s'", part);
+	if (S_ISLNK(st.st_mode))
+		return 0;	/* its directory is checked; the target is checked below */
+	if (!owned_by_us(st.st_uid))
+		return err_set(e, "'%s'%s%s%s is owned by uid %ld, not by this user (uid %ld) or root",
+			       part, last ? "" : " (above '", last ? "" : path, last ? "" : "')",
+			       (long)st.st_uid, (long)geteuid());
+	if (last && !S_ISREG(st.st_mode))
+		return err_set(e, "'%s' is not a regular file", path);
+	if (!last && !S_ISDIR(st.st_mode))
+		return err_set(e, "'%s' (above '%s') is not a directory", part, path);
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(!last && (st.st_mode & S_ISVTX)))
+		return err_set(e, "'%s'%s%s%s is writable by %s: they could replace it", part,
+			       last ? "" : " (above '", last ? "" : path, last ? "" : "')",
+			       st.st_mode & S_IWOTH ? "every user" : "its group");
+	return 0;
+}
+
+/* Each prefix of the absolute path abs, then abs itself. */
+static int trusted_chain(const char *path, const char *abs, struct err *e)
+{
+	char *part = xstrdup(abs);
+	int r = trusted_step(path, "/", 0, e);
+
+	for (char *slash = strchr(part + 1, '/'); r == 0 && slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		r = trusted_step(path, part, 0, e);
+		*slash = '/';
+	}
+	if (r == 0)
+		r = trusted_step(path, abs, 1, e);
+	free(part);
+	return r;
+}
+
+int safefile_check_trusted(const char *path, struct err *e)
+{
+	char *real;
+	int r;
+
+	/* A relative path: its resolved form names every directory. */
+	if (path[0] == '/' && trusted_chain(path, path, e) < 0)
+		return -1;
+	real = realpath(path, NULL);
+	if (!real)
+		return err_set_errno(e, "cannot resolve '%s'", path);
+	r = strcmp(real, path) ? trusted_chain(path, real, e) : 0;
+	free(real);
+	return r;
+}
+
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

@@ -13,11 +13,15 @@
  *   - a directory is trusted only if it is a real directory owned by this
  *     user (or root) and not writable by others without the sticky bit;
  *     a file only if it is regular and owned by this user (or root):
- *     anyone else could have written it.
+ *     anyone else could have written it;
+ *   - a library a privileged daemon loads, or a file whose rules it obeys,
+ *     by path (watch --sample-nvml, --policy) only if no one else could
+ *     have replaced it or a directory on its way.
  *
  *	if (safefile_check_dir(dir, &e) < 0) ... refuse, say e.msg ...
  *	if (safefile_write(path, data, len, 0644, 1, &e) < 0) ...
  *	if (safefile_append(path, line, strlen(line), 0644, &e) < 0) ...
+ *	if (safefile_check_trusted(lib, &e) < 0) ... refuse to load or obey it ...
  */
 #ifndef GD_SAFEFILE_H
 #define GD_SAFEFILE_H
@@ -38,6 +42,13 @@ int safefile_check_dir(const char *dir, struct err *e);
 /* 0 when path is a regular file this user (or root) owns, 1 when it does
  * not exist, -1 with the reason otherwise (a link, another owner, ...). */
 int safefile_check_file(const char *path, struct err *e);
+/* 0 when the file at path (a library to load, a policy to obey) may be
+ * trusted by this user: the
+ * file and every directory above it, as written and as resolved, are owned
+ * by this user or root and writable by no one else (a sticky directory
+ * excepted), like ld.so's rules for a set-user-ID program's libraries;
+ * else -1 with the first step that fails. */
+int safefile_check_trusted(const char *path, struct err *e);
 /* The same for a stat result (for files read through core/fs.h). */
 int safefile_check_stat(const char *what, const struct stat *st, struct err *e);
 

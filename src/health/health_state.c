@@ -108,7 +108,7 @@ int health_state_read(const char *root, const char *state_dir, long long now,
 		      long long max_age, struct health_state *st, struct health *h,
 		      struct err *e)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT, boot = BUF_INIT;
+	struct buf path = BUF_INIT, text = BUF_INIT, boot = BUF_INIT, host = BUF_INIT;
 	struct err e2 = ERR_INIT;
 	struct stat sb;
 	int ret = 0;
@@ -123,8 +123,11 @@ int health_state_read(const char *root, const char *state_dir, long long now,
 		goto out;
 	}
 	/* Only a file this user (or root) could have written is trusted: anyone
-	   else could make a node look healthy, or get it drained. */
-	if (fs_lstat(root, path.s, &sb) == 0 && safefile_check_stat(path.s, &sb, &e2) < 0) {
+	   else could make a node look healthy, or get it drained.  Nor one in
+	   a directory (or below one) others can write to: they could swap
+	   their own file in for the read and root's back for the check. */
+	if ((fs_lstat(root, path.s, &sb) == 0 && safefile_check_stat(path.s, &sb, &e2) < 0) ||
+	    (fs_path(root, path.s, &host) && safefile_check_trusted(host.s, &e2) < 0)) {
 		struct finding f;
 
 		st->present = 1;
@@ -145,5 +148,6 @@ out:
 	buf_release(&path);
 	buf_release(&text);
 	buf_release(&boot);
+	buf_release(&host);
 	return ret;
 }

@@ -57,6 +57,7 @@ enum cause_flag {
 	CF_PER_GPU = 1 << 1,	/* about one GPU */
 	CF_STOPS_BENCH = 1 << 2,	/* no benchmark can run under it */
 	CF_XID_ACTION = 1 << 3,	/* the action is the finding's XID action */
+	CF_IN_USE = 1 << 4,	/* the GPU is taken by other work: health never drains for it */
 };
 
 enum cause_action cause_action(enum cause_id c);

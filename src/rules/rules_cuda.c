@@ -91,6 +91,13 @@ static void rules_cuda_device(const struct rules_in *in, const struct cuda_devic
 		const struct curesult *cr = curesult_lookup(d->fail_result);
 		enum cause_id cause = cr && cr->cause ? cr->cause : CAUSE_GPU_COMPUTE_FAILED;
 
+		/* A context or an allocation refused on one GPU: another process
+		   holds it (its memory, or its Exclusive_Process context). */
+		if (d->fail_result == 2)
+			cause = CAUSE_GPU_MEMORY_HELD;
+		else if (d->fail_result == 46)
+			cause = CAUSE_GPU_EXCLUSIVE_BUSY;
+
 		f = report_add(rep, LAYER_CUDA, id.s, cause, REACH_WORK,
 			       "%s: %s failed", lb.s, d->fail_call);
 		cuda_result_evidence(f, d->fail_call, d->fail_result, c->lib);

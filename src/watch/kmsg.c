@@ -142,7 +142,7 @@ static const char *find_in(const char *s, const char *end, const char *needle)
  *   NVRM: ... fallen off the bus and is not responding to commands.
  */
 static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *line,
-		     const char *end, struct kmsg_event *ev)
+		     const char *end, int first, struct kmsg_event *ev)
 {
 	const char *p = line;
 	size_t n;
@@ -153,16 +153,18 @@ static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *l
 		return 0;
 	p += 6;
 	memset(ev, 0, sizeof(*ev));
-	if (end - p > 5 && !memcmp(p, "Xid (", 5)) {
+	if (first && end - p > 5 && !memcmp(p, "Xid (", 5)) {
 		const char *a = p + 5, *q;
 		char *numend;
 		long x;
 
 		n = addr_len(a + (!strncmp(a, "PCI:", 4) ? 4 : 0), end) + (!strncmp(a, "PCI:", 4) ? 4 : 0);
-		if (a + n >= end || a[n] != ')')
+		/* The driver always names the GPU.  Without an address the line
+		   would fit in a process name (15 bytes: "NVRM: Xid (): 9") that
+		   starts a kernel record about that process. */
+		if (a + n >= end || a[n] != ')' ||
+		    kmsg_norm_bus_id(a, n, ev->bus_id, sizeof(ev->bus_id)) < 0)
 			return 0;
-		if (kmsg_norm_bus_id(a, n, ev->bus_id, sizeof(ev->bus_id)) < 0)
-			ev->bus_id[0] = '\0';
 		q = a + n + 1;
 		if (end - q < 3 || q[0] != ':' || q[1] != ' ' || !isdigit((unsigned char)q[2]))
 			return 0;
@@ -174,7 +176,7 @@ static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *l
 		set_text(ev, line, (size_t)(end - line));
 		return 1;
 	}
-	if (end - p > 4 && !memcmp(p, "GPU ", 4)) {
+	if (first && end - p > 4 && !memcmp(p, "GPU ", 4)) {
 		static const char tail[] = ": GPU has fallen off the bus";
 
 		/* The address, then the report: a process name that starts
@@ -193,7 +195,7 @@ static int scan_line(struct kmsg_nvrm *st, unsigned long long seq, const char *l
 		set_text(ev, line, (size_t)(end - line));
 		return 1;
 	}
-	if (end - p > 15 && !memcmp(p, "The NVIDIA GPU ", 15)) {
+	if (first && end - p > 15 && !memcmp(p, "The NVIDIA GPU ", 15)) {
 		n = addr_len(p + 15, end);
 		if (kmsg_norm_bus_id(p + 15, n, st->pending_bus, sizeof(st->pending_bus)) < 0)
 			st->pending_bus[0] = '\0';
@@ -233,13 +235,12 @@ int kmsg_from_driver(const struct kmsg_rec *r)
 {
 	/* Facility 0 (kern): user space cannot write it to /dev/kmsg, the
 	   kernel turns facility 0 from a writer into 1 (user). */
-	const char *nl = memchr(r->text, '\n', r->len);
-
 	if ((r->prio >> 3) != 0 || r->len < 6 || memcmp(r->text, "NVRM: ", 6))
 		return 0;
 	/* The kernel's own report of a user's crash, "COMM[PID]: segfault at
-	   ...": the process name (anyone's choice) starts the message. */
-	return !find_in(r->text, nl ? nl : r->text + r->len, "]: segfault at ");
+	   ...": the process name (anyone's choice) starts the message, and a
+	   newline in it moves "]: segfault at " to a later line. */
+	return !find_in(r->text, r->text + r->len, "]: segfault at ");
 }
 
 int kmsg_spoofed(const struct kmsg_rec *r)
@@ -247,6 +248,14 @@ int kmsg_spoofed(const struct kmsg_rec *r)
 	const char *end = r->text + r->len;
 
 	if (kmsg_from_driver(r))
+		return 0;
+	/* The NVSwitch driver's own SXid records (facility kern, its device
+	   name first: "nvidia-nvswitch3: SXid (PCI:...): 12028, ..."): real,
+	   not watched here, never counted as spoofs.  A process name is at
+	   most 15 bytes, so one that starts a kernel record cannot add the
+	   device's number. */
+	if ((r->prio >> 3) == 0 && r->len > 16 && !memcmp(r->text, "nvidia-nvswitch", 15) &&
+	    isdigit((unsigned char)r->text[15]) && !memchr(r->text, '\n', r->len))
 		return 0;
 	return find_in(r->text, end, "NVRM: ") || find_in(r->text, end, "Xid (") ||
 	       find_in(r->text, end, "SXid (");
@@ -257,6 +266,12 @@ size_t kmsg_nvrm_scan(struct kmsg_nvrm *st, const struct kmsg_rec *r,
 {
 	const char *s = r->text, *end = r->text + r->len;
 	size_t n = 0;
+	/* A record's later lines are the driver's only as the rest of the
+	   report its first line began: a record the kernel writes about a
+	   user's process ("COMM[PID]: segfault at ... in FILE") starts with the
+	   process name, which may hold a newline, and the file name may hold
+	   more, each line then starting "NVRM: ". */
+	int report = r->len > 21 && !memcmp(r->text, "NVRM: The NVIDIA GPU ", 21);
 
 	if (!kmsg_from_driver(r))
 		return 0;	/* a record the driver did not write changes no state either */
@@ -265,7 +280,11 @@ size_t kmsg_nvrm_scan(struct kmsg_nvrm *st, const struct kmsg_rec *r,
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *le = nl ? nl : end;
 
-		if (scan_line(st, r->seq, s, le, &ev[n]) && !repeated_79(st, r->seq, &ev[n]))
+		if (s != r->text && !report)
+			break;
+
+		if (scan_line(st, r->seq, s, le, s == r->text, &ev[n]) &&
+		    !repeated_79(st, r->seq, &ev[n]))
 			n++;
 		s = le + 1;
 	}

@@ -13,9 +13,12 @@
  * reports in it, remembering the first line of a report split over several
  * records.  Only the NVIDIA driver's own records count (kmsg_from_driver():
  * facility kern, the message starting "NVRM: ", each line it scans starting
- * so): anyone can get a line that merely contains an XID into the kernel
- * log, e.g. as the faulting library's file name of a segfault record, or
- * as a user-facility record.  kmsg_spoofed() tells such a record apart so
+ * so; an XID only on a record's first line and with the GPU's address; a
+ * later line only in the fallen-off-the-bus report the first line began):
+ * anyone can get a line that merely contains an XID into the kernel log,
+ * e.g. as the faulting library's file name of a segfault record, as a
+ * process name (15 bytes, newlines allowed) that starts a kernel record
+ * about the process, or as a user-facility record.  kmsg_spoofed() tells such a record apart so
  * that it can be counted.  Both are pure functions of their input, fuzzed by
  * tests/fuzz/fuzz_kmsg.c.
  *

@@ -153,11 +153,16 @@ static void read_boot_id(struct wd *w)
 
 static int load_policy(struct wd *w, struct err *e)
 {
+	struct err e2 = ERR_INIT;
 	struct buf text = BUF_INIT;
 	int r;
 
 	if (policy_builtin(w->o->policy, &w->policy) == 0)
 		return 0;
+	/* Its rules decide which XIDs drain or reboot the node: a file another
+	   user could rewrite ("13 reboot") would hand them that decision. */
+	if (safefile_check_trusted(w->o->policy, &e2) < 0)
+		return err_set(e, "--policy refused: %s", e2.msg);
 	if (fs_read_file("/", w->o->policy, 1 << 20, &text, e) < 0)
 		return err_set(e, "--policy '%s': not nvidia, conservative or a readable file",
 			       w->o->policy);
@@ -238,6 +243,14 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 	/* --sample-nvml: sampled from the start, whatever the static check finds. */
 	sampler_init(&w->smp, o->ctx->self_exe, o->sample_nvml, o->ctx->timeout);
 	notify_init(&w->nt);
+	/* It is loaded as root (in the sampler's child, at the first tick):
+	   never a file another user could replace. */
+	if (o->sample_nvml) {
+		struct err e2 = ERR_INIT;
+
+		if (safefile_check_trusted(o->sample_nvml, &e2) < 0)
+			return err_set(e, "--sample-nvml refused: %s", e2.msg);
+	}
 	if (load_policy(w, e) < 0)
 		return -1;
 	if (kb_open(o->ctx->kb_dir, (struct kb **)&w->kb, e) < 0)

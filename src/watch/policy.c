@@ -131,7 +131,12 @@ enum kb_xid_action policy_escalate(enum kb_xid_action a)
 	case KB_XID_NONE:
 		return KB_XID_NONE;
 	case KB_XID_RESTART_APP:
-		return KB_XID_RESET_GPU;
+		/* The application's own errors (XID 13, 31: any user's kernel
+		   with an illegal address raises them) recur as often as users
+		   run such code: escalated, any user could get a node reset or
+		   rebooted by crashing once per boot.  Hardware trends behind
+		   them show in NVML's ECC and remapping counters instead. */
+		return KB_XID_RESTART_APP;
 	default:
 		return KB_XID_INSPECT_HW;
 	}

@@ -13,7 +13,9 @@
  *	79 inspect-hw
  *
  * An XID that comes back on the same GPU in a later boot escalates:
- * restart-app -> reset-gpu; reset-gpu, reboot, drain -> inspect-hw.
+ * reset-gpu, reboot, drain -> inspect-hw; restart-app stays (the
+ * application's own errors, which any user can raise once per boot; the
+ * conservative policy, an operator's choice, still makes them reset-gpu).
  * policy_parse() reads outside input and is fuzzed (tests/fuzz/fuzz_watch.c).
  *
  *	struct wpolicy p;

@@ -181,9 +181,11 @@ static void respond(struct wd *w, struct wconn *c, int status, int head, const c
 {
 	size_t len = body ? body->len : 0;
 
+	/* nosniff: the pages hold GPU names and kernel text; a browser must
+	   show them as the text they are, never guess HTML and run it. */
 	buf_printf(&c->out, "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		   "Connection: close\r\nCache-Control: no-store\r\n\r\n", status, http_reason(status),
-		   ctype, len);
+		   "Connection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
+		   "\r\n", status, http_reason(status), ctype, len);
 	if (body && !head)
 		buf_add(&c->out, body->s, body->len);
 	c->writing = 1;
@@ -271,9 +273,11 @@ void server_io(struct wd *w, int i, short revents, double now)
 	if (c->writing && c->outoff >= c->out.len) {
 		char sink[512];
 
-		/* Unread input at close would reset the connection before the client reads. */
+		/* Unread input at close would reset the connection before the
+		   client reads; a client that never stops sending would hold
+		   this loop, so at most 64 reads. */
 		shutdown(c->fd, SHUT_WR);
-		while (read(c->fd, sink, sizeof(sink)) > 0)
+		for (int k = 0; k < 64 && read(c->fd, sink, sizeof(sink)) > 0; k++)
 			;
 		conn_close(w, i);
 	} else if (revents & (POLLERR | POLLHUP)) {

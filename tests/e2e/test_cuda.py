@@ -52,7 +52,7 @@ class TestCuda(GDTestCase):
         assert_cause(self, cuda_doc(self, "launch-error:719"), "gpu-compute-failed", "fail")
 
     def test_devices_unavailable_at_context(self):
-        f = assert_cause(self, cuda_doc(self, "ctx-error:46"), "gpu-compute-failed", "fail")
+        f = assert_cause(self, cuda_doc(self, "ctx-error:46"), "gpu-exclusive-busy", "fail")
         self.assertIn("COMPUTE", f["fix"])
 
     def test_init_unknown_error_points_at_uvm(self):

@@ -31,6 +31,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 				if (ev[i].xid <= 0 || strlen(ev[i].bus_id) >= sizeof(ev[i].bus_id) ||
 				    strlen(ev[i].text) >= sizeof(ev[i].text))
 					__builtin_trap();
+			/* An XID line always names its GPU (only the fallen-off-the-bus
+			   report, XID 79, may not); and only from a driver record. */
+			for (size_t i = 0; i < n; i++)
+				if ((ev[i].xid != 79 && !ev[i].bus_id[0]) || !kmsg_from_driver(&r))
+					__builtin_trap();
 			if (strlen(r.text) != r.len)
 				__builtin_trap();
 		}

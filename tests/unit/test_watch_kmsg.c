@@ -127,6 +127,31 @@ static void test_spoofs(void)
 		CHECK_INT(kmsg_from_driver(&r), 0);
 		CHECK_INT(kmsg_spoofed(&r), 1);
 	}
+	/* Round 3: the process name starts the record and may hold a newline
+	   (prctl(PR_SET_NAME) takes any byte): "NVRM: " on the first line,
+	   the segfault text on the second, the file name's lines after it.
+	   And a kernel record of another kind that starts with the name (x86
+	   signal_fault()'s "COMM[PID] bad frame in ... in FILE", arm64's
+	   "COMM[PID]: unhandled ... in FILE"), where no segfault text helps. */
+	{
+		static const char *const named[] = {
+			"6,530,1,-;NVRM: \\x0aNVRM: x[8699]: segfault at 0 ip 0 sp 0 error 4 in y\\x0a"
+			"NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus.so[110d,7f58eba7e000+1000]\n",
+			"6,531,1,-;NVRM: a[8699] bad frame in rt_sigreturn frame:0 ip:0 sp:0 orax:0 in y\\x0a"
+			"NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus.so[7f58eba7e000+1000]\n",
+			"6,532,1,-;NVRM: a[8699]: unhandled level 2 translation fault (11) at 0x0, esr 0x92000006, "
+			"in y\\x0aNVRM: GPU 0000:44:00.0: GPU has fallen off the bus.so[aaaab0000000+1000]\n",
+			"6,533,1,-;NVRM: a[8699] bad frame in rt_sigreturn in y\\x0aNVRM: The NVIDIA GPU 0000:44:00.0"
+			"\\x0aNVRM: fallen off the bus and is not responding to commands.so\n",
+			/* an XID that fits in the name: no GPU address */
+			"6,534,1,-;NVRM: Xid (): 9[8699] bad frame in rt_sigreturn ip:0 sp:0 orax:0\n",
+		};
+		for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+			CHECK_INT(scan(&st, named[i], ev), 0);
+		/* the segfault one is counted as spoofed; the others are just ignored */
+		CHECK_INT(scan(&st, named[0], ev), 0);
+		CHECK_INT(kmsg_spoofed(&r), 1);
+	}
 	/* the user-space first line set nothing: a real third line names no GPU */
 	CHECK_INT(scan(&st, "4,510,1,-;NVRM: fallen off the bus and is not responding to commands.\n", ev), 1);
 	CHECK_STR(ev[0].bus_id, "");
@@ -144,6 +169,17 @@ static void test_spoofs(void)
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 			CHECK_INT(scan(&st, lines[i], ev), 0);
 	}
+	/* the NVSwitch driver's SXid record (kernel facility) is not a spoof,
+	   the same text from user space is */
+	CHECK_INT(scan(&st, "4,603,1,-;nvidia-nvswitch3: SXid (PCI:0000:89:00.0): 12028, Non-fatal, "
+		       "Link 28 egress non-posted PRIV error (First)\n", ev), 0);
+	CHECK_INT(kmsg_spoofed(&r), 0);
+	CHECK_INT(scan(&st, "12,604,1,-;nvidia-nvswitch3: SXid (PCI:0000:89:00.0): 12028, Non-fatal\n", ev), 0);
+	CHECK_INT(kmsg_spoofed(&r), 1);
+	/* ... and so is a process named "nvidia-nvswitch" (15 bytes) */
+	CHECK_INT(scan(&st, "6,605,1,-;nvidia-nvswitch[8699]: segfault at 0 ip 0 sp 0 error 4 in "
+		       "NVRM: Xid (PCI:0000:44:00): 79, x.so[110d,7f58eba7e000+1000]\n", ev), 0);
+	CHECK_INT(kmsg_spoofed(&r), 1);
 	/* ordinary records are neither */
 	CHECK_INT(scan(&st, "6,602,1,-;usb 1-1: new high-speed USB device\n", ev), 0);
 	CHECK_INT(kmsg_spoofed(&r), 0);

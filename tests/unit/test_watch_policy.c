@@ -56,7 +56,7 @@ static void test_file(void)
 static void test_escalation_and_severity(void)
 {
 	CHECK_INT(policy_escalate(KB_XID_NONE), KB_XID_NONE);
-	CHECK_INT(policy_escalate(KB_XID_RESTART_APP), KB_XID_RESET_GPU);
+	CHECK_INT(policy_escalate(KB_XID_RESTART_APP), KB_XID_RESTART_APP);	/* a user's own */
 	CHECK_INT(policy_escalate(KB_XID_RESET_GPU), KB_XID_INSPECT_HW);
 	CHECK_INT(policy_escalate(KB_XID_REBOOT), KB_XID_INSPECT_HW);
 	CHECK_INT(policy_severity(KB_XID_NONE), STATUS_OK);
