@@ -103,7 +103,7 @@ struct bench_conv_result {
 	int verified;		/* 1, 0, -1 */
 	double max_err;
 	char *error;		/* why it could not be measured */
-	char *cause;		/* cause id of the error, or NULL */
+	enum cause_id cause;	/* the cause of the error; CAUSE_NONE */
 };
 
 /* The cuDNN part of a GPU's run (its own child). */
@@ -113,8 +113,9 @@ struct bench_conv {
 	long cudnn_version;	/* 91900, -1 */
 	char *shape;		/* "N=32 C=256 ..." */
 	double flops;		/* per pass, NAN */
-	char *refused;		/* cause id when nothing could be measured */
+	enum cause_id refused;	/* why nothing could be measured; CAUSE_NONE */
 	char *refused_msg;
+	int bad_records;	/* the child's refusals that did not parse */
 	struct bench_conv_result r[BENCH_CONV_DIRS][BENCH_CONV_PRECS];
 	double seconds;
 };
@@ -134,8 +135,9 @@ struct bench_gpu {
 	unsigned pci_vendor, pci_device;	/* from sysfs; 0 unknown */
 	char *cublas;			/* path of the cuBLAS used, or NULL */
 	int cublas_version;		/* -1 */
-	char *refused;			/* cause id when the GPU could not be measured */
+	enum cause_id refused;		/* why the GPU could not be measured; CAUSE_NONE */
 	char *refused_msg;
+	int bad_records;		/* the child's refusals that did not parse */
 	struct bench_link link;
 	/* Ceilings: per-direction PCIe, datasheet memory and arithmetic. */
 	double pcie_gbs;		/* the link at its maximum (GPU and slot) */
@@ -165,8 +167,9 @@ struct bench_nccl {
 	int version_code;	/* 22809, -1 */
 	int gpus;		/* ranks, -1 */
 	char *skipped;		/* why it did not run (one GPU, --gpu ...), or NULL */
-	char *refused;
+	enum cause_id refused;	/* CAUSE_NONE */
 	char *refused_msg;
+	int bad_records;	/* the child's refusals that did not parse */
 	int verified;		/* the all-reduce check: 1, 0, -1 */
 	struct bench_nccl_point *pts[BENCH_NCCL_COLLS];
 	size_t npts[BENCH_NCCL_COLLS];
@@ -209,7 +212,7 @@ struct bench_run {
 	size_t ngpus, gpus_cap;
 	struct bench_cpu cpu;
 	struct bench_nccl nccl;
-	char *refused;		/* whole-run refusal cause (no GPU at all), or NULL */
+	enum cause_id refused;	/* whole-run refusal (no GPU at all); CAUSE_NONE */
 	char *refused_msg;
 	double seconds;
 };

@@ -11,11 +11,10 @@
 /* The causes a cuDNN smoke child can end in; anything else it reports
  * (out of memory, a CUDA call failing) is counted as a failed cuDNN call,
  * since the CUDA layer below already passed. */
-static enum cause_id deep_conv_cause(const char *c)
+static enum cause_id deep_conv_cause(enum cause_id id)
 {
 	static const enum cause_id known[] = { CAUSE_CUDNN_NOT_INITIALIZED, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH,
 					       CAUSE_CUDNN_HANG, CAUSE_CUDNN_CALL_FAILED };
-	enum cause_id id = c ? cause_from_id(c) : CAUSE_NONE;
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (known[i] == id)
@@ -47,17 +46,17 @@ static void deep_judge_conv(const struct bench_deep_gpu *g, struct report *rep)
 	if (c->cudnn_version > 0)
 		snprintf(ver, sizeof(ver), "cuDNN %ld.%ld.%ld", c->cudnn_version / 10000, c->cudnn_version / 100 % 100,
 			 c->cudnn_version % 100);
-	if (c->refused && !strcmp(c->refused, "cudnn-missing")) {
+	if (c->refused == CAUSE_CUDNN_MISSING) {
 		f = report_skip(rep, LAYER_LIBRARIES, id, "no cuDNN to run a convolution with on GPU %d", g->index);
 		finding_evidence(f, "%s", c->refused_msg ? c->refused_msg : "libcudnn.so.9 / .8 did not load");
 		return;
 	}
-	if (c->refused) {
+	if (c->refused != CAUSE_NONE) {
 		enum cause_id cause = deep_conv_cause(c->refused);
 
 		f = report_add(rep, LAYER_LIBRARIES, id, cause, REACH_WORK,
 			       "%s could not run a convolution on GPU %d", ver, g->index);
-		finding_evidence(f, "%s", c->refused_msg ? c->refused_msg : c->refused);
+		finding_evidence(f, "%s", c->refused_msg ? c->refused_msg : cause_id_str(c->refused));
 		if (c->cudnn)
 			finding_evidence(f, "cuDNN loaded: %s", c->cudnn);
 		finding_fix(f, "%s", deep_conv_fix(cause));
@@ -94,13 +93,13 @@ static void deep_judge_nccl(const struct bench_deep *d, struct report *rep)
 
 	if (!n->ran)
 		return;
-	if (n->refused && !strcmp(n->refused, "nccl-missing")) {
+	if (n->refused == CAUSE_NCCL_MISSING) {
 		f = report_skip(rep, LAYER_LIBRARIES, "libraries.nccl-allreduce", "no NCCL to run an all-reduce with");
 		finding_evidence(f, "%s", n->refused_msg ? n->refused_msg : "libnccl.so.2 did not load");
 		return;
 	}
-	if (n->refused || n->verified != 1) {
-		enum cause_id cause = n->refused && !strcmp(n->refused, "nccl-hang") ? CAUSE_NCCL_HANG : CAUSE_NCCL_CALL_FAILED;
+	if (n->refused != CAUSE_NONE || n->verified != 1) {
+		enum cause_id cause = n->refused == CAUSE_NCCL_HANG ? CAUSE_NCCL_HANG : CAUSE_NCCL_CALL_FAILED;
 
 		f = report_add(rep, LAYER_LIBRARIES, "libraries.nccl-allreduce", cause, REACH_WORK,
 			       n->refused ? "NCCL could not run an all-reduce over %d GPUs" : "an NCCL all-reduce over %d GPUs gave wrong sums",

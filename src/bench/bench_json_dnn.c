@@ -25,9 +25,10 @@ void bench_render_json_conv(struct json *j, const struct bench_conv *c)
 	json_str(j, "shape", c->shape);
 	json_str(j, "layout", "NHWC activations, KRSC filters");
 	json_num(j, "flops_per_pass", c->flops);
-	if (c->refused) {
+	json_int(j, "bad_records", c->bad_records);
+	if (c->refused != CAUSE_NONE) {
 		json_obj_begin(j, "refused");
-		json_str(j, "cause", c->refused);
+		json_str(j, "cause", cause_id_str(c->refused));
 		json_str(j, "message", c->refused_msg);
 		json_obj_end(j);
 	} else {
@@ -56,7 +57,7 @@ void bench_render_json_conv(struct json *j, const struct bench_conv *c)
 			json_tribool(j, "verified", r->verified);
 			json_num(j, "max_rel_error", r->max_err);
 			json_str(j, "error", r->error);
-			json_str(j, "cause", r->cause);
+			json_str(j, "cause", cause_id_str(r->cause));
 			json_obj_end(j);
 		}
 	json_arr_end(j);
@@ -75,9 +76,10 @@ void bench_render_json_nccl(struct json *j, const struct bench_nccl *n)
 	json_int_nonneg(j, "version_code", n->version_code);
 	json_int_nonneg(j, "gpus", n->gpus);
 	json_str(j, "skipped", n->skipped);
-	if (n->refused) {
+	json_int(j, "bad_records", n->bad_records);
+	if (n->refused != CAUSE_NONE) {
 		json_obj_begin(j, "refused");
-		json_str(j, "cause", n->refused);
+		json_str(j, "cause", cause_id_str(n->refused));
 		json_str(j, "message", n->refused_msg);
 		json_obj_end(j);
 	} else {

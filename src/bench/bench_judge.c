@@ -145,7 +145,7 @@ static void bench_judge_device(struct bench_gpu *g)
 
 void bench_judge_gpu(struct bench_gpu *g)
 {
-	if (g->refused)
+	if (g->refused != CAUSE_NONE)
 		return;
 	bench_judge_copies(g);
 	bench_judge_device(g);
@@ -157,12 +157,9 @@ static const char *bench_fix_cudnn_hw =
 
 static const char *const conv_dir_labels[] = { "forward", "backward data", "backward filter" };
 
-/* A cause id a child reported, as the catalogue's enum; fallback when the
- * child said something the catalogue does not know. */
-static enum cause_id bench_cause(const char *id, enum cause_id fallback)
+/* A cause a child reported; fallback when it named none. */
+static enum cause_id bench_cause(enum cause_id c, enum cause_id fallback)
 {
-	enum cause_id c = id ? cause_from_id(id) : CAUSE_NONE;
-
 	return c == CAUSE_NONE ? fallback : c;
 }
 
@@ -176,7 +173,7 @@ static void bench_judge_conv_errors(struct bench_gpu *g)
 	for (int d0 = 0; d0 < BENCH_CONV_DIRS; d0++)
 		for (int p0 = 0; p0 < BENCH_CONV_PRECS; p0++) {
 			const struct bench_conv_result *first = &c->r[d0][p0];
-			const char *cause = first->cause ? first->cause : "cudnn-call-failed";
+			enum cause_id cause = bench_cause(first->cause, CAUSE_CUDNN_CALL_FAILED);
 			struct buf t = BUF_INIT, which = BUF_INIT;
 			int n = 0;
 
@@ -186,14 +183,14 @@ static void bench_judge_conv_errors(struct bench_gpu *g)
 				for (int p = 0; p < BENCH_CONV_PRECS; p++) {
 					const struct bench_conv_result *r = &c->r[d][p];
 
-					if (!r->error || done[d][p] || strcmp(r->cause ? r->cause : "cudnn-call-failed", cause))
+					if (!r->error || done[d][p] || bench_cause(r->cause, CAUSE_CUDNN_CALL_FAILED) != cause)
 						continue;
 					done[d][p] = 1;
 					buf_printf(&which, "%s%s %s", n++ ? ", " : "", conv_dir_labels[d], bench_conv_prec_label(p));
 				}
 			buf_printf(&t, "%d cuDNN convolution%s failed (%s)", n, n == 1 ? "" : "s", which.s);
-			bench_gpu_add_finding(g, REACH_WORK, bench_cause(cause, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, first->error,
-					      !strcmp(cause, "cudnn-no-kernel-for-arch")
+			bench_gpu_add_finding(g, REACH_WORK, cause, "conv", t.s, first->error,
+					      cause == CAUSE_CUDNN_NO_KERNEL_FOR_ARCH
 					      ? "gpudoctor matrix --solve   # a cuDNN release that still ships kernels for this GPU's architecture"
 					      : "gpudoctor check   # then gpudoctor matrix --solve for a cuDNN release that fits this driver and GPU");
 			buf_release(&t);
@@ -237,19 +234,19 @@ void bench_judge_conv(struct bench_gpu *g)
 
 	if (!c->ran)
 		return;
-	if (c->refused) {
+	if (c->refused != CAUSE_NONE) {
 		const char *fix = "gpudoctor check   # names the broken link below cuDNN";
 
-		if (!strcmp(c->refused, "cudnn-missing"))
+		if (c->refused == CAUSE_CUDNN_MISSING)
 			fix = "pip install nvidia-cudnn-cu13   # or the distribution's cuDNN 9 package; then gpudoctor bench --cudnn /path/to/libcudnn.so.9";
-		else if (!strcmp(c->refused, "cudnn-not-initialized"))
+		else if (c->refused == CAUSE_CUDNN_NOT_INITIALIZED)
 			fix = "gpudoctor check   # cuDNN could not start its runtime on this driver/GPU: the CUDA layer or a cuDNN built for a newer CUDA than the driver supports";
-		else if (!strcmp(c->refused, "cudnn-no-kernel-for-arch"))
+		else if (c->refused == CAUSE_CUDNN_NO_KERNEL_FOR_ARCH)
 			fix = "gpudoctor matrix --solve   # pick a cuDNN release that still ships kernels for this GPU's architecture";
-		else if (!strcmp(c->refused, "cudnn-hang"))
+		else if (c->refused == CAUSE_CUDNN_HANG)
 			fix = "nvidia-smi; sudo dmesg | grep -i xid   # a GPU that hangs a kernel needs a reset (nvidia-smi -r) or a reboot";
 		buf_printf(&t, "cuDNN convolutions could not run%s", c->cudnn ? "" : ": no cuDNN loaded");
-		buf_printf(&ev, "%s%s%s", c->refused_msg ? c->refused_msg : c->refused,
+		buf_printf(&ev, "%s%s%s", c->refused_msg ? c->refused_msg : cause_id_str(c->refused),
 			   c->cudnn ? "; cuDNN: " : "", c->cudnn ? c->cudnn : "");
 		/* No cuDNN to measure is a note for bench (check judges the library). */
 		if (bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED) == CAUSE_CUDNN_MISSING)
@@ -285,15 +282,15 @@ void bench_judge_nccl(struct bench_nccl *n)
 
 	if (!n->ran)
 		return;
-	if (n->refused) {
-		int missing = !strcmp(n->refused, "nccl-missing");
+	if (n->refused != CAUSE_NONE) {
+		int missing = n->refused == CAUSE_NCCL_MISSING;
 		const char *fix = missing ? "pip install nvidia-nccl-cu13   # or the distribution's libnccl2; then gpudoctor bench --nccl /path/to/libnccl.so.2"
-			: !strcmp(n->refused, "nccl-hang")
+			: n->refused == CAUSE_NCCL_HANG
 			? "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH gpudoctor bench   # then: df -h /dev/shm (docker: --shm-size=1g or --ipc=host); nvidia-smi topo -m; try NCCL_P2P_DISABLE=1 to tell a broken P2P path"
 			: "NCCL_DEBUG=INFO gpudoctor bench   # NCCL's WARN lines name the failing step";
 
 		buf_printf(&t, "NCCL collectives could not run");
-		buf_printf(&ev, "%s%s%s", n->refused_msg ? n->refused_msg : n->refused,
+		buf_printf(&ev, "%s%s%s", n->refused_msg ? n->refused_msg : cause_id_str(n->refused),
 			   n->nccl_warning ? "; NCCL WARN: " : "", n->nccl_warning ? n->nccl_warning : "");
 		if (missing)
 			bench_nccl_add_note(n, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED), t.s, ev.s, fix);

@@ -81,13 +81,11 @@ void bench_gpu_release_conv(struct bench_conv *c)
 {
 	free(c->cudnn);
 	free(c->shape);
-	free(c->refused);
 	free(c->refused_msg);
 	for (int d = 0; d < BENCH_CONV_DIRS; d++)
 		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
 			free(c->r[d][p].math);
 			free(c->r[d][p].error);
-			free(c->r[d][p].cause);
 		}
 	bench_gpu_init_conv(c);
 }
@@ -115,7 +113,6 @@ void bench_nccl_release(struct bench_nccl *n)
 {
 	free(n->library);
 	free(n->skipped);
-	free(n->refused);
 	free(n->refused_msg);
 	for (int c = 0; c < BENCH_NCCL_COLLS; c++)
 		free(n->pts[c]);
@@ -166,7 +163,6 @@ void bench_gpu_release(struct bench_gpu *g)
 	free(g->name);
 	free(g->pci);
 	free(g->cublas);
-	free(g->refused);
 	free(g->refused_msg);
 	free(g->pcie_label);
 	free(g->kb_source);
@@ -214,7 +210,6 @@ void bench_run_release(struct bench_run *r)
 	free(r->gpus);
 	bench_cpu_release(&r->cpu);
 	bench_nccl_release(&r->nccl);
-	free(r->refused);
 	free(r->refused_msg);
 	bench_run_init(r);
 }

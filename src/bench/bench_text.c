@@ -25,8 +25,8 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 	if (g->sms > 0)
 		buf_printf(out, ", %d SMs", g->sms);
 	buf_puts(out, g->pci ? "]\n" : "\n");
-	if (g->refused) {
-		buf_printf(out, "  not measured (%s): %s\n", g->refused, g->refused_msg ? tesc(g->refused_msg) : "");
+	if (g->refused != CAUSE_NONE) {
+		buf_printf(out, "  not measured (%s): %s\n", cause_id_str(g->refused), g->refused_msg ? tesc(g->refused_msg) : "");
 		if (!g->results[0].measured)
 			return;
 	}
@@ -83,8 +83,8 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 
 void bench_render_text(const struct bench_run *r, struct buf *out)
 {
-	if (r->refused) {
-		buf_printf(out, "gpudoctor bench: nothing measured (%s): %s\n", r->refused,
+	if (r->refused != CAUSE_NONE) {
+		buf_printf(out, "gpudoctor bench: nothing measured (%s): %s\n", cause_id_str(r->refused),
 			   r->refused_msg ? tesc(r->refused_msg) : "");
 		return;
 	}

@@ -38,8 +38,8 @@ void bench_render_text_conv(const struct bench_gpu *g, struct buf *out)
 	if (c->shape)
 		buf_printf(out, ": conv %s, NHWC, %.1f GFLOP per pass", tesc(c->shape), c->flops / 1e9);
 	buf_puts(out, "\n");
-	if (c->refused) {
-		buf_printf(out, "  not measured (%s): ", tesc(c->refused));
+	if (c->refused != CAUSE_NONE) {
+		buf_printf(out, "  not measured (%s): ", cause_id_str(c->refused));
 		termesc_buf(out, c->refused_msg);
 		buf_puts(out, "\n");
 	}
@@ -111,8 +111,8 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 	}
 	if (n->ceiling_source)
 		buf_printf(out, "  link ceiling: %.1f GB/s per GPU and direction, %s\n", n->ceiling_gbs, n->ceiling_source);
-	if (n->refused) {
-		buf_printf(out, "  not measured (%s): ", tesc(n->refused));
+	if (n->refused != CAUSE_NONE) {
+		buf_printf(out, "  not measured (%s): ", cause_id_str(n->refused));
 		termesc_buf(out, n->refused_msg);
 		buf_puts(out, "\n");
 	}

@@ -8,8 +8,11 @@
 #include "bench/bench_judge.h"
 #include "bench/bench_ncclinfo.h"
 #include "bench/bench_parse.h"
+#include "bench/bench_refusal.h"
 #include "bench/bench_sgemm.h"
+#include "core/buf.h"
 #include "core/kv.h"
+#include "report/finding_record.h"
 #include "tap.h"
 
 #include <math.h>
@@ -361,7 +364,7 @@ static void test_parse_conv_and_nccl(void)
 		"conv.cudnn=/usr/lib/libcudnn.so.9\nconv.cudnn_version=91400\n"
 		"conv.shape=N=32 C=256 H=56 W=56 K=256 R=3 S=3 pad=1 stride=1\nconv.flops=118380036096\n"
 		"conv.fwd.fp16.value=740.5\nconv.fwd.fp16.ms=0.16\nconv.fwd.fp16.algo=1\nconv.fwd.fp16.verified=1\n"
-		"conv.fwd.fp16.max_err=1e-4\nconv.bwd_filter.bf16.error=no algorithm ran\nconv.bwd_filter.bf16.cause=cudnn-call-failed\n"
+		"conv.fwd.fp16.max_err=1e-4\nconv.bwd_filter.bf16.refuse=cause=cudnn-call-failed status=fail layer=libraries title=no algorithm ran\n"
 		"conv.bwd_data.fp32.value=300\nconv.bwd_data.fp32.verified=0\nconv.bwd_data.fp32.max_err=0.5\nend\n";
 	static const char nout[] =
 		"nccl.library=/usr/lib/libnccl.so.2\nnccl.version_code=22809\nnccl.gpus=2\nnccl.verified=1\n"
@@ -380,7 +383,9 @@ static void test_parse_conv_and_nccl(void)
 	CHECK(NEAR(g.conv.r[0][1].value, 740.5, 1e-9));
 	CHECK_INT(g.conv.r[0][1].verified, 1);
 	CHECK(!g.conv.r[2][2].measured);
-	CHECK_STR(g.conv.r[2][2].cause, "cudnn-call-failed");
+	CHECK_INT(g.conv.r[2][2].cause, CAUSE_CUDNN_CALL_FAILED);
+	CHECK_STR(g.conv.r[2][2].error, "no algorithm ran");
+	CHECK_INT(g.conv.bad_records, 0);
 	g.tf32_tflops = 494.7;
 	g.fp16_tflops = 989.4;
 	g.bf16_tflops = 989.4;
@@ -418,6 +423,61 @@ static void test_parse_conv_and_nccl(void)
 	bench_gpu_release(&g);
 }
 
+/* A refusal crosses the pipe as one finding record and comes back as the
+ * same enum and message; what does not parse is counted, never passed on. */
+static void test_refusal_wire(void)
+{
+	static const char *const hostile[] = {
+		"cudnn-hang",						/* the old free string */
+		"cause=made-up-id status=fail layer=libraries title=x",	/* not in the catalogue */
+		"cause=cudnn-hang status=dire title=x",			/* unknown status */
+		"cause=cudnn-hang status=fail layer=libraries evil=1 title=x",	/* unknown field */
+		"status=fail title=x",					/* no cause */
+		"cause=cudnn-hang status=fail xid=79 action=reboot title=x",	/* an XID on a cause without one */
+	};
+	struct bench_refusal r;
+	struct kvlist kv = KVLIST_INIT;
+	struct bench_conv c;
+	char line[900];
+
+	memset(&r, 0, sizeof(r));
+	CHECK_INT(bench_refuse(&r, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH, "cudnnConvolutionForward failed on GPU %d with %s", 0,
+			       "CUDNN_STATUS_ARCH_MISMATCH\tmore"), -1);
+	CHECK_INT(bench_refuse(&r, CAUSE_CUDNN_CALL_FAILED, "later"), -1);	/* the first one wins */
+	CHECK_INT(r.cause, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH);
+	/* what bench_refusal_emit() writes, parsed back as the parent does */
+	{
+		struct finding f = { .cause = r.cause, .layer = LAYER_LIBRARIES, .status = STATUS_FAIL, .gpu = -1,
+				     .title = r.msg };
+		struct buf b = BUF_INIT;
+
+		finding_record_write(&b, &f);
+		snprintf(line, sizeof(line), "conv.refuse=%s\nend\n", b.s);
+		buf_release(&b);
+	}
+	kvlist_parse(&kv, line, strlen(line));
+	bench_gpu_init_conv(&c);
+	CHECK_INT(bench_refusal_read(&kv, "conv.refuse", CAUSE_CUDNN_CALL_FAILED, &c.refused, &c.refused_msg,
+				     &c.bad_records), 1);
+	CHECK_INT(c.refused, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH);
+	CHECK_STR(c.refused_msg, "cudnnConvolutionForward failed on GPU 0 with CUDNN_STATUS_ARCH_MISMATCH more");
+	CHECK_INT(c.bad_records, 0);
+	CHECK_INT(bench_refusal_read(&kv, "nccl.refuse", CAUSE_NCCL_CALL_FAILED, &c.refused, &c.refused_msg,
+				     &c.bad_records), 0);
+	kvlist_release(&kv);
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		snprintf(line, sizeof(line), "conv.refuse=%s\nend\n", hostile[i]);
+		kvlist_parse(&kv, line, strlen(line));
+		CHECK_INT(bench_refusal_read(&kv, "conv.refuse", CAUSE_CUDNN_CALL_FAILED, &c.refused, &c.refused_msg,
+					     &c.bad_records), 1);
+		CHECK_INT(c.refused, CAUSE_CUDNN_CALL_FAILED);
+		CHECK(strstr(c.refused_msg, "did not parse") != NULL);
+		kvlist_release(&kv);
+	}
+	CHECK_INT(c.bad_records, (int)(sizeof(hostile) / sizeof(hostile[0])));
+	bench_gpu_release_conv(&c);
+}
+
 int main(void)
 {
 	RUN(test_conv_shape_arithmetic);
@@ -430,5 +490,6 @@ int main(void)
 	RUN(test_ncclinfo_parse);
 	RUN(test_ncclinfo_links);
 	RUN(test_parse_conv_and_nccl);
+	RUN(test_refusal_wire);
 	return tap_done();
 }
