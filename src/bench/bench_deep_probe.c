@@ -1,5 +1,6 @@
 /* bench_deep_probe.c - the children of check --deep; see bench_deep.h. */
 #include "bench/bench_deep.h"
+#include "bench/bench_judge.h"
 #include "bench/bench_parse.h"
 #include "core/child.h"
 #include "core/ctx.h"
@@ -180,4 +181,15 @@ void bench_deep_probe(const struct gd_ctx *ctx, struct bench_deep *d)
 		deep_conv(ctx, d, i);
 	if (d->gpus >= 2)
 		deep_nccl(ctx, d);
+}
+
+void bench_deep_check(const struct gd_ctx *ctx, const struct inventory *inv, struct report *rep)
+{
+	struct bench_deep d;
+
+	bench_deep_init(&d);
+	bench_deep_paths(ctx, inv, &d);
+	bench_deep_probe(ctx, &d);
+	bench_judge_deep(&d, rep);
+	bench_deep_release(&d);
 }

@@ -112,18 +112,8 @@ static void bench_json_gpu(struct json *j, const struct bench_gpu *g)
 	}
 	json_arr_end(j);
 	json_arr_begin(j, "findings");
-	for (size_t i = 0; i < g->nfindings; i++) {
-		const struct bench_finding *f = &g->findings[i];
-
-		json_obj_begin(j, NULL);
-		json_str(j, "severity", bench_finding_word(f));
-		json_str(j, "cause", cause_id_str(f->cause));
-		json_str(j, "result", f->result);
-		json_str(j, "title", f->title);
-		json_str(j, "evidence", f->evidence);
-		json_str(j, "fix", f->fix);
-		json_obj_end(j);
-	}
+	for (size_t i = 0; i < g->rep.n; i++)
+		bench_render_json_finding(j, &g->rep.findings[i], 1);
 	json_arr_end(j);
 	bench_render_json_conv(j, &g->conv);
 	json_num(j, "seconds", g->seconds);

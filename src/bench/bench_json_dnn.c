@@ -114,18 +114,28 @@ void bench_render_json_nccl(struct json *j, const struct bench_nccl *n)
 	}
 	json_obj_end(j);
 	json_arr_begin(j, "findings");
-	for (size_t i = 0; i < n->nfindings; i++) {
-		const struct bench_finding *f = &n->findings[i];
-
-		json_obj_begin(j, NULL);
-		json_str(j, "severity", bench_finding_word(f));
-		json_str(j, "cause", cause_id_str(f->cause));
-		json_str(j, "title", f->title);
-		json_str(j, "evidence", f->evidence);
-		json_str(j, "fix", f->fix);
-		json_obj_end(j);
-	}
+	for (size_t i = 0; i < n->rep.n; i++)
+		bench_render_json_finding(j, &n->rep.findings[i], 0);
 	json_arr_end(j);
 	json_num(j, "seconds", n->seconds);
 	json_obj_end(j);
+}
+
+void bench_render_json_finding(struct json *j, const struct finding *f, int with_result)
+{
+	struct buf ev = BUF_INIT;
+
+	/* bench's schema keeps one evidence string: the lines, joined. */
+	for (size_t k = 0; k < f->nevidence; k++)
+		buf_printf(&ev, "%s%s", k ? "; " : "", f->evidence[k]);
+	json_obj_begin(j, NULL);
+	json_str(j, "severity", bench_finding_word(f));
+	json_str(j, "cause", cause_id_str(f->cause));
+	if (with_result)
+		json_str(j, "result", f->id);
+	json_str(j, "title", f->title);
+	json_str(j, "evidence", f->nevidence ? ev.s : NULL);
+	json_str(j, "fix", f->fix);
+	json_obj_end(j);
+	buf_release(&ev);
 }

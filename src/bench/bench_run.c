@@ -16,6 +16,7 @@
 #include "probes/probe_in.h"
 #include "python/pyenv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,7 +314,12 @@ static void bench_run_nccl(const struct gd_ctx *ctx, const struct bench_opts *o,
 					  &run->nccl.refused_msg);
 	}
 	bench_ceilings_nccl(&run->nccl, run->gpus, run->ngpus);
-	bench_judge_nccl(&run->nccl);
+	{
+		struct bench_judge_at at = { .run = BENCH_JUDGE_FULL, .id = "nccl", .gpu = -1, .gpus = -1,
+					     .checked = -1, .run_ms = NAN, .child_s = NAN };
+
+		bench_judge_nccl(&run->nccl, &at, &run->nccl.rep);
+	}
 	child_result_release(&r);
 }
 

@@ -67,17 +67,10 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 		buf_puts(out, "\n");
 	}
 	bench_render_text_conv(g, out);
-	if (g->nfindings)
+	if (g->rep.n)
 		buf_puts(out, "\n");
-	for (size_t i = 0; i < g->nfindings; i++) {
-		const struct bench_finding *f = &g->findings[i];
-
-		buf_printf(out, "  %s  %s  [%s]\n", bench_finding_mark(f), tesc(f->title), cause_id_str(f->cause));
-		if (f->evidence)
-			buf_printf(out, "        evidence: %s\n", tesc(f->evidence));
-		if (f->fix)
-			buf_printf(out, "        fix: %s\n", tesc(f->fix));
-	}
+	for (size_t i = 0; i < g->rep.n; i++)
+		bench_render_text_finding(&g->rep.findings[i], out);
 	buf_puts(out, "\n");
 }
 

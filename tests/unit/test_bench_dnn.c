@@ -392,13 +392,13 @@ static void test_parse_conv_and_nccl(void)
 	bench_ceilings_conv(&g);
 	CHECK(NEAR(g.conv.r[0][1].percent, 100.0 * 740.5 / 989.4, 1e-9));
 	CHECK(NEAR(g.conv.r[1][0].ceiling, 494.7, 1e-9));	/* FP32 convolutions run TF32 math */
-	bench_judge_conv(&g);
+	bench_judge_gpu(&g);
 	{
 		int wrong = 0, failed = 0;
 
-		for (size_t i = 0; i < g.nfindings; i++) {
-			wrong += g.findings[i].cause == CAUSE_CUDNN_WRONG_RESULT;
-			failed += g.findings[i].cause == CAUSE_CUDNN_CALL_FAILED;
+		for (size_t i = 0; i < g.rep.n; i++) {
+			wrong += g.rep.findings[i].cause == CAUSE_CUDNN_WRONG_RESULT;
+			failed += g.rep.findings[i].cause == CAUSE_CUDNN_CALL_FAILED;
 		}
 		CHECK_INT(wrong, 1);
 		CHECK_INT(failed, 1);
@@ -478,6 +478,102 @@ static void test_refusal_wire(void)
 	bench_gpu_release_conv(&c);
 }
 
+/* The first finding that is no pass, or NULL. */
+static const struct finding *judged(const struct report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->findings[i].status != STATUS_OK || rep->findings[i].cause != CAUSE_NONE)
+			return &rep->findings[i];
+	return NULL;
+}
+
+/* bench and check --deep judge a cuDNN or NCCL run with the same code: the
+ * same outcome gives the same cause and status in both (issue 22). */
+static void test_one_judge(void)
+{
+	static const struct {
+		enum cause_id refused;	/* what the child said; CAUSE_NONE: it ran */
+		int wrong;		/* its output did not match */
+		enum cause_id want;
+	} cases[] = {
+		{ CAUSE_CUDNN_NOT_INITIALIZED, 0, CAUSE_CUDNN_NOT_INITIALIZED },
+		{ CAUSE_CUDNN_NO_KERNEL_FOR_ARCH, 0, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH },
+		{ CAUSE_CUDNN_HANG, 0, CAUSE_CUDNN_HANG },
+		{ CAUSE_CUDNN_CALL_FAILED, 0, CAUSE_CUDNN_CALL_FAILED },
+		{ CAUSE_GPU_OUT_OF_MEMORY, 0, CAUSE_GPU_OUT_OF_MEMORY },
+		{ CAUSE_CUDA_INIT_FAILED, 0, CAUSE_CUDNN_CALL_FAILED },	/* below cuDNN: a failed call */
+		{ CAUSE_NONE, 1, CAUSE_CUDNN_WRONG_RESULT },
+	};
+	struct bench_judge_at full = { .run = BENCH_JUDGE_FULL, .id = "conv", .gpu = 1, .pci = "0000:18:00.0",
+				       .gpus = -1, .checked = -1, .run_ms = NAN, .child_s = NAN };
+	struct bench_judge_at smoke = { .run = BENCH_JUDGE_SMOKE, .id = "libraries.cudnn-conv.gpu1", .gpu = 1,
+					.gpus = -1, .checked = 32768, .run_ms = 1.0, .child_s = 0.5 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bench_conv c;
+		struct report a, b;
+		const struct finding *fa, *fb;
+
+		bench_gpu_init_conv(&c);
+		c.ran = 1;
+		c.refused = cases[i].refused;
+		if (cases[i].wrong) {
+			c.r[0][0].measured = 1;
+			c.r[0][0].value = 1;
+			c.r[0][0].verified = 0;
+			c.r[0][0].max_err = 0.5;
+		}
+		report_init(&a);
+		report_init(&b);
+		bench_judge_conv(&c, &full, &a);
+		bench_judge_conv(&c, &smoke, &b);
+		fa = judged(&a);
+		fb = judged(&b);
+		CHECK(fa && fb);
+		if (fa && fb) {
+			CHECK_INT(fa->cause, cases[i].want);
+			CHECK_INT(fb->cause, cases[i].want);
+			CHECK_INT(fa->status, finding_status(cases[i].want, REACH_WORK));
+			CHECK_INT(fb->status, finding_status(cases[i].want, REACH_WORK));
+			CHECK_INT(fa->gpu, 1);
+			CHECK(fa->fix && fb->fix);
+		}
+		report_release(&a);
+		report_release(&b);
+		bench_gpu_release_conv(&c);
+	}
+	/* NCCL: wrong sums and a hang alike in both */
+	for (int k = 0; k < 2; k++) {
+		struct bench_nccl n;
+		struct report a, b;
+		const struct finding *fa, *fb;
+		struct bench_judge_at nf = { .run = BENCH_JUDGE_FULL, .id = "nccl", .gpu = -1, .gpus = 2, .checked = -1,
+					     .run_ms = NAN, .child_s = NAN };
+		struct bench_judge_at ns = nf;
+
+		ns.run = BENCH_JUDGE_SMOKE;
+		ns.id = "libraries.nccl-allreduce";
+		bench_nccl_init(&n);
+		n.ran = 1;
+		n.gpus = 2;
+		if (k == 0)
+			n.verified = 0;
+		else
+			n.refused = CAUSE_NCCL_HANG;
+		report_init(&a);
+		report_init(&b);
+		bench_judge_nccl(&n, &nf, &a);
+		bench_judge_nccl(&n, &ns, &b);
+		fa = judged(&a);
+		fb = judged(&b);
+		CHECK(fa && fb && fa->cause == fb->cause && fa->status == fb->status && fa->status == STATUS_FAIL);
+		CHECK(fa && fa->cause == (k ? CAUSE_NCCL_HANG : CAUSE_NCCL_CALL_FAILED));
+		report_release(&a);
+		report_release(&b);
+		bench_nccl_release(&n);
+	}
+}
+
 int main(void)
 {
 	RUN(test_conv_shape_arithmetic);
@@ -491,5 +587,6 @@ int main(void)
 	RUN(test_ncclinfo_links);
 	RUN(test_parse_conv_and_nccl);
 	RUN(test_refusal_wire);
+	RUN(test_one_judge);
 	return tap_done();
 }
