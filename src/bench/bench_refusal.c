@@ -43,24 +43,34 @@ void bench_refusal_emit(const struct bench_refusal *r, const char *key)
 	buf_release(&b);
 }
 
+int bench_refusal_parse(const char *val, enum cause_id fallback, struct bench_refusal *r)
+{
+	struct err e = ERR_INIT;
+	struct finding f;
+
+	if (finding_record_parse(val, strlen(val), &f, &e) < 0) {
+		r->cause = fallback;
+		snprintf(r->msg, sizeof(r->msg), "the child's refusal did not parse (%.120s): %.300s", e.msg, val);
+		return -1;
+	}
+	r->cause = f.cause;
+	snprintf(r->msg, sizeof(r->msg), "%s", f.title);
+	finding_release(&f);
+	return 0;
+}
+
 int bench_refusal_read(const struct kvlist *kv, const char *key, enum cause_id fallback,
 		       enum cause_id *cause, char **msg, int *bad)
 {
 	const char *v = kv_get(kv, key);
-	struct err e = ERR_INIT;
-	struct finding f;
+	struct bench_refusal r;
 
 	if (!v)
 		return 0;
-	free(*msg);
-	if (finding_record_parse(v, strlen(v), &f, &e) < 0) {
+	if (bench_refusal_parse(v, fallback, &r) < 0)
 		(*bad)++;
-		*cause = fallback;
-		*msg = xasprintf("the child's refusal did not parse (%s): %.300s", e.msg, v);
-		return 1;
-	}
-	*cause = f.cause;
-	*msg = xstrdup(f.title);
-	finding_release(&f);
+	*cause = r.cause;
+	free(*msg);
+	*msg = xstrdup(r.msg);
 	return 1;
 }

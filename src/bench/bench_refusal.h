@@ -39,5 +39,8 @@ void bench_refusal_emit(const struct bench_refusal *r, const char *key);
  */
 int bench_refusal_read(const struct kvlist *kv, const char *key, enum cause_id fallback,
 		       enum cause_id *cause, char **msg, int *bad);
+/* One record's value into r (burn reads its child line by line): 0, or -1
+ * with r = fallback and the parse error as its message. */
+int bench_refusal_parse(const char *val, enum cause_id fallback, struct bench_refusal *r);
 
 #endif
