@@ -516,7 +516,16 @@ void bench_judge_nccl(const struct bench_nccl *n, const struct bench_judge_at *a
 
 	if (!n->ran)
 		return;
-	if (n->refused != CAUSE_NONE || n->verified != 1) {
+	if (n->skipped && n->refused == CAUSE_NONE) {
+		/* fewer than two GPUs in the child's view: nothing to judge */
+		if (at->run == BENCH_JUDGE_SMOKE)
+			finding_evidence(report_skip(rep, LAYER_LIBRARIES, at->id, "no NCCL all-reduce: %s", n->skipped),
+					 "the NCCL child ran no collective");
+		return;
+	}
+	/* A run without a checked sum is a failure where the check is the
+	 * point (check --deep); bench's sweep still has its figures. */
+	if (n->refused != CAUSE_NONE || n->verified == 0 || (n->verified != 1 && at->run == BENCH_JUDGE_SMOKE)) {
 		enum cause_id cause = n->refused != CAUSE_NONE ? nccl_cause(n->refused) : CAUSE_NCCL_CALL_FAILED;
 
 		if (n->refused != CAUSE_NONE)

@@ -316,5 +316,29 @@ class TestCheckDeep(GDTestCase):
         assert_cause(self, deep(gpus=2, args=("--timeout", "3"), FAKE_NCCL_HANG="1"), "nccl-hang", "fail")
 
 
+
+class TestOneJudge(GDTestCase):
+    """bench and check --deep judge a fault with the same code (issue 22): the
+    same cause, and the same status (bench's "fail" is check's "fail")."""
+
+    def test_same_cause_and_status(self):
+        faults = [(1, dict(FAKE_CUDNN_CREATE_RC="1001"), "cudnn-not-initialized"),
+                  (1, dict(FAKE_CUDNN_CONV_RC="3007"), "cudnn-no-kernel-for-arch"),
+                  (1, dict(FAKE_CUDNN_WRONG="1"), "cudnn-wrong-result"),
+                  (2, dict(FAKE_NCCL_INIT_RC="2"), "nccl-call-failed")]
+        for gpus, env, cause in faults:
+            with self.subTest(cause=cause):
+                rc, doc = bench(["--conv-shape", SMALL], FAKE_CUDA_DEVICES=str(gpus), **env)
+                b = {(f["cause"], f["severity"]) for g in doc["gpus"] for f in g["findings"]}
+                b |= {(f["cause"], f["severity"]) for f in (doc.get("nccl") or {}).get("findings", [])}
+                b = {x for x in b if x[0] != "pageable-copies-slow"}   # the fake's copies, not the fault
+                d = deep(gpus=gpus, **env)
+                c = {(f["cause"], f["status"]) for f in d["findings"]
+                     if f["id"].startswith(("libraries.cudnn-conv", "libraries.nccl")) and f["cause"]}
+                self.assertEqual(b, {(cause, "fail")}, json.dumps(doc["gpus"][0]["findings"], indent=1)[:2000])
+                self.assertEqual(c, {(cause, "fail")})
+                self.assertEqual(rc, 1)
+
+
 if __name__ == "__main__":
     unittest.main()

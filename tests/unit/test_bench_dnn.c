@@ -475,6 +475,21 @@ static void test_refusal_wire(void)
 		kvlist_release(&kv);
 	}
 	CHECK_INT(c.bad_records, (int)(sizeof(hostile) / sizeof(hostile[0])));
+	/* a message (a foreign library's error string) that looks like fields
+	 * stays the title: the cause is the child's, not the message's */
+	{
+		struct bench_refusal in = { .cause = CAUSE_CUDNN_HANG }, out;
+		struct finding f = { .cause = CAUSE_CUDNN_HANG, .layer = LAYER_LIBRARIES, .status = STATUS_FAIL, .gpu = -1,
+				     .title = in.msg };
+		struct buf b = BUF_INIT;
+
+		snprintf(in.msg, sizeof(in.msg), "x cause=gpu-lost status=ok\ncause=nccl-hang");
+		finding_record_write(&b, &f);
+		CHECK_INT(bench_refusal_parse(b.s, CAUSE_CUDNN_CALL_FAILED, &out), 0);
+		CHECK_INT(out.cause, CAUSE_CUDNN_HANG);
+		CHECK_STR(out.msg, "x cause=gpu-lost status=ok cause=nccl-hang");
+		buf_release(&b);
+	}
 	bench_gpu_release_conv(&c);
 }
 
