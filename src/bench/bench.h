@@ -13,7 +13,7 @@
  *	bench_run_init(&run);
  *	bench_parse_gpu(&kvs, &run.gpus[i]);
  *	bench_ceilings_fill(kb, link, &run.gpus[i]);
- *	bench_judge(&run.gpus[i], &run.cpu);
+ *	bench_judge_gpu(&run.gpus[i]);		// bench_judge.h: into g->rep
  *	bench_json(&run, &j);
  *	bench_run_release(&run);
  */
@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "knowledge/causes.h"
+#include "report/report.h"
 
 /* The measured quantities, in the order they are run and printed. */
 enum bench_kind {
@@ -73,20 +74,6 @@ struct bench_link {
 	int load_width;
 };
 
-/*
- * A benchmark's verdict: a catalogue cause whose status the severity policy
- * decides (report/report.h, finding_status()), or a note (STATUS_OK with a
- * cause: "info", nothing is wrong with what was measured).
- */
-struct bench_finding {
-	enum status status;	/* STATUS_OK (a note), STATUS_WARN or STATUS_FAIL */
-	enum cause_id cause;
-	const char *result;	/* kind name it is about, or NULL */
-	char *title;
-	char *evidence;
-	char *fix;
-};
-
 /* One cuDNN convolution figure: a direction in a precision. */
 #define BENCH_CONV_DIRS 3	/* forward, backward data, backward filter */
 #define BENCH_CONV_PRECS 3	/* fp32 (TF32 math), fp16, bf16 */
@@ -103,7 +90,7 @@ struct bench_conv_result {
 	int verified;		/* 1, 0, -1 */
 	double max_err;
 	char *error;		/* why it could not be measured */
-	char *cause;		/* cause id of the error, or NULL */
+	enum cause_id cause;	/* the cause of the error; CAUSE_NONE */
 };
 
 /* The cuDNN part of a GPU's run (its own child). */
@@ -113,8 +100,9 @@ struct bench_conv {
 	long cudnn_version;	/* 91900, -1 */
 	char *shape;		/* "N=32 C=256 ..." */
 	double flops;		/* per pass, NAN */
-	char *refused;		/* cause id when nothing could be measured */
+	enum cause_id refused;	/* why nothing could be measured; CAUSE_NONE */
 	char *refused_msg;
+	int bad_records;	/* the child's refusals that did not parse */
 	struct bench_conv_result r[BENCH_CONV_DIRS][BENCH_CONV_PRECS];
 	double seconds;
 };
@@ -134,8 +122,9 @@ struct bench_gpu {
 	unsigned pci_vendor, pci_device;	/* from sysfs; 0 unknown */
 	char *cublas;			/* path of the cuBLAS used, or NULL */
 	int cublas_version;		/* -1 */
-	char *refused;			/* cause id when the GPU could not be measured */
+	enum cause_id refused;		/* why the GPU could not be measured; CAUSE_NONE */
 	char *refused_msg;
+	int bad_records;		/* the child's refusals that did not parse */
 	struct bench_link link;
 	/* Ceilings: per-direction PCIe, datasheet memory and arithmetic. */
 	double pcie_gbs;		/* the link at its maximum (GPU and slot) */
@@ -144,8 +133,9 @@ struct bench_gpu {
 	double mem_gbs, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;
 	char *kb_source;		/* copied: the kb is closed before printing */
 	struct bench_result results[BENCH_NKINDS];
-	struct bench_finding *findings;
-	size_t nfindings, findings_cap;
+	/* Its verdicts (bench_judge.h): report/'s findings, the id the result
+	 * they are about ("h2d_pinned", "conv"), scoped to the GPU. */
+	struct report rep;
 	double seconds;
 	struct bench_conv conv;
 };
@@ -165,8 +155,9 @@ struct bench_nccl {
 	int version_code;	/* 22809, -1 */
 	int gpus;		/* ranks, -1 */
 	char *skipped;		/* why it did not run (one GPU, --gpu ...), or NULL */
-	char *refused;
+	enum cause_id refused;	/* CAUSE_NONE */
 	char *refused_msg;
+	int bad_records;	/* the child's refusals that did not parse */
 	int verified;		/* the all-reduce check: 1, 0, -1 */
 	struct bench_nccl_point *pts[BENCH_NCCL_COLLS];
 	size_t npts[BENCH_NCCL_COLLS];
@@ -181,8 +172,7 @@ struct bench_nccl {
 	int nvlink_version;	/* the NVLink generation, 1..5, -1 */
 	double ceiling_gbs;	/* per direction per GPU, NAN */
 	char *ceiling_source;
-	struct bench_finding *findings;
-	size_t nfindings, findings_cap;
+	struct report rep;	/* its verdicts, id "nccl" */
 	double seconds;
 };
 
@@ -209,7 +199,7 @@ struct bench_run {
 	size_t ngpus, gpus_cap;
 	struct bench_cpu cpu;
 	struct bench_nccl nccl;
-	char *refused;		/* whole-run refusal cause (no GPU at all), or NULL */
+	enum cause_id refused;	/* whole-run refusal (no GPU at all); CAUSE_NONE */
 	char *refused_msg;
 	double seconds;
 };
@@ -221,27 +211,13 @@ void bench_gpu_init(struct bench_gpu *g, int index);
 void bench_gpu_release(struct bench_gpu *g);
 void bench_cpu_init(struct bench_cpu *c);
 void bench_cpu_release(struct bench_cpu *c);
-/* A verdict: its status is finding_status(cause, reach). */
-struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum reach reach,
-					    enum cause_id cause, const char *result,
-					    const char *title, const char *evidence,
-					    const char *fix);
-/* A note ("info"): a cause worth naming that is no verdict on the GPU. */
-struct bench_finding *bench_gpu_add_note(struct bench_gpu *g, enum cause_id cause,
-					 const char *result, const char *title,
-					 const char *evidence, const char *fix);
-/* "info", "warn", "fail" (JSON) and "note", "WARN", "FAIL" (text). */
-const char *bench_finding_word(const struct bench_finding *f);
-const char *bench_finding_mark(const struct bench_finding *f);
+/* "info", "warn", "fail" (JSON) and "note", "WARN", "FAIL" (text); a note
+ * is a finding with a cause and STATUS_OK (docs/CONVENTIONS.md). */
+const char *bench_finding_word(const struct finding *f);
+const char *bench_finding_mark(const struct finding *f);
 
 void bench_nccl_init(struct bench_nccl *n);
 void bench_nccl_release(struct bench_nccl *n);
-struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum reach reach,
-					     enum cause_id cause, const char *title,
-					     const char *evidence, const char *fix);
-struct bench_finding *bench_nccl_add_note(struct bench_nccl *n, enum cause_id cause,
-					  const char *title, const char *evidence,
-					  const char *fix);
 
 /* Median of n doubles (sorts v in place); NAN when n == 0. */
 double bench_median(double *v, size_t n);

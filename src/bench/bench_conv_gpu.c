@@ -102,6 +102,13 @@ static enum cause_id cg_status_cause(cudnnStatus_t st, const char *msg)
 	return CAUSE_CUDNN_CALL_FAILED;
 }
 
+/* A cause cg_status_cause() gives: cuDNN's own failure, which ends one
+ * direction, not the run. */
+static int cg_is_cudnn_cause(enum cause_id c)
+{
+	return c == CAUSE_CUDNN_NOT_INITIALIZED || c == CAUSE_CUDNN_NO_KERNEL_FOR_ARCH || c == CAUSE_CUDNN_CALL_FAILED;
+}
+
 static int cg_dnn(struct cg *g, cudnnStatus_t st, const char *what)
 {
 	char name[400];
@@ -257,7 +264,7 @@ static int cg_verify(struct cg *g, int dir, int samples, double *worst)
 		size_t idx;
 
 		got = cg_sample(g, dir, &rnd, s, &ref, &scale, &idx);
-		if (g->refusal.cause[0])
+		if (g->refusal.cause != CAUSE_NONE)
 			return -1;
 		err = bench_rel_err(got, ref, scale);
 		if (err > *worst)
@@ -401,13 +408,15 @@ static int cg_precision(struct cg *g, int prec)
 		return -1;
 	for (int d = 0; d < BENCH_CONV_NDIRS; d++) {
 		if (cg_direction(g, d) < 0) {
+			char key[96];
+
 			/* A direction that cuDNN cannot run is a result, not the end
 			 * of the run; a failing driver is. */
-			if (strncmp(g->refusal.cause, "cudnn-", 6))
+			if (!cg_is_cudnn_cause(g->refusal.cause))
 				return -1;
-			cg_emit(g, d, "error", "%s", g->refusal.msg);
-			cg_emit(g, d, "cause", "%s", g->refusal.cause);
-			g->refusal.cause[0] = '\0';
+			snprintf(key, sizeof(key), "conv.%s.%s.refuse", bench_conv_dir_name(d), prec_names[g->prec]);
+			bench_refusal_emit(&g->refusal, key);
+			g->refusal.cause = CAUSE_NONE;
 		}
 	}
 	cg_free_tensors(g);
@@ -591,8 +600,10 @@ int bench_conv_gpu_measure(const struct bench_conv_gpu_opts *o)
 	g.o = o;
 	g.s = o->smoke ? smoke : resnet;
 	if (o->shape && bench_conv_shape_parse(o->shape, &g.s) < 0) {
-		kv_emit("conv.refuse", "bench-bad-shape");
-		kv_emit("conv.refuse.message", "'%s' is not a convolution shape N,C,H,W,K[,R,S[,pad[,stride]]]", o->shape);
+		/* cmd_bench refuses such a shape; a child started by hand says so. */
+		bench_refuse(&g.refusal, CAUSE_CUDNN_CALL_FAILED,
+			     "'%s' is not a convolution shape N,C,H,W,K[,R,S[,pad[,stride]]]", o->shape);
+		bench_refusal_emit(&g.refusal, "conv.refuse");
 		return 0;
 	}
 	kv_emit("conv.index", "%d", o->index);
@@ -623,10 +634,7 @@ int bench_conv_gpu_measure(const struct bench_conv_gpu_opts *o)
 		}
 	}
 	cg_cleanup(&g);
-	if (g.refusal.cause[0]) {
-		kv_emit("conv.refuse", "%s", g.refusal.cause);
-		kv_emit("conv.refuse.message", "%s", g.refusal.msg);
-	}
+	bench_refusal_emit(&g.refusal, "conv.refuse");
 	kv_emit("conv.seconds", "%.3f", child_now() - start);
 	return 0;
 }

@@ -6,16 +6,17 @@
  * The probe (bench_deep_probe.c) runs, in isolated children with a short
  * deadline, one small FP32 convolution on each GPU (bench_conv_gpu.h smoke
  * mode: 2x64x16x16, 3x3, every output checked) and, with two GPUs or more,
- * one 1 MiB all-reduce whose sums are checked.  The judge
- * (bench_deep_judge.c) turns what they said into findings of the libraries
- * layer: cudnn-not-initialized, cudnn-no-kernel-for-arch, cudnn-wrong-result,
+ * one 1 MiB all-reduce whose sums are checked.  bench's one judge
+ * (bench_judge.h, bench_judge_deep()) turns what they said into findings of
+ * the libraries layer, as it does for bench's full runs:
+ * cudnn-not-initialized, cudnn-no-kernel-for-arch, cudnn-wrong-result,
  * cudnn-hang, cudnn-call-failed, nccl-call-failed, nccl-hang.
  *
  *	struct bench_deep d;
  *	bench_deep_init(&d);
  *	bench_deep_paths(ctx, inv, &d);
  *	bench_deep_probe(ctx, &d);
- *	bench_deep_judge(&d, rep);
+ *	bench_judge_deep(&d, rep);		// bench_judge.h
  *	bench_deep_release(&d);
  */
 #ifndef GD_BENCH_DEEP_H
@@ -57,7 +58,6 @@ void bench_deep_release(struct bench_deep *d);
 /* The libraries the check's inventory says the loader picks, as host paths. */
 void bench_deep_paths(const struct gd_ctx *ctx, const struct inventory *inv, struct bench_deep *d);
 void bench_deep_probe(const struct gd_ctx *ctx, struct bench_deep *d);
-void bench_deep_judge(const struct bench_deep *d, struct report *rep);
 /* All of it in turn: what check --deep calls. */
 void bench_deep_check(const struct gd_ctx *ctx, const struct inventory *inv, struct report *rep);
 

@@ -1,5 +1,6 @@
 /* bench_deep_probe.c - the children of check --deep; see bench_deep.h. */
 #include "bench/bench_deep.h"
+#include "bench/bench_judge.h"
 #include "bench/bench_parse.h"
 #include "core/child.h"
 #include "core/ctx.h"
@@ -69,17 +70,16 @@ void bench_deep_paths(const struct gd_ctx *ctx, const struct inventory *inv, str
 
 /* The death of a child as the cause of its layer: a deadline passed is a
  * hang, anything else a failed call; with the end of what it said. */
-static void deep_death(const struct child_result *r, const char *what, const char *hang, const char *fail,
-		       char **cause, char **msg)
+static void deep_death(const struct child_result *r, const char *what, enum cause_id hang, enum cause_id fail,
+		       enum cause_id *cause, char **msg)
 {
 	struct buf d = BUF_INIT;
 	const char *err = r->err.len ? r->err.s : "";
 	size_t len = strlen(err);
 
 	child_outcome_describe(r, &d);
-	free(*cause);
 	free(*msg);
-	*cause = xstrdup(r->outcome == CHILD_TIMEOUT ? hang : fail);
+	*cause = r->outcome == CHILD_TIMEOUT ? hang : fail;
 	*msg = xasprintf("the isolated %s child %s%s%.240s", what, d.s, len ? "; the end of its stderr: " : "",
 			 len > 240 ? err + len - 240 : err);
 	buf_release(&d);
@@ -120,7 +120,7 @@ static void deep_conv(const struct gd_ctx *ctx, struct bench_deep *d, int index)
 	g->checked = -1;
 	g->conv.ran = 1;
 	if (child_run_argv(argv, NULL, deep_timeout(ctx), &r, &e) < 0) {
-		g->conv.refused = xstrdup("cudnn-call-failed");
+		g->conv.refused = CAUSE_CUDNN_CALL_FAILED;
 		g->conv.refused_msg = xasprintf("cannot start the cuDNN child: %s", e.msg);
 		child_result_release(&r);
 		return;
@@ -132,7 +132,7 @@ static void deep_conv(const struct gd_ctx *ctx, struct bench_deep *d, int index)
 	if (index == 0)
 		d->gpus = (int)kv_get_ll(&r.kv, "conv.gpus", -1);
 	if (r.outcome != CHILD_OK)
-		deep_death(&r, "cuDNN", "cudnn-hang", "cudnn-call-failed", &g->conv.refused, &g->conv.refused_msg);
+		deep_death(&r, "cuDNN", CAUSE_CUDNN_HANG, CAUSE_CUDNN_CALL_FAILED, &g->conv.refused, &g->conv.refused_msg);
 	child_result_release(&r);
 }
 
@@ -158,7 +158,7 @@ static void deep_nccl(const struct gd_ctx *ctx, struct bench_deep *d)
 	argv[n] = NULL;
 	d->nccl.ran = 1;
 	if (child_run_argv(argv, NULL, deep_timeout(ctx), &r, &e) < 0) {
-		d->nccl.refused = xstrdup("nccl-call-failed");
+		d->nccl.refused = CAUSE_NCCL_CALL_FAILED;
 		d->nccl.refused_msg = xasprintf("cannot start the NCCL child: %s", e.msg);
 		child_result_release(&r);
 		return;
@@ -167,7 +167,7 @@ static void deep_nccl(const struct gd_ctx *ctx, struct bench_deep *d)
 	d->nccl_child_s = r.seconds;
 	d->nccl_check_ms = kv_get_double(&r.kv, "nccl.check_ms", NAN);
 	if (r.outcome != CHILD_OK)
-		deep_death(&r, "NCCL", "nccl-hang", "nccl-call-failed", &d->nccl.refused, &d->nccl.refused_msg);
+		deep_death(&r, "NCCL", CAUSE_NCCL_HANG, CAUSE_NCCL_CALL_FAILED, &d->nccl.refused, &d->nccl.refused_msg);
 	child_result_release(&r);
 }
 
@@ -181,4 +181,15 @@ void bench_deep_probe(const struct gd_ctx *ctx, struct bench_deep *d)
 		deep_conv(ctx, d, i);
 	if (d->gpus >= 2)
 		deep_nccl(ctx, d);
+}
+
+void bench_deep_check(const struct gd_ctx *ctx, const struct inventory *inv, struct report *rep)
+{
+	struct bench_deep d;
+
+	bench_deep_init(&d);
+	bench_deep_paths(ctx, inv, &d);
+	bench_deep_probe(ctx, &d);
+	bench_judge_deep(&d, rep);
+	bench_deep_release(&d);
 }

@@ -503,10 +503,7 @@ int bench_gpu_measure(const struct bench_gpu_opts *o)
 	    bg_copies(&g) == 0)
 		bg_gemms(&g);
 	bg_cleanup(&g);
-	if (g.refusal.cause[0]) {
-		kv_emit("refuse", "%s", g.refusal.cause);
-		kv_emit("refuse.message", "%s", g.refusal.msg);
-	}
+	bench_refusal_emit(&g.refusal, "refuse");
 	kv_emit("seconds", "%.3f", child_now() - start);
 	return 0;
 }

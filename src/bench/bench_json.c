@@ -10,10 +10,10 @@
 
 const char *bench_run_status(const struct bench_run *r)
 {
-	if (r->refused)
+	if (r->refused != CAUSE_NONE)
 		return "refused";
 	for (size_t i = 0; i < r->ngpus; i++)
-		if (r->gpus[i].refused)
+		if (r->gpus[i].refused != CAUSE_NONE)
 			return "refused";
 	switch (bench_judge_worst(r)) {
 	case STATUS_FAIL:
@@ -25,14 +25,14 @@ const char *bench_run_status(const struct bench_run *r)
 	}
 }
 
-static void bench_json_refusal(struct json *j, const char *cause, const char *msg)
+static void bench_json_refusal(struct json *j, enum cause_id cause, const char *msg)
 {
-	if (!cause) {
+	if (cause == CAUSE_NONE) {
 		json_null(j, "refused");
 		return;
 	}
 	json_obj_begin(j, "refused");
-	json_str(j, "cause", cause);
+	json_str(j, "cause", cause_id_str(cause));
 	json_str(j, "message", msg);
 	json_obj_end(j);
 }
@@ -64,6 +64,7 @@ static void bench_json_gpu(struct json *j, const struct bench_gpu *g)
 	json_str(j, "cublas", g->cublas);
 	json_int_nonneg(j, "cublas_version", g->cublas_version);
 	bench_json_refusal(j, g->refused, g->refused_msg);
+	json_int(j, "bad_records", g->bad_records);
 	json_obj_begin(j, "link");
 	json_num(j, "current_gts", g->link.cur_gts);
 	json_int_nonneg(j, "current_width", g->link.cur_width);
@@ -111,18 +112,8 @@ static void bench_json_gpu(struct json *j, const struct bench_gpu *g)
 	}
 	json_arr_end(j);
 	json_arr_begin(j, "findings");
-	for (size_t i = 0; i < g->nfindings; i++) {
-		const struct bench_finding *f = &g->findings[i];
-
-		json_obj_begin(j, NULL);
-		json_str(j, "severity", bench_finding_word(f));
-		json_str(j, "cause", cause_id_str(f->cause));
-		json_str(j, "result", f->result);
-		json_str(j, "title", f->title);
-		json_str(j, "evidence", f->evidence);
-		json_str(j, "fix", f->fix);
-		json_obj_end(j);
-	}
+	for (size_t i = 0; i < g->rep.n; i++)
+		bench_render_json_finding(j, &g->rep.findings[i], 1);
 	json_arr_end(j);
 	bench_render_json_conv(j, &g->conv);
 	json_num(j, "seconds", g->seconds);

@@ -25,9 +25,10 @@ void bench_render_json_conv(struct json *j, const struct bench_conv *c)
 	json_str(j, "shape", c->shape);
 	json_str(j, "layout", "NHWC activations, KRSC filters");
 	json_num(j, "flops_per_pass", c->flops);
-	if (c->refused) {
+	json_int(j, "bad_records", c->bad_records);
+	if (c->refused != CAUSE_NONE) {
 		json_obj_begin(j, "refused");
-		json_str(j, "cause", c->refused);
+		json_str(j, "cause", cause_id_str(c->refused));
 		json_str(j, "message", c->refused_msg);
 		json_obj_end(j);
 	} else {
@@ -56,7 +57,7 @@ void bench_render_json_conv(struct json *j, const struct bench_conv *c)
 			json_tribool(j, "verified", r->verified);
 			json_num(j, "max_rel_error", r->max_err);
 			json_str(j, "error", r->error);
-			json_str(j, "cause", r->cause);
+			json_str(j, "cause", cause_id_str(r->cause));
 			json_obj_end(j);
 		}
 	json_arr_end(j);
@@ -75,9 +76,10 @@ void bench_render_json_nccl(struct json *j, const struct bench_nccl *n)
 	json_int_nonneg(j, "version_code", n->version_code);
 	json_int_nonneg(j, "gpus", n->gpus);
 	json_str(j, "skipped", n->skipped);
-	if (n->refused) {
+	json_int(j, "bad_records", n->bad_records);
+	if (n->refused != CAUSE_NONE) {
 		json_obj_begin(j, "refused");
-		json_str(j, "cause", n->refused);
+		json_str(j, "cause", cause_id_str(n->refused));
 		json_str(j, "message", n->refused_msg);
 		json_obj_end(j);
 	} else {
@@ -112,18 +114,28 @@ void bench_render_json_nccl(struct json *j, const struct bench_nccl *n)
 	}
 	json_obj_end(j);
 	json_arr_begin(j, "findings");
-	for (size_t i = 0; i < n->nfindings; i++) {
-		const struct bench_finding *f = &n->findings[i];
-
-		json_obj_begin(j, NULL);
-		json_str(j, "severity", bench_finding_word(f));
-		json_str(j, "cause", cause_id_str(f->cause));
-		json_str(j, "title", f->title);
-		json_str(j, "evidence", f->evidence);
-		json_str(j, "fix", f->fix);
-		json_obj_end(j);
-	}
+	for (size_t i = 0; i < n->rep.n; i++)
+		bench_render_json_finding(j, &n->rep.findings[i], 0);
 	json_arr_end(j);
 	json_num(j, "seconds", n->seconds);
 	json_obj_end(j);
+}
+
+void bench_render_json_finding(struct json *j, const struct finding *f, int with_result)
+{
+	struct buf ev = BUF_INIT;
+
+	/* bench's schema keeps one evidence string: the lines, joined. */
+	for (size_t k = 0; k < f->nevidence; k++)
+		buf_printf(&ev, "%s%s", k ? "; " : "", f->evidence[k]);
+	json_obj_begin(j, NULL);
+	json_str(j, "severity", bench_finding_word(f));
+	json_str(j, "cause", cause_id_str(f->cause));
+	if (with_result)
+		json_str(j, "result", f->id);
+	json_str(j, "title", f->title);
+	json_str(j, "evidence", f->nevidence ? ev.s : NULL);
+	json_str(j, "fix", f->fix);
+	json_obj_end(j);
+	buf_release(&ev);
 }

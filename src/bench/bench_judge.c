@@ -1,15 +1,63 @@
-/* bench_judge.c - findings from bench figures; see bench_judge.h. */
+/* bench_judge.c - findings from what bench's children measured; see bench_judge.h. */
 #include "bench/bench_judge.h"
 #include "bench/bench_pcie.h"
 #include "core/buf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static const char *bench_fix_clocks =
-	"nvidia-smi -q -d PERFORMANCE,CLOCK,POWER,TEMPERATURE   # 'Clocks Event Reasons' names any throttle; nvidia-smi --query-compute-apps=pid,used_memory --format=csv lists other processes";
+/* A verdict: its status is finding_status(cause, REACH_WORK), as in check. */
+static struct finding *judge_add(struct report *rep, enum layer_id layer, const char *id,
+				 enum cause_id cause, const char *title)
+{
+	return report_add(rep, layer, id, cause, REACH_WORK, "%s", title);
+}
+
+/* A note ("info"): a cause worth naming that is no verdict on what was
+ * measured, STATUS_OK with its cause (docs/CONVENTIONS.md). */
+static struct finding *judge_note(struct report *rep, enum layer_id layer, const char *id,
+				  enum cause_id cause, const char *title)
+{
+	struct finding *f = report_ok(rep, layer, id, "%s", title);
+
+	f->cause = cause;
+	return f;
+}
+
+/* "-i BDF" (or the index) for nvidia-smi: the GPU the figures are about. */
+static const char *judge_gpu_arg(const char *pci, int gpu, char *idx, size_t n)
+{
+	if (pci && *pci)
+		return pci;
+	snprintf(idx, n, "%d", gpu < 0 ? 0 : gpu);
+	return idx;
+}
+
+/* The fix for a figure far below the datasheet: the GPU's clocks, power and
+ * temperature, and who else runs on it. */
+static void judge_fix_clocks(struct finding *f, const char *pci, int gpu)
+{
+	char idx[16];
+
+	finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PERFORMANCE,CLOCK,POWER,TEMPERATURE", "-i",
+			judge_gpu_arg(pci, gpu, idx, sizeof(idx)), NULL);
+	finding_fix_note(f, "'Clocks Event Reasons' names any throttle; nvidia-smi --query-compute-apps=pid,used_memory --format=csv lists other processes");
+}
+
+/* The fix for wrong results: the GPU's memory errors, then the kernel log. */
+static void judge_fix_hw(struct finding *f, const char *pci, int gpu)
+{
+	char idx[16];
+
+	finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER", "-i", judge_gpu_arg(pci, gpu, idx, sizeof(idx)),
+			NULL);
+	finding_fix_note(f, "and sudo dmesg | grep -i xid; then rerun gpudoctor bench; replace or service the GPU if it repeats");
+}
+
+/* ---- bench's figures: copies and GEMMs ---- */
 
 /* The likeliest reason a device-side figure (D2D, GEMM) is far below the
  * datasheet, from what the child saw: a MIG slice, another process on the
@@ -60,19 +108,33 @@ static int bench_link_degraded(const struct bench_gpu *g, struct buf *ev)
 	return 1;
 }
 
+/* A finding about one of g's figures, scoped to g. */
+static struct finding *bench_gpu_finding(struct bench_gpu *g, enum cause_id cause, const char *result,
+					 const char *title, const char *evidence)
+{
+	struct finding *f = judge_add(&g->rep, cause_get(cause)->layer, result, cause, title);
+
+	finding_scope(f, g->index, g->pci, NULL);
+	finding_evidence(f, "%s", evidence);
+	return f;
+}
+
 static void bench_judge_copies(struct bench_gpu *g)
 {
-	struct buf ev = BUF_INIT, t = BUF_INIT;
-	int degraded = bench_link_degraded(g, &ev);
+	struct buf ev = BUF_INIT, t = BUF_INIT, path = BUF_INIT;
+	char idx[16];
+	struct finding *f;
 
-	if (degraded) {
+	if (bench_link_degraded(g, &ev)) {
 		const struct bench_result *h = &g->results[BENCH_H2D_PINNED], *d = &g->results[BENCH_D2H_PINNED];
 
 		buf_printf(&ev, "; pinned copies %.1f GB/s to and %.1f GB/s from the GPU, against %.1f GB/s for %s",
 			   h->value, d->value, g->pcie_gbs, g->pcie_label ? g->pcie_label : "the full link");
-		bench_gpu_add_finding(g, REACH_WORK, CAUSE_PCIE_LINK_DEGRADED, "h2d_pinned",
-				      "the GPU's PCIe link runs below its maximum speed or width", ev.s,
-				      "Reseat the card in a full x16 slot; check riser cables and the BIOS PCIe settings; confirm under load with nvidia-smi -q -d PCIE");
+		f = bench_gpu_finding(g, CAUSE_PCIE_LINK_DEGRADED, "h2d_pinned",
+				      "the GPU's PCIe link runs below its maximum speed or width", ev.s);
+		finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PCIE", "-i", judge_gpu_arg(g->pci, g->index, idx, sizeof(idx)),
+				NULL);
+		finding_fix_note(f, "read under load; reseat the card in a full x16 slot, check riser cables and the BIOS PCIe settings");
 	} else {
 		for (int k = BENCH_H2D_PINNED; k <= BENCH_D2H_PINNED; k++) {
 			const struct bench_result *r = &g->results[k];
@@ -84,8 +146,16 @@ static void bench_judge_copies(struct bench_gpu *g)
 			buf_printf(&t, "%s copies reach only %.0f%% of the PCIe link", bench_kind_info(k)->label, r->percent);
 			buf_printf(&ev, "%.1f GB/s measured, %s allows %.1f GB/s per direction; the link itself is at its maximum, so the limit is elsewhere: an IOMMU or hypervisor on the DMA path, the host memory on another NUMA node, or other traffic on the bus",
 				   r->value, g->pcie_label ? g->pcie_label : "the link", r->ceiling);
-			bench_gpu_add_finding(g, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, bench_kind_info(k)->name, t.s, ev.s,
-					      "numactl --cpunodebind=$(cat /sys/bus/pci/devices/<GPU>/numa_node) gpudoctor bench   # and check 'nvidia-smi topo -m' and the IOMMU mode (iommu=pt)");
+			f = bench_gpu_finding(g, CAUSE_BENCH_BELOW_PEAK, bench_kind_info(k)->name, t.s, ev.s);
+			if (g->pci) {
+				buf_reset(&path);
+				buf_printf(&path, "/sys/bus/pci/devices/%s/numa_node", g->pci);
+				finding_fix_cmd(f, "cat", path.s, NULL);
+				finding_fix_note(f, "the GPU's NUMA node: rerun gpudoctor bench under numactl --cpunodebind=<that node>; check nvidia-smi topo -m and the IOMMU mode (iommu=pt)");
+			} else {
+				finding_fix_cmd(f, "nvidia-smi", "topo", "-m", NULL);
+				finding_fix_note(f, "rerun gpudoctor bench under numactl --cpunodebind=<the GPU's NUMA node>; check the IOMMU mode (iommu=pt)");
+			}
 		}
 	}
 	for (int k = BENCH_H2D_PAGEABLE; k <= BENCH_D2H_PAGEABLE; k++) {
@@ -101,16 +171,20 @@ static void bench_judge_copies(struct bench_gpu *g)
 			   k == BENCH_H2D_PAGEABLE ? "to" : "from", 100.0 * pg->value / pin->value);
 		buf_printf(&ev, "%s %.1f GB/s, %s %.1f GB/s: the driver stages pageable memory through a pinned buffer with a CPU copy",
 			   bench_kind_info(k)->label, pg->value, bench_kind_info(k - 2)->label, pin->value);
-		bench_gpu_add_note(g, CAUSE_PAGEABLE_COPIES_SLOW, bench_kind_info(k)->name, t.s, ev.s,
-				      "Pin the host buffers that feed the GPU: DataLoader(..., pin_memory=True) or tensor.pin_memory() in PyTorch; cudaHostAlloc / cudaHostRegister in CUDA C");
+		f = judge_note(&g->rep, LAYER_HARDWARE, bench_kind_info(k)->name, CAUSE_PAGEABLE_COPIES_SLOW, t.s);
+		finding_scope(f, g->index, g->pci, NULL);
+		finding_evidence(f, "%s", ev.s);
+		finding_fix_note(f, "Pin the host buffers that feed the GPU: DataLoader(..., pin_memory=True) or tensor.pin_memory() in PyTorch; cudaHostAlloc / cudaHostRegister in CUDA C");
 	}
 	buf_release(&ev);
 	buf_release(&t);
+	buf_release(&path);
 }
 
 static void bench_judge_device(struct bench_gpu *g)
 {
 	struct buf ev = BUF_INIT, t = BUF_INIT, why = BUF_INIT;
+	struct finding *f;
 
 	bench_device_cause(g, &why);
 	for (int k = BENCH_D2D; k < BENCH_NKINDS; k++) {
@@ -124,8 +198,8 @@ static void bench_judge_device(struct bench_gpu *g)
 			buf_printf(&t, "%s gave wrong results", ki->label);
 			buf_printf(&ev, "sampled entries of the %lldx%lldx%lld product differ from a float64 CPU reference: worst relative error %.3g",
 				   r->size, r->size, r->size, r->max_err);
-			bench_gpu_add_finding(g, REACH_WORK, CAUSE_GPU_COMPUTE_FAILED, ki->name, t.s, ev.s,
-					      "nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats");
+			f = bench_gpu_finding(g, CAUSE_GPU_COMPUTE_FAILED, ki->name, t.s, ev.s);
+			judge_fix_hw(f, g->pci, g->index);
 		}
 		if (isnan(r->percent) || r->percent >= min)
 			continue;
@@ -136,7 +210,8 @@ static void bench_judge_device(struct bench_gpu *g)
 			   r->ceiling, ki->unit, why.s);
 		if (g->sms > 0 && !isnan(g->clock_mhz))
 			buf_printf(&ev, " (device: %d SMs, rated %.0f MHz)", g->sms, g->clock_mhz);
-		bench_gpu_add_finding(g, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, ki->name, t.s, ev.s, bench_fix_clocks);
+		f = bench_gpu_finding(g, CAUSE_BENCH_BELOW_PEAK, ki->name, t.s, ev.s);
+		judge_fix_clocks(f, g->pci, g->index);
 	}
 	buf_release(&ev);
 	buf_release(&t);
@@ -145,39 +220,143 @@ static void bench_judge_device(struct bench_gpu *g)
 
 void bench_judge_gpu(struct bench_gpu *g)
 {
-	if (g->refused)
+	struct bench_judge_at at = { .run = BENCH_JUDGE_FULL, .id = "conv", .gpu = g->index, .pci = g->pci,
+				     .gpus = -1, .checked = -1, .run_ms = NAN, .child_s = NAN };
+
+	if (g->refused != CAUSE_NONE)
 		return;
 	bench_judge_copies(g);
 	bench_judge_device(g);
-	bench_judge_conv(g);
+	bench_judge_conv(&g->conv, &at, &g->rep);
 }
 
-static const char *bench_fix_cudnn_hw =
-	"nvidia-smi -q -d ECC,ROW_REMAPPER; sudo dmesg | grep -i xid   # then rerun gpudoctor bench; replace or service the GPU if it repeats";
+/* ---- cuDNN: bench's full set and check --deep's smoke convolution ---- */
 
 static const char *const conv_dir_labels[] = { "forward", "backward data", "backward filter" };
 
-/* A cause id a child reported, as the catalogue's enum; fallback when the
- * child said something the catalogue does not know. */
-static enum cause_id bench_cause(const char *id, enum cause_id fallback)
+/*
+ * The cause a failed cuDNN run stands for.  The causes a cuDNN child can end
+ * in pass, and so does out of memory (another process holds the GPU); any
+ * other (a CUDA call failing) is counted as a failed cuDNN call, since the
+ * CUDA layer below already passed: bench's GEMM child, check's CUDA layer.
+ */
+static enum cause_id conv_cause(enum cause_id c)
 {
-	enum cause_id c = id ? cause_from_id(id) : CAUSE_NONE;
+	static const enum cause_id known[] = { CAUSE_CUDNN_MISSING, CAUSE_CUDNN_NOT_INITIALIZED,
+					       CAUSE_CUDNN_NO_KERNEL_FOR_ARCH, CAUSE_CUDNN_HANG,
+					       CAUSE_CUDNN_CALL_FAILED, CAUSE_GPU_OUT_OF_MEMORY };
 
-	return c == CAUSE_NONE ? fallback : c;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i] == c)
+			return c;
+	return CAUSE_CUDNN_CALL_FAILED;
+}
+
+static void conv_fix(struct finding *f, enum cause_id cause, const struct bench_judge_at *at)
+{
+	char idx[16];
+
+	snprintf(idx, sizeof(idx), "%d", at->gpu < 0 ? 0 : at->gpu);
+	switch (cause) {
+	case CAUSE_CUDNN_MISSING:
+		finding_fix_cmd(f, "pip", "install", "nvidia-cudnn-cu13", NULL);
+		finding_fix_note(f, "or the distribution's cuDNN 9 package; then gpudoctor bench --cudnn /path/to/libcudnn.so.9");
+		break;
+	case CAUSE_CUDNN_NOT_INITIALIZED:
+		finding_fix_cmd(f, "gpudoctor", "matrix", "--solve", NULL);
+		finding_fix_note(f, "cuDNN's runtime could not start on this driver/GPU: a cuDNN built for a newer CUDA than the driver supports, or a GPU the process cannot open");
+		break;
+	case CAUSE_CUDNN_NO_KERNEL_FOR_ARCH:
+		finding_fix_cmd(f, "gpudoctor", "matrix", "--solve", NULL);
+		finding_fix_note(f, "install a cuDNN release that still ships kernels for this GPU's architecture (cuDNN 9.11+ dropped pre-Turing GPUs)");
+		break;
+	case CAUSE_CUDNN_HANG:
+		finding_fix_cmd(f, "nvidia-smi", "-q", "-i", judge_gpu_arg(at->pci, at->gpu, idx, sizeof(idx)), NULL);
+		finding_fix_note(f, "and sudo dmesg | grep -i xid; a GPU that hangs in a kernel needs a reset (sudo nvidia-smi -r on it) or a reboot");
+		break;
+	case CAUSE_CUDNN_WRONG_RESULT:
+		judge_fix_hw(f, at->pci, at->gpu);
+		break;
+	case CAUSE_GPU_OUT_OF_MEMORY:
+		finding_fix_cmd(f, "nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv", NULL);
+		finding_fix_note(f, "another process holds the GPU's memory; rerun when it is idle");
+		break;
+	default:
+		if (at->run == BENCH_JUDGE_SMOKE) {
+			finding_fix_cmd(f, "gpudoctor", "bench", "--gpu", idx, NULL);
+			finding_fix_note(f, "runs the full cuDNN set and names the failing call");
+		} else {
+			finding_fix_cmd(f, "gpudoctor", "check", NULL);
+			finding_fix_note(f, "then gpudoctor matrix --solve for a cuDNN release that fits this driver and GPU");
+		}
+		break;
+	}
+}
+
+static struct finding *conv_finding(struct report *rep, const struct bench_judge_at *at, enum cause_id cause,
+				    const char *title)
+{
+	struct finding *f = judge_add(rep, LAYER_LIBRARIES, at->id, cause, title);
+
+	finding_scope(f, at->gpu, at->pci, NULL);
+	conv_fix(f, cause, at);
+	return f;
+}
+
+/* "cuDNN 9.19.0", or "cuDNN" when the child did not say. */
+static void conv_name(const struct bench_conv *c, char *ver, size_t n)
+{
+	if (c->cudnn_version > 0)
+		snprintf(ver, n, "cuDNN %ld.%ld.%ld", c->cudnn_version / 10000, c->cudnn_version / 100 % 100,
+			 c->cudnn_version % 100);
+	else
+		snprintf(ver, n, "cuDNN");
+}
+
+/* A run that measured nothing: a missing cuDNN, or its refusal. */
+static void conv_refused(const struct bench_conv *c, const struct bench_judge_at *at, struct report *rep)
+{
+	enum cause_id cause = conv_cause(c->refused);
+	const char *msg = c->refused_msg ? c->refused_msg : cause_id_str(c->refused);
+	struct buf t = BUF_INIT;
+	char ver[32];
+	struct finding *f;
+
+	conv_name(c, ver, sizeof(ver));
+	if (cause == CAUSE_CUDNN_MISSING) {
+		/* check judges the library (its libraries layer); for the
+		 * measurement a missing cuDNN is no verdict. */
+		buf_printf(&t, "no cuDNN to run a convolution with on GPU %d", at->gpu);
+		if (at->run == BENCH_JUDGE_SMOKE) {
+			f = report_skip(rep, LAYER_LIBRARIES, at->id, "%s", t.s);
+		} else {
+			f = judge_note(rep, LAYER_LIBRARIES, at->id, cause, t.s);
+			conv_fix(f, cause, at);
+		}
+		finding_scope(f, at->gpu, at->pci, NULL);
+		finding_evidence(f, "%s", c->refused_msg ? c->refused_msg : "libcudnn.so.9 / .8 did not load");
+	} else {
+		buf_printf(&t, "%s could not run a convolution on GPU %d", ver, at->gpu);
+		f = conv_finding(rep, at, cause, t.s);
+		finding_evidence(f, "%s", msg);
+	}
+	if (c->cudnn)
+		finding_evidence(f, "cuDNN loaded: %s", c->cudnn);
+	buf_release(&t);
 }
 
 /* Failed figures, one finding per cause (a cuDNN without kernels for this
  * GPU fails all nine alike): which ones, and the first message. */
-static void bench_judge_conv_errors(struct bench_gpu *g)
+static void conv_errors(const struct bench_conv *c, const struct bench_judge_at *at, struct report *rep)
 {
-	const struct bench_conv *c = &g->conv;
 	int done[BENCH_CONV_DIRS][BENCH_CONV_PRECS] = { { 0 } };
 
 	for (int d0 = 0; d0 < BENCH_CONV_DIRS; d0++)
 		for (int p0 = 0; p0 < BENCH_CONV_PRECS; p0++) {
 			const struct bench_conv_result *first = &c->r[d0][p0];
-			const char *cause = first->cause ? first->cause : "cudnn-call-failed";
+			enum cause_id cause = conv_cause(first->cause);
 			struct buf t = BUF_INIT, which = BUF_INIT;
+			struct finding *f;
 			int n = 0;
 
 			if (!first->error || done[d0][p0])
@@ -186,26 +365,28 @@ static void bench_judge_conv_errors(struct bench_gpu *g)
 				for (int p = 0; p < BENCH_CONV_PRECS; p++) {
 					const struct bench_conv_result *r = &c->r[d][p];
 
-					if (!r->error || done[d][p] || strcmp(r->cause ? r->cause : "cudnn-call-failed", cause))
+					if (!r->error || done[d][p] || conv_cause(r->cause) != cause)
 						continue;
 					done[d][p] = 1;
 					buf_printf(&which, "%s%s %s", n++ ? ", " : "", conv_dir_labels[d], bench_conv_prec_label(p));
 				}
 			buf_printf(&t, "%d cuDNN convolution%s failed (%s)", n, n == 1 ? "" : "s", which.s);
-			bench_gpu_add_finding(g, REACH_WORK, bench_cause(cause, CAUSE_CUDNN_CALL_FAILED), "conv", t.s, first->error,
-					      !strcmp(cause, "cudnn-no-kernel-for-arch")
-					      ? "gpudoctor matrix --solve   # a cuDNN release that still ships kernels for this GPU's architecture"
-					      : "gpudoctor check   # then gpudoctor matrix --solve for a cuDNN release that fits this driver and GPU");
+			f = conv_finding(rep, at, cause, t.s);
+			finding_evidence(f, "%s", first->error);
+			if (c->cudnn)
+				finding_evidence(f, "cuDNN loaded: %s", c->cudnn);
 			buf_release(&t);
 			buf_release(&which);
 		}
 }
 
-static void bench_judge_conv_wrong(struct bench_gpu *g)
+/* Outputs that differ from the float64 reference: one finding for all. */
+static int conv_wrong(const struct bench_conv *c, const struct bench_judge_at *at, struct report *rep)
 {
-	const struct bench_conv *c = &g->conv;
-	struct buf t = BUF_INIT, ev = BUF_INIT, which = BUF_INIT;
+	struct buf t = BUF_INIT, which = BUF_INIT;
 	double worst = 0;
+	char ver[32];
+	struct finding *f;
 	int n = 0;
 
 	for (int d = 0; d < BENCH_CONV_DIRS; d++)
@@ -220,50 +401,43 @@ static void bench_judge_conv_wrong(struct bench_gpu *g)
 				worst = r->max_err;
 		}
 	if (n) {
-		buf_printf(&t, "%d cuDNN convolution%s gave wrong results", n, n == 1 ? "" : "s");
-		buf_printf(&ev, "sampled outputs of the %s convolution differ from a float64 CPU reference (worst relative error %.3g): %s",
-			   c->shape ? c->shape : "", worst, which.s);
-		bench_gpu_add_finding(g, REACH_WORK, CAUSE_CUDNN_WRONG_RESULT, "conv", t.s, ev.s, bench_fix_cudnn_hw);
+		conv_name(c, ver, sizeof(ver));
+		buf_printf(&t, "%s computed %d convolution%s wrongly on GPU %d", ver, n, n == 1 ? "" : "s", at->gpu);
+		f = conv_finding(rep, at, CAUSE_CUDNN_WRONG_RESULT, t.s);
+		if (at->checked >= 0)
+			finding_evidence(f, "%lld outputs of the %s convolution against a float64 CPU reference, worst relative error %.3g: %s",
+					 at->checked, c->shape ? c->shape : "", worst, which.s);
+		else
+			finding_evidence(f, "sampled outputs of the %s convolution differ from a float64 CPU reference (worst relative error %.3g): %s",
+					 c->shape ? c->shape : "", worst, which.s);
+		if (c->cudnn)
+			finding_evidence(f, "cuDNN loaded: %s", c->cudnn);
 	}
 	buf_release(&t);
-	buf_release(&ev);
 	buf_release(&which);
+	return n;
 }
 
-void bench_judge_conv(struct bench_gpu *g)
+void bench_judge_conv(const struct bench_conv *c, const struct bench_judge_at *at, struct report *rep)
 {
-	struct bench_conv *c = &g->conv;
+	const struct bench_conv_result *fwd = &c->r[0][0];
 	struct buf ev = BUF_INIT, t = BUF_INIT;
+	size_t before = rep->n;
+	int measured = 0;
+	char ver[32];
+	struct finding *f;
 
 	if (!c->ran)
 		return;
-	if (c->refused) {
-		const char *fix = "gpudoctor check   # names the broken link below cuDNN";
-
-		if (!strcmp(c->refused, "cudnn-missing"))
-			fix = "pip install nvidia-cudnn-cu13   # or the distribution's cuDNN 9 package; then gpudoctor bench --cudnn /path/to/libcudnn.so.9";
-		else if (!strcmp(c->refused, "cudnn-not-initialized"))
-			fix = "gpudoctor check   # cuDNN could not start its runtime on this driver/GPU: the CUDA layer or a cuDNN built for a newer CUDA than the driver supports";
-		else if (!strcmp(c->refused, "cudnn-no-kernel-for-arch"))
-			fix = "gpudoctor matrix --solve   # pick a cuDNN release that still ships kernels for this GPU's architecture";
-		else if (!strcmp(c->refused, "cudnn-hang"))
-			fix = "nvidia-smi; sudo dmesg | grep -i xid   # a GPU that hangs a kernel needs a reset (nvidia-smi -r) or a reboot";
-		buf_printf(&t, "cuDNN convolutions could not run%s", c->cudnn ? "" : ": no cuDNN loaded");
-		buf_printf(&ev, "%s%s%s", c->refused_msg ? c->refused_msg : c->refused,
-			   c->cudnn ? "; cuDNN: " : "", c->cudnn ? c->cudnn : "");
-		/* No cuDNN to measure is a note for bench (check judges the library). */
-		if (bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED) == CAUSE_CUDNN_MISSING)
-			bench_gpu_add_note(g, CAUSE_CUDNN_MISSING, "conv", t.s, ev.s, fix);
-		else
-			bench_gpu_add_finding(g, REACH_WORK, bench_cause(c->refused, CAUSE_CUDNN_CALL_FAILED),
-					      "conv", t.s, ev.s, fix);
-	}
-	bench_judge_conv_errors(g);
-	bench_judge_conv_wrong(g);
+	if (c->refused != CAUSE_NONE)
+		conv_refused(c, at, rep);
+	conv_errors(c, at, rep);
+	conv_wrong(c, at, rep);
 	for (int d = 0; d < BENCH_CONV_DIRS; d++)
 		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
 			const struct bench_conv_result *r = &c->r[d][p];
 
+			measured |= r->measured || r->verified >= 0 || r->error;
 			if (r->error || r->verified == 0 || isnan(r->percent) || r->percent >= BENCH_CONV_MIN_PCT)
 				continue;
 			buf_reset(&ev);
@@ -272,39 +446,108 @@ void bench_judge_conv(struct bench_gpu *g)
 				   bench_conv_prec_label(p), r->percent);
 			buf_printf(&ev, "%.1f TFLOP/s measured, datasheet %.1f TFLOP/s, algorithm %d", r->value,
 				   r->ceiling, r->algo);
-			bench_gpu_add_finding(g, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, "conv", t.s, ev.s, bench_fix_clocks);
+			f = judge_add(rep, LAYER_HARDWARE, at->id, CAUSE_BENCH_BELOW_PEAK, t.s);
+			finding_scope(f, at->gpu, at->pci, NULL);
+			finding_evidence(f, "%s", ev.s);
+			judge_fix_clocks(f, at->pci, at->gpu);
 		}
+	conv_name(c, ver, sizeof(ver));
+	if (rep->n == before && !measured) {
+		/* A child that neither refused nor reported a figure. */
+		buf_reset(&t);
+		buf_printf(&t, "%s's convolution on GPU %d gave no result", ver, at->gpu);
+		f = conv_finding(rep, at, CAUSE_CUDNN_CALL_FAILED, t.s);
+		finding_evidence(f, "the cuDNN child ended without a checked output");
+	} else if (rep->n == before && at->run == BENCH_JUDGE_SMOKE && fwd->verified == 1) {
+		f = report_ok(rep, LAYER_LIBRARIES, at->id, "%s computes a convolution correctly on GPU %d", ver, at->gpu);
+		finding_scope(f, at->gpu, at->pci, NULL);
+		finding_evidence(f, "FP32 forward %s, algorithm %d: %lld outputs match a float64 CPU reference (worst relative error %.2g); the convolution took %.1f ms, the child %.2f s",
+				 c->shape ? c->shape : "", fwd->algo, at->checked, fwd->max_err, at->run_ms, at->child_s);
+		if (c->cudnn)
+			finding_evidence(f, "cuDNN loaded: %s", c->cudnn);
+	}
 	buf_release(&ev);
 	buf_release(&t);
 }
 
-void bench_judge_nccl(struct bench_nccl *n)
+/* ---- NCCL: bench's sweep and check --deep's one all-reduce ---- */
+
+/* As conv_cause(): what an NCCL child can end in, else a failed call. */
+static enum cause_id nccl_cause(enum cause_id c)
 {
-	struct buf ev = BUF_INIT, t = BUF_INIT;
+	return c == CAUSE_NCCL_MISSING || c == CAUSE_NCCL_HANG || c == CAUSE_GPU_OUT_OF_MEMORY ? c
+											     : CAUSE_NCCL_CALL_FAILED;
+}
+
+static void nccl_fix(struct finding *f, enum cause_id cause, int wrong)
+{
+	if (cause == CAUSE_NCCL_MISSING) {
+		finding_fix_cmd(f, "pip", "install", "nvidia-nccl-cu13", NULL);
+		finding_fix_note(f, "or the distribution's libnccl2; then gpudoctor bench --nccl /path/to/libnccl.so.2");
+	} else if (cause == CAUSE_NCCL_HANG) {
+		finding_fix_cmd(f, "df", "-h", "/dev/shm", NULL);
+		finding_fix_note(f, "docker: --shm-size=1g or --ipc=host; then NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH gpudoctor bench names the step, and NCCL_P2P_DISABLE=1 tells a broken P2P path (IOMMU/ACS) from the rest");
+	} else if (cause == CAUSE_GPU_OUT_OF_MEMORY) {
+		finding_fix_cmd(f, "nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv", NULL);
+		finding_fix_note(f, "another process holds a GPU's memory; rerun when it is idle");
+	} else if (wrong) {
+		finding_fix(f, "NCCL_P2P_DISABLE=1 gpudoctor bench");
+		finding_fix_note(f, "a correct result with P2P off points at the P2P path (IOMMU/ACS); nvidia-smi topo -m");
+	} else {
+		finding_fix(f, "NCCL_DEBUG=INFO gpudoctor bench");
+		finding_fix_note(f, "NCCL's WARN lines name the failing step; nvidia-smi topo -m");
+	}
+}
+
+static void nccl_over(struct buf *t, const char *what, int gpus)
+{
+	if (gpus > 0)
+		buf_printf(t, "%s over %d GPUs", what, gpus);
+	else
+		buf_puts(t, what);
+}
+
+void bench_judge_nccl(const struct bench_nccl *n, const struct bench_judge_at *at, struct report *rep)
+{
 	static const char *const labels[] = { "all-reduce", "all-gather", "reduce-scatter" };
+	struct buf ev = BUF_INIT, t = BUF_INIT;
+	int gpus = at->gpus > 0 ? at->gpus : n->gpus;
+	struct finding *f = NULL;
 
 	if (!n->ran)
 		return;
-	if (n->refused) {
-		int missing = !strcmp(n->refused, "nccl-missing");
-		const char *fix = missing ? "pip install nvidia-nccl-cu13   # or the distribution's libnccl2; then gpudoctor bench --nccl /path/to/libnccl.so.2"
-			: !strcmp(n->refused, "nccl-hang")
-			? "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH gpudoctor bench   # then: df -h /dev/shm (docker: --shm-size=1g or --ipc=host); nvidia-smi topo -m; try NCCL_P2P_DISABLE=1 to tell a broken P2P path"
-			: "NCCL_DEBUG=INFO gpudoctor bench   # NCCL's WARN lines name the failing step";
-
-		buf_printf(&t, "NCCL collectives could not run");
-		buf_printf(&ev, "%s%s%s", n->refused_msg ? n->refused_msg : n->refused,
-			   n->nccl_warning ? "; NCCL WARN: " : "", n->nccl_warning ? n->nccl_warning : "");
-		if (missing)
-			bench_nccl_add_note(n, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED), t.s, ev.s, fix);
-		else
-			bench_nccl_add_finding(n, REACH_WORK, bench_cause(n->refused, CAUSE_NCCL_CALL_FAILED),
-					       t.s, ev.s, fix);
+	if (n->skipped && n->refused == CAUSE_NONE) {
+		/* fewer than two GPUs in the child's view: nothing to judge */
+		if (at->run == BENCH_JUDGE_SMOKE)
+			finding_evidence(report_skip(rep, LAYER_LIBRARIES, at->id, "no NCCL all-reduce: %s", n->skipped),
+					 "the NCCL child ran no collective");
+		return;
 	}
-	if (n->verified == 0) {
-		bench_nccl_add_finding(n, REACH_WORK, CAUSE_NCCL_CALL_FAILED, "an NCCL all-reduce gave wrong sums",
-				       "a 1 MiB FP32 all-reduce of rank+1 on every GPU did not give n(n+1)/2 everywhere",
-				       "NCCL_P2P_DISABLE=1 gpudoctor bench   # a correct result with P2P off points at the P2P path (IOMMU/ACS); nvidia-smi topo -m");
+	/* A run without a checked sum is a failure where the check is the
+	 * point (check --deep); bench's sweep still has its figures. */
+	if (n->refused != CAUSE_NONE || n->verified == 0 || (n->verified != 1 && at->run == BENCH_JUDGE_SMOKE)) {
+		enum cause_id cause = n->refused != CAUSE_NONE ? nccl_cause(n->refused) : CAUSE_NCCL_CALL_FAILED;
+
+		if (n->refused != CAUSE_NONE)
+			nccl_over(&t, cause == CAUSE_NCCL_MISSING ? "no NCCL to run collectives with" : "NCCL could not run collectives", cause == CAUSE_NCCL_MISSING ? -1 : gpus);
+		else
+			nccl_over(&t, n->verified == 0 ? "an NCCL all-reduce gave wrong sums" : "an NCCL all-reduce gave no checked result", gpus);
+		if (cause == CAUSE_NCCL_MISSING && at->run == BENCH_JUDGE_SMOKE)
+			f = report_skip(rep, LAYER_LIBRARIES, at->id, "%s", t.s);
+		else if (cause == CAUSE_NCCL_MISSING)
+			f = judge_note(rep, LAYER_LIBRARIES, at->id, cause, t.s);
+		else
+			f = judge_add(rep, LAYER_LIBRARIES, at->id, cause, t.s);
+		if (f->status != STATUS_SKIPPED)
+			nccl_fix(f, cause, n->refused == CAUSE_NONE);
+		finding_evidence(f, "%s", n->refused_msg ? n->refused_msg
+				 : n->refused != CAUSE_NONE ? cause_id_str(n->refused)
+				 : n->verified == 0 ? "1 MiB of FP32 rank+1 on every GPU did not sum to n(n+1)/2 everywhere"
+				 : "the NCCL child ended without checking the all-reduce's sums");
+		if (n->nccl_warning)
+			finding_evidence(f, "NCCL WARN %s", n->nccl_warning);
+		if (n->topology)
+			finding_evidence(f, "NCCL chose: %s", n->topology);
 	}
 	for (int c = 0; c < BENCH_NCCL_COLLS; c++) {
 		if (isnan(n->percent[c]) || n->percent[c] >= BENCH_NCCL_MIN_PCT)
@@ -315,12 +558,48 @@ void bench_judge_nccl(struct bench_nccl *n)
 		buf_printf(&ev, "peak busbw %.1f GB/s against %.1f GB/s (%s); NCCL chose: %s", n->peak_busbw[c],
 			   n->ceiling_gbs, n->ceiling_source ? n->ceiling_source : "?",
 			   n->topology ? n->topology : "unknown (no INFO lines)");
-		bench_nccl_add_finding(n, REACH_WORK, CAUSE_BENCH_BELOW_PEAK, t.s, ev.s,
-				       "nvidia-smi topo -m; nvidia-smi nvlink -s; env | grep ^NCCL_   # P2P or NVLink off (NCCL_P2P_DISABLE, IOMMU/ACS), or SHM only");
+		f = judge_add(rep, LAYER_HARDWARE, at->id, CAUSE_BENCH_BELOW_PEAK, t.s);
+		finding_evidence(f, "%s", ev.s);
+		finding_fix_cmd(f, "nvidia-smi", "topo", "-m", NULL);
+		finding_fix_note(f, "then nvidia-smi nvlink -s and env | grep ^NCCL_: P2P or NVLink off (NCCL_P2P_DISABLE, IOMMU/ACS), or SHM only");
+	}
+	if (!f && at->run == BENCH_JUDGE_SMOKE) {
+		f = report_ok(rep, LAYER_LIBRARIES, at->id, "NCCL all-reduces correctly over %d GPUs", gpus);
+		finding_evidence(f, "1 MiB FP32 all-reduce, sums checked on every GPU, %.1f ms; the child (ncclCommInitAll included) %.2f s",
+				 at->run_ms, at->child_s);
+		if (n->topology)
+			finding_evidence(f, "NCCL chose: %s", n->topology);
 	}
 	buf_release(&ev);
 	buf_release(&t);
 }
+
+/* ---- check --deep ---- */
+
+void bench_judge_deep(const struct bench_deep *d, struct report *rep)
+{
+	char id[64];
+
+	if (!d->ran)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct bench_deep_gpu *g = &d->g[i];
+		struct bench_judge_at at = { .run = BENCH_JUDGE_SMOKE, .id = id, .gpu = g->index, .gpus = -1,
+					     .checked = g->checked, .run_ms = g->smoke_ms, .child_s = g->child_s };
+
+		snprintf(id, sizeof(id), "libraries.cudnn-conv.gpu%d", g->index);
+		bench_judge_conv(&g->conv, &at, rep);
+	}
+	{
+		struct bench_judge_at at = { .run = BENCH_JUDGE_SMOKE, .id = "libraries.nccl-allreduce", .gpu = -1,
+					     .gpus = d->gpus, .checked = -1, .run_ms = d->nccl_check_ms,
+					     .child_s = d->nccl_child_s };
+
+		bench_judge_nccl(&d->nccl, &at, rep);
+	}
+}
+
+/* ---- the run ---- */
 
 void bench_judge_cpu(struct bench_run *r)
 {
@@ -349,11 +628,11 @@ enum status bench_judge_worst(const struct bench_run *r)
 	enum status worst = STATUS_OK;
 
 	for (size_t i = 0; i < r->ngpus; i++)
-		for (size_t k = 0; k < r->gpus[i].nfindings; k++)
-			if (r->gpus[i].findings[k].status > worst)
-				worst = r->gpus[i].findings[k].status;
-	for (size_t k = 0; k < r->nccl.nfindings; k++)
-		if (r->nccl.findings[k].status > worst)
-			worst = r->nccl.findings[k].status;
+		for (size_t k = 0; k < r->gpus[i].rep.n; k++)
+			if (r->gpus[i].rep.findings[k].status > worst)
+				worst = r->gpus[i].rep.findings[k].status;
+	for (size_t k = 0; k < r->nccl.rep.n; k++)
+		if (r->nccl.rep.findings[k].status > worst)
+			worst = r->nccl.rep.findings[k].status;
 	return worst;
 }

@@ -1,5 +1,9 @@
 /*
- * bench_judge.h - which bench figures are findings, and their likely cause.
+ * bench_judge.h - the one judge of what bench's children measured: `gpudoctor
+ * bench`'s full figures and `check --deep`'s smoke runs alike become
+ * report/'s findings, so a cuDNN convolution that fails or computes wrongly,
+ * or an NCCL all-reduce that does, is judged by the same code with the same
+ * cause ids and the same status (finding_status()) in both commands.
  *
  * Thresholds (percent of the ceiling, see bench_ceiling.h), chosen well
  * below what a healthy machine reaches so that noise is not a finding:
@@ -10,14 +14,18 @@
  * copies under half of pinned ones.  A GEMM that does not match its
  * reference is a failure.
  *
- *	bench_judge_gpu(&run->gpus[i]);	// each GPU's findings
+ *	bench_judge_gpu(&run->gpus[i]);		// bench: into g->rep
+ *	bench_judge_nccl(&run->nccl, &at, &run->nccl.rep);
  *	bench_judge_cpu(run);
  *	exit_status = bench_judge_worst(run) == STATUS_FAIL;
+ *	bench_judge_deep(&deep, rep);		// check --deep: into check's report
  */
 #ifndef GD_BENCH_JUDGE_H
 #define GD_BENCH_JUDGE_H
 
 #include "bench/bench.h"
+#include "bench/bench_deep.h"
+#include "report/report.h"
 
 #define BENCH_PCIE_MIN_PCT 60.0
 #define BENCH_D2D_MIN_PCT 70.0
@@ -30,12 +38,33 @@
 #define BENCH_CONV_MIN_PCT 30.0
 #define BENCH_NCCL_MIN_PCT 50.0
 
-/* Add g's findings (results, ceilings and link must be filled). */
+/* Which run the results come from.  The verdicts are the same; a smoke run
+ * (check --deep) also says what passed, names a missing library as skipped
+ * (check's libraries layer judges the library itself), and points its
+ * fixes at `gpudoctor bench`; bench names it as a note. */
+enum bench_judge_run { BENCH_JUDGE_FULL, BENCH_JUDGE_SMOKE };
+
+/* Where the results come from, for the findings' ids, scope and evidence. */
+struct bench_judge_at {
+	enum bench_judge_run run;
+	const char *id;		/* the findings' id: "conv", "libraries.cudnn-conv.gpu0" */
+	int gpu;		/* the GPU's index; -1 for NCCL */
+	const char *pci;	/* its PCI address, or NULL */
+	int gpus;		/* NCCL: the ranks, -1 */
+	long long checked;	/* smoke: outputs compared, -1 */
+	double run_ms;		/* smoke: the convolution or all-reduce itself, NAN */
+	double child_s;		/* smoke: the whole child, NAN */
+};
+
+/* g's findings into g->rep (results, ceilings and link must be filled):
+ * the copies, the GEMMs and the cuDNN run. */
 void bench_judge_gpu(struct bench_gpu *g);
-/* Findings of the cuDNN child (called by bench_judge_gpu). */
-void bench_judge_conv(struct bench_gpu *g);
-/* Findings of the NCCL child. */
-void bench_judge_nccl(struct bench_nccl *n);
+/* A cuDNN run's findings into rep. */
+void bench_judge_conv(const struct bench_conv *c, const struct bench_judge_at *at, struct report *rep);
+/* An NCCL run's findings into rep. */
+void bench_judge_nccl(const struct bench_nccl *n, const struct bench_judge_at *at, struct report *rep);
+/* check --deep: every smoke run of d into rep, in the libraries layer. */
+void bench_judge_deep(const struct bench_deep *d, struct report *rep);
 /* cpu->speedup from the first measured GPU's FP32 GEMM, cpu->conv_speedup
  * from its cuDNN FP32 forward convolution. */
 void bench_judge_cpu(struct bench_run *r);

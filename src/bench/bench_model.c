@@ -81,30 +81,19 @@ void bench_gpu_release_conv(struct bench_conv *c)
 {
 	free(c->cudnn);
 	free(c->shape);
-	free(c->refused);
 	free(c->refused_msg);
 	for (int d = 0; d < BENCH_CONV_DIRS; d++)
 		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
 			free(c->r[d][p].math);
 			free(c->r[d][p].error);
-			free(c->r[d][p].cause);
 		}
 	bench_gpu_init_conv(c);
-}
-
-static void bench_findings_free(struct bench_finding *f, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(f[i].title);
-		free(f[i].evidence);
-		free(f[i].fix);
-	}
-	free(f);
 }
 
 void bench_nccl_init(struct bench_nccl *n)
 {
 	memset(n, 0, sizeof(*n));
+	report_init(&n->rep);
 	n->version_code = n->gpus = n->verified = n->nvlinks = n->nvlink_version = -1;
 	for (int c = 0; c < BENCH_NCCL_COLLS; c++)
 		n->latency_us[c] = n->peak_busbw[c] = n->percent[c] = NAN;
@@ -115,7 +104,6 @@ void bench_nccl_release(struct bench_nccl *n)
 {
 	free(n->library);
 	free(n->skipped);
-	free(n->refused);
 	free(n->refused_msg);
 	for (int c = 0; c < BENCH_NCCL_COLLS; c++)
 		free(n->pts[c]);
@@ -123,30 +111,14 @@ void bench_nccl_release(struct bench_nccl *n)
 	free(n->topology);
 	free(n->nccl_warning);
 	free(n->ceiling_source);
-	bench_findings_free(n->findings, n->nfindings);
+	report_release(&n->rep);
 	bench_nccl_init(n);
-}
-
-static struct bench_finding *nccl_add(struct bench_nccl *n, enum status st,
-				      enum cause_id cause, const char *title,
-				      const char *evidence, const char *fix)
-{
-	struct bench_finding *f;
-
-	XGROW(n->findings, n->nfindings, n->findings_cap);
-	f = &n->findings[n->nfindings++];
-	f->status = st;
-	f->cause = cause;
-	f->result = "nccl";
-	f->title = xstrdup_or_null(title);
-	f->evidence = xstrdup_or_null(evidence);
-	f->fix = xstrdup_or_null(fix);
-	return f;
 }
 
 void bench_gpu_init(struct bench_gpu *g, int index)
 {
 	memset(g, 0, sizeof(*g));
+	report_init(&g->rep);
 	g->index = index;
 	g->cc_major = g->cc_minor = g->sms = -1;
 	g->clock_mhz = g->mem_clock_mhz = NAN;
@@ -166,13 +138,12 @@ void bench_gpu_release(struct bench_gpu *g)
 	free(g->name);
 	free(g->pci);
 	free(g->cublas);
-	free(g->refused);
 	free(g->refused_msg);
 	free(g->pcie_label);
 	free(g->kb_source);
 	for (int k = 0; k < BENCH_NKINDS; k++)
 		bench_result_release(&g->results[k]);
-	bench_findings_free(g->findings, g->nfindings);
+	report_release(&g->rep);
 	bench_gpu_release_conv(&g->conv);
 	bench_gpu_init(g, -1);
 }
@@ -214,7 +185,6 @@ void bench_run_release(struct bench_run *r)
 	free(r->gpus);
 	bench_cpu_release(&r->cpu);
 	bench_nccl_release(&r->nccl);
-	free(r->refused);
 	free(r->refused_msg);
 	bench_run_init(r);
 }
@@ -226,61 +196,14 @@ struct bench_gpu *bench_run_add_gpu(struct bench_run *r, int index)
 	return &r->gpus[r->ngpus++];
 }
 
-struct bench_finding *bench_nccl_add_finding(struct bench_nccl *n, enum reach reach,
-					     enum cause_id cause, const char *title,
-					     const char *evidence, const char *fix)
-{
-	return nccl_add(n, finding_status(cause, reach), cause, title, evidence, fix);
-}
-
-struct bench_finding *bench_nccl_add_note(struct bench_nccl *n, enum cause_id cause,
-					  const char *title, const char *evidence,
-					  const char *fix)
-{
-	return nccl_add(n, STATUS_OK, cause, title, evidence, fix);
-}
-
-const char *bench_finding_word(const struct bench_finding *f)
+const char *bench_finding_word(const struct finding *f)
 {
 	return f->status == STATUS_FAIL ? "fail" : f->status == STATUS_WARN ? "warn" : "info";
 }
 
-const char *bench_finding_mark(const struct bench_finding *f)
+const char *bench_finding_mark(const struct finding *f)
 {
 	return f->status == STATUS_FAIL ? "FAIL" : f->status == STATUS_WARN ? "WARN" : "note";
-}
-
-static struct bench_finding *gpu_add(struct bench_gpu *g, enum status st,
-				     enum cause_id cause, const char *result,
-				     const char *title, const char *evidence,
-				     const char *fix)
-{
-	struct bench_finding *f;
-
-	XGROW(g->findings, g->nfindings, g->findings_cap);
-	f = &g->findings[g->nfindings++];
-	f->status = st;
-	f->cause = cause;
-	f->result = result;
-	f->title = xstrdup_or_null(title);
-	f->evidence = xstrdup_or_null(evidence);
-	f->fix = xstrdup_or_null(fix);
-	return f;
-}
-
-struct bench_finding *bench_gpu_add_finding(struct bench_gpu *g, enum reach reach,
-					    enum cause_id cause, const char *result,
-					    const char *title, const char *evidence,
-					    const char *fix)
-{
-	return gpu_add(g, finding_status(cause, reach), cause, result, title, evidence, fix);
-}
-
-struct bench_finding *bench_gpu_add_note(struct bench_gpu *g, enum cause_id cause,
-					 const char *result, const char *title,
-					 const char *evidence, const char *fix)
-{
-	return gpu_add(g, STATUS_OK, cause, result, title, evidence, fix);
 }
 
 static int bench_cmp_double(const void *a, const void *b)

@@ -401,10 +401,7 @@ int bench_nccl_measure(const struct bench_nccl_opts *o)
 		}
 	}
 	nc_cleanup(&g);
-	if (g.refusal.cause[0]) {
-		kv_emit("nccl.refuse", "%s", g.refusal.cause);
-		kv_emit("nccl.refuse.message", "%s", g.refusal.msg);
-	}
+	bench_refusal_emit(&g.refusal, "nccl.refuse");
 	kv_emit("nccl.seconds", "%.3f", child_now() - start);
 	return 0;
 }

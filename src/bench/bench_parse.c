@@ -1,6 +1,7 @@
 /* bench_parse.c - child output into the bench model; see bench_parse.h. */
 #include "bench/bench_parse.h"
 #include "bench/bench_pcie.h"
+#include "bench/bench_refusal.h"
 #include "core/xalloc.h"
 
 #include <math.h>
@@ -39,12 +40,9 @@ void bench_parse_gpu(const struct kvlist *kv, struct bench_gpu *g)
 	g->mem_free = kv_get_ll(kv, "mem_free", -1);
 	bench_set(&g->cublas, kv_get(kv, "cublas"));
 	g->cublas_version = (int)kv_get_ll(kv, "cublas_version", -1);
-	bench_set(&g->refused, kv_get(kv, "refuse"));
-	bench_set(&g->refused_msg, kv_get(kv, "refuse.message"));
-	/* The child names its cause by id; only catalogue ids pass to the
-	 * report (a child that loaded a foreign library is not trusted). */
-	if (g->refused && cause_from_id(g->refused) == CAUSE_NONE)
-		bench_set(&g->refused, cause_id_str(CAUSE_GPU_COMPUTE_FAILED));
+	/* A child that loaded a foreign library is not trusted: its refusal
+	 * is a strict record, and one that does not parse counts. */
+	bench_refusal_read(kv, "refuse", CAUSE_GPU_COMPUTE_FAILED, &g->refused, &g->refused_msg, &g->bad_records);
 	g->link.load_gts = bench_get_pos(kv, "link.load_gts");
 	g->link.load_width = (int)kv_get_ll(kv, "link.load_width", -1);
 	g->seconds = bench_get_pos(kv, "seconds");

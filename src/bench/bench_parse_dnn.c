@@ -2,6 +2,7 @@
 #include "bench/bench_coll.h"
 #include "bench/bench_ncclinfo.h"
 #include "bench/bench_parse.h"
+#include "bench/bench_refusal.h"
 #include "core/xalloc.h"
 
 #include <math.h>
@@ -34,14 +35,14 @@ static double bp_pos(const char *s)
 void bench_parse_conv(const struct kvlist *kv, struct bench_conv *c)
 {
 	const char *s;
+	char key[96];
 
 	c->ran = 1;
 	bp_set(&c->cudnn, kv_get(kv, "conv.cudnn"));
 	c->cudnn_version = (long)kv_get_ll(kv, "conv.cudnn_version", -1);
 	bp_set(&c->shape, kv_get(kv, "conv.shape"));
 	c->flops = bp_pos(kv_get(kv, "conv.flops"));
-	bp_set(&c->refused, kv_get(kv, "conv.refuse"));
-	bp_set(&c->refused_msg, kv_get(kv, "conv.refuse.message"));
+	bench_refusal_read(kv, "conv.refuse", CAUSE_CUDNN_CALL_FAILED, &c->refused, &c->refused_msg, &c->bad_records);
 	c->seconds = bp_pos(kv_get(kv, "conv.seconds"));
 	for (int d = 0; d < BENCH_CONV_DIRS; d++)
 		for (int p = 0; p < BENCH_CONV_PRECS; p++) {
@@ -60,8 +61,8 @@ void bench_parse_conv(const struct kvlist *kv, struct bench_conv *c)
 			if ((s = kv_getf(kv, "conv.%s.%s.verified", dir_names[d], pn)))
 				r->verified = atoi(s) ? 1 : 0;
 			r->max_err = bp_pos(kv_getf(kv, "conv.%s.%s.max_err", dir_names[d], pn));
-			bp_set(&r->error, kv_getf(kv, "conv.%s.%s.error", dir_names[d], pn));
-			bp_set(&r->cause, kv_getf(kv, "conv.%s.%s.cause", dir_names[d], pn));
+			snprintf(key, sizeof(key), "conv.%s.%s.refuse", dir_names[d], pn);
+			bench_refusal_read(kv, key, CAUSE_CUDNN_CALL_FAILED, &r->cause, &r->error, &c->bad_records);
 		}
 }
 
@@ -127,8 +128,7 @@ void bench_parse_nccl(const struct kvlist *kv, const char *log, size_t loglen, s
 	n->version_code = (int)kv_get_ll(kv, "nccl.version_code", -1);
 	n->gpus = (int)kv_get_ll(kv, "nccl.gpus", -1);
 	bp_set(&n->skipped, kv_get(kv, "nccl.skipped"));
-	bp_set(&n->refused, kv_get(kv, "nccl.refuse"));
-	bp_set(&n->refused_msg, kv_get(kv, "nccl.refuse.message"));
+	bench_refusal_read(kv, "nccl.refuse", CAUSE_NCCL_CALL_FAILED, &n->refused, &n->refused_msg, &n->bad_records);
 	n->verified = (int)kv_get_ll(kv, "nccl.verified", -1);
 	n->seconds = bp_pos(kv_get(kv, "nccl.seconds"));
 	for (int c = 0; c < BENCH_NCCL_COLLS; c++)

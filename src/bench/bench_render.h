@@ -27,5 +27,8 @@ void bench_render_text_cpu_conv(const struct bench_run *r, struct buf *out);
 struct json;
 void bench_render_json_conv(struct json *j, const struct bench_conv *c);
 void bench_render_json_nccl(struct json *j, const struct bench_nccl *n);
+/* One finding of a GPU (with_result: its "result", the finding's id) or of NCCL. */
+void bench_render_json_finding(struct json *j, const struct finding *f, int with_result);
+void bench_render_text_finding(const struct finding *f, struct buf *out);
 
 #endif

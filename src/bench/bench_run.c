@@ -16,6 +16,7 @@
 #include "probes/probe_in.h"
 #include "python/pyenv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,9 +182,9 @@ void bench_argv_free(char **argv)
 
 /* A refusal no other GPU can escape (no driver library, no GPU, cuInit
  * failed): CF_STOPS_BENCH in knowledge/cause_policy.def. */
-static int bench_is_whole_run_refusal(const char *cause)
+static int bench_is_whole_run_refusal(enum cause_id cause)
 {
-	return (cause_flags(cause_from_id(cause)) & CF_STOPS_BENCH) != 0;
+	return (cause_flags(cause) & CF_STOPS_BENCH) != 0;
 }
 
 /* The GPU's PCI ids and link from sysfs; its datasheet row from the kb. */
@@ -220,9 +221,8 @@ static void bench_child_failed(struct bench_gpu *g, const struct child_result *r
 	struct buf d = BUF_INIT;
 
 	child_outcome_describe(r, &d);
-	free(g->refused);
 	free(g->refused_msg);
-	g->refused = xstrdup("gpu-compute-failed");
+	g->refused = CAUSE_GPU_COMPUTE_FAILED;
 	buf_rtrim(&((struct child_result *)r)->err);
 	g->refused_msg = xasprintf("the isolated %s child %s%s%.300s", what, d.s,
 				   r->err.len ? "; its stderr: " : "", r->err.len ? r->err.s : "");
@@ -230,16 +230,15 @@ static void bench_child_failed(struct bench_gpu *g, const struct child_result *r
 }
 
 /* A child that died: the outcome as a cause of the layer, and a message. */
-static void bench_child_death(const struct child_result *r, const char *what, const char *hang_cause,
-			      const char *fail_cause, char **cause, char **msg)
+static void bench_child_death(const struct child_result *r, const char *what, enum cause_id hang_cause,
+			      enum cause_id fail_cause, enum cause_id *cause, char **msg)
 {
 	struct buf d = BUF_INIT;
 
 	child_outcome_describe(r, &d);
 	buf_rtrim(&((struct child_result *)r)->err);
-	free(*cause);
 	free(*msg);
-	*cause = xstrdup(r->outcome == CHILD_TIMEOUT ? hang_cause : fail_cause);
+	*cause = r->outcome == CHILD_TIMEOUT ? hang_cause : fail_cause;
 	/* The last of stderr: NCCL's log ends with what it was doing. */
 	*msg = xasprintf("the isolated %s child %s%s%.300s", what, d.s, r->err.len ? "; the end of its stderr: " : "",
 			 r->err.len > 300 ? r->err.s + r->err.len - 300 : r->err.len ? r->err.s : "");
@@ -274,12 +273,12 @@ static void bench_run_conv(const struct gd_ctx *ctx, const struct bench_opts *o,
 	argv[n] = NULL;
 	g->conv.ran = 1;
 	if (child_run_argv(argv, envp, timeout, &r, &e) < 0) {
-		g->conv.refused = xstrdup("cudnn-call-failed");
+		g->conv.refused = CAUSE_CUDNN_CALL_FAILED;
 		g->conv.refused_msg = xasprintf("cannot start the cuDNN child: %s", e.msg);
 	} else {
 		bench_parse_conv(&r.kv, &g->conv);
 		if (r.outcome != CHILD_OK)
-			bench_child_death(&r, "cuDNN", "cudnn-hang", "cudnn-call-failed", &g->conv.refused,
+			bench_child_death(&r, "cuDNN", CAUSE_CUDNN_HANG, CAUSE_CUDNN_CALL_FAILED, &g->conv.refused,
 					  &g->conv.refused_msg);
 	}
 	child_result_release(&r);
@@ -306,16 +305,21 @@ static void bench_run_nccl(const struct gd_ctx *ctx, const struct bench_opts *o,
 	argv[n] = NULL;
 	run->nccl.ran = 1;
 	if (child_run_argv(argv, envp, bench_child_timeout(ctx, o->quick), &r, &e) < 0) {
-		run->nccl.refused = xstrdup("nccl-call-failed");
+		run->nccl.refused = CAUSE_NCCL_CALL_FAILED;
 		run->nccl.refused_msg = xasprintf("cannot start the NCCL child: %s", e.msg);
 	} else {
 		bench_parse_nccl(&r.kv, r.err.s, r.err.len, &run->nccl);
 		if (r.outcome != CHILD_OK)
-			bench_child_death(&r, "NCCL", "nccl-hang", "nccl-call-failed", &run->nccl.refused,
+			bench_child_death(&r, "NCCL", CAUSE_NCCL_HANG, CAUSE_NCCL_CALL_FAILED, &run->nccl.refused,
 					  &run->nccl.refused_msg);
 	}
 	bench_ceilings_nccl(&run->nccl, run->gpus, run->ngpus);
-	bench_judge_nccl(&run->nccl);
+	{
+		struct bench_judge_at at = { .run = BENCH_JUDGE_FULL, .id = "nccl", .gpu = -1, .gpus = -1,
+					     .checked = -1, .run_ms = NAN, .child_s = NAN };
+
+		bench_judge_nccl(&run->nccl, &at, &run->nccl.rep);
+	}
 	child_result_release(&r);
 }
 
@@ -344,16 +348,16 @@ static int bench_run_gpu(const struct gd_ctx *ctx, const struct bench_opts *o, c
 		argv[n++] = extra->v[i];
 	argv[n] = NULL;
 	if (child_run_argv(argv, envp, bench_child_timeout(ctx, o->quick), &r, &e) < 0) {
-		g->refused = xstrdup("gpu-compute-failed");
+		g->refused = CAUSE_GPU_COMPUTE_FAILED;
 		g->refused_msg = xasprintf("cannot start the bench child: %s", e.msg);
 		child_result_release(&r);
 		return -1;
 	}
 	bench_parse_gpu(&r.kv, g);
 	*count = (int)kv_get_ll(&r.kv, "gpu.count", -1);
-	if (r.outcome != CHILD_OK && !g->refused)
+	if (r.outcome != CHILD_OK && g->refused == CAUSE_NONE)
 		bench_child_failed(g, &r, "GPU");
-	if (!g->refused && !o->no_conv)
+	if (g->refused == CAUSE_NONE && !o->no_conv)
 		bench_run_conv(ctx, o, envp, g, bench_child_timeout(ctx, o->quick));
 	bench_fill_static(ctx, kb, g);
 	bench_ceilings_conv(g);
@@ -411,7 +415,7 @@ void bench_run_all(const struct gd_ctx *ctx, const struct bench_opts *o, struct 
 	if (bench_run_gpu(ctx, o, kb, &gpu_extra, envp, o->gpu >= 0 ? o->gpu : 0, run, &count) == 0 &&
 	    bench_is_whole_run_refusal(run->gpus[0].refused)) {
 		/* No usable GPU at all: say so once, measure nothing else. */
-		run->refused = xstrdup(run->gpus[0].refused);
+		run->refused = run->gpus[0].refused;
 		run->refused_msg = xstrdup_or_null(run->gpus[0].refused_msg);
 	} else {
 		for (int i = 1; o->gpu < 0 && i < count; i++)

@@ -25,8 +25,8 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 	if (g->sms > 0)
 		buf_printf(out, ", %d SMs", g->sms);
 	buf_puts(out, g->pci ? "]\n" : "\n");
-	if (g->refused) {
-		buf_printf(out, "  not measured (%s): %s\n", g->refused, g->refused_msg ? tesc(g->refused_msg) : "");
+	if (g->refused != CAUSE_NONE) {
+		buf_printf(out, "  not measured (%s): %s\n", cause_id_str(g->refused), g->refused_msg ? tesc(g->refused_msg) : "");
 		if (!g->results[0].measured)
 			return;
 	}
@@ -67,24 +67,17 @@ static void bench_text_gpu(const struct bench_gpu *g, struct buf *out)
 		buf_puts(out, "\n");
 	}
 	bench_render_text_conv(g, out);
-	if (g->nfindings)
+	if (g->rep.n)
 		buf_puts(out, "\n");
-	for (size_t i = 0; i < g->nfindings; i++) {
-		const struct bench_finding *f = &g->findings[i];
-
-		buf_printf(out, "  %s  %s  [%s]\n", bench_finding_mark(f), tesc(f->title), cause_id_str(f->cause));
-		if (f->evidence)
-			buf_printf(out, "        evidence: %s\n", tesc(f->evidence));
-		if (f->fix)
-			buf_printf(out, "        fix: %s\n", tesc(f->fix));
-	}
+	for (size_t i = 0; i < g->rep.n; i++)
+		bench_render_text_finding(&g->rep.findings[i], out);
 	buf_puts(out, "\n");
 }
 
 void bench_render_text(const struct bench_run *r, struct buf *out)
 {
-	if (r->refused) {
-		buf_printf(out, "gpudoctor bench: nothing measured (%s): %s\n", r->refused,
+	if (r->refused != CAUSE_NONE) {
+		buf_printf(out, "gpudoctor bench: nothing measured (%s): %s\n", cause_id_str(r->refused),
 			   r->refused_msg ? tesc(r->refused_msg) : "");
 		return;
 	}

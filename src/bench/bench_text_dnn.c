@@ -38,8 +38,8 @@ void bench_render_text_conv(const struct bench_gpu *g, struct buf *out)
 	if (c->shape)
 		buf_printf(out, ": conv %s, NHWC, %.1f GFLOP per pass", tesc(c->shape), c->flops / 1e9);
 	buf_puts(out, "\n");
-	if (c->refused) {
-		buf_printf(out, "  not measured (%s): ", tesc(c->refused));
+	if (c->refused != CAUSE_NONE) {
+		buf_printf(out, "  not measured (%s): ", cause_id_str(c->refused));
 		termesc_buf(out, c->refused_msg);
 		buf_puts(out, "\n");
 	}
@@ -111,8 +111,8 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 	}
 	if (n->ceiling_source)
 		buf_printf(out, "  link ceiling: %.1f GB/s per GPU and direction, %s\n", n->ceiling_gbs, n->ceiling_source);
-	if (n->refused) {
-		buf_printf(out, "  not measured (%s): ", tesc(n->refused));
+	if (n->refused != CAUSE_NONE) {
+		buf_printf(out, "  not measured (%s): ", cause_id_str(n->refused));
 		termesc_buf(out, n->refused_msg);
 		buf_puts(out, "\n");
 	}
@@ -159,17 +159,8 @@ void bench_render_text_nccl(const struct bench_run *r, struct buf *out)
 		if (n->verified == 1)
 			buf_puts(out, "  all-reduce sums verified\n");
 	}
-	for (size_t i = 0; i < n->nfindings; i++) {
-		const struct bench_finding *f = &n->findings[i];
-		buf_printf(out, "  %s  %s  [%s]\n", bench_finding_mark(f), tesc(f->title), cause_id_str(f->cause));
-		if (f->evidence) {
-			buf_puts(out, "        evidence: ");
-			termesc_buf(out, f->evidence);
-			buf_puts(out, "\n");
-		}
-		if (f->fix)
-			buf_printf(out, "        fix: %s\n", tesc(f->fix));
-	}
+	for (size_t i = 0; i < n->rep.n; i++)
+		bench_render_text_finding(&n->rep.findings[i], out);
 	buf_puts(out, "busbw follows nccl-tests: algbw x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather and reduce-scatter.\n\n");
 }
 
@@ -183,4 +174,22 @@ void bench_render_text_cpu_conv(const struct bench_run *r, struct buf *out)
 		   c->impl ? c->impl : "?", c->conv_gflops, c->conv_verified == 0 ? " WRONG RESULTS" : "");
 	if (!isnan(c->conv_speedup))
 		buf_printf(out, "GPU cuDNN FP32 forward vs CPU, the same layer: %.0fx faster\n", c->conv_speedup);
+}
+
+void bench_render_text_finding(const struct finding *f, struct buf *out)
+{
+	buf_printf(out, "  %s  ", bench_finding_mark(f));
+	termesc_buf(out, f->title);
+	buf_printf(out, "  [%s]\n", cause_id_str(f->cause) ? cause_id_str(f->cause) : "-");
+	for (size_t k = 0; k < f->nevidence; k++) {
+		buf_puts(out, k ? "; " : "        evidence: ");
+		termesc_buf(out, f->evidence[k]);
+	}
+	if (f->nevidence)
+		buf_puts(out, "\n");
+	if (f->fix) {
+		buf_puts(out, "        fix: ");
+		termesc_buf(out, f->fix);
+		buf_puts(out, "\n");
+	}
 }

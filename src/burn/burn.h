@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+#include "knowledge/causes.h"
 
 struct gd_ctx;
 struct report;
@@ -69,7 +70,11 @@ struct burn_gpu {
 	struct burn_tick *ticks;
 	size_t nticks, cap;
 	/* from the child's lines */
-	char refuse[48], refuse_msg[512];
+	/* a refusal: one report/finding_record.h record on the wire
+	 * (bench/bench_refusal.h); CAUSE_NONE when it ran */
+	enum cause_id refuse;
+	char refuse_msg[512];
+	int bad_records;	/* refusal records that did not parse */
 	char sdc[5][256];
 	size_t nsdc;
 	char membad[5][256];

@@ -24,6 +24,7 @@
  * tick, with the totals: the parent sends it on Ctrl-C.
  */
 #include "bench/bench_cuda.h"
+#include "bench/bench_refusal.h"
 #include "burn/burn.h"
 #include "burn/burn_ptx.h"
 #include "core/child.h"
@@ -80,16 +81,14 @@ static int burn_refuse(struct bc *b, enum cause_id cause, const char *fmt, ...)
 
 static int burn_refuse(struct bc *b, enum cause_id cause, const char *fmt, ...)
 {
-	char msg[512];
+	struct bench_refusal r = { .cause = cause };
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(r.msg, sizeof(r.msg), fmt, ap);
 	va_end(ap);
-	if (!b->refused) {
-		kv_emit("refuse", "%s", cause_id_str(cause));
-		kv_emit("refuse_msg", "%s", msg);
-	}
+	if (!b->refused)
+		bench_refusal_emit(&r, "refuse");	/* the one wire format */
 	b->refused = 1;
 	return -1;
 }

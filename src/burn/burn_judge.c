@@ -131,33 +131,33 @@ static void burn_totals(struct burn_gpu *g)
 static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g, double median,
 			   double margin, struct report *rep)
 {
-	char id[64];
+	char id[64], idx[16];
 	struct finding *f;
 	double first = burn_first_tflops(g), last = burn_sustained_tflops(g);
 	long long ecc0 = -1, ecc1 = -1, remap = 0, procs = 0;
 	int bad = 0;
 
 #define ID(what) (snprintf(id, sizeof(id), "burn.gpu%d.%s", g->index, what), id)
-	if (g->refuse[0] && g->nticks) {
+	/* Fixes are argument words (report.h): the GPU's index goes in as one. */
+	snprintf(idx, sizeof(idx), "%d", g->index);
+	if (g->refuse != CAUSE_NONE && g->nticks) {
 		/* stopped under load (a CUDA call failed mid-run): what the run
 		 * found before still counts, judged below */
-		enum cause_id c = cause_from_id(g->refuse);
-
-		f = report_add(rep, LAYER_HARDWARE, ID("stopped"), c == CAUSE_NONE ? CAUSE_GPU_COMPUTE_FAILED : c,
+		f = report_add(rep, LAYER_HARDWARE, ID("stopped"), g->refuse,
 			       REACH_WORK, "GPU %d stopped under load after %zu ticks: %s", g->index, g->nticks,
 			       g->refuse_msg);
 		finding_evidence(f, "%s", g->refuse_msg);
-		finding_fix(f, "journalctl -k | gpudoctor explain -");
+		finding_fix(f, "journalctl -k | gpudoctor explain -");	/* no machine value */
 		bad = 1;
-	} else if (g->refuse[0]) {
-		enum cause_id c = cause_from_id(g->refuse);
+	} else if (g->refuse != CAUSE_NONE) {
+		enum cause_id c = g->refuse;
 
-		f = report_add(rep, LAYER_HARDWARE, ID("refused"), c == CAUSE_NONE ? CAUSE_GPU_COMPUTE_FAILED : c,
+		f = report_add(rep, LAYER_HARDWARE, ID("refused"), c,
 			       REACH_WORK, "GPU %d was not burned: %s", g->index, g->refuse_msg);
 		finding_evidence(f, "%s", g->refuse_msg);
 		if (c == CAUSE_GPU_MEMORY_HELD)
-			finding_fix(f, "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv -i %d",
-				    g->index);
+			finding_fix_cmd(f, "nvidia-smi", "--query-compute-apps=pid,process_name,used_memory",
+					"--format=csv", "-i", idx, NULL);
 		return;
 	}
 	if (g->hung || g->death[0]) {
@@ -165,7 +165,8 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			       : CAUSE_GPU_COMPUTE_FAILED, REACH_WORK,
 			       "GPU %d's burn child %s", g->index, g->death);
 		finding_evidence(f, "after %zu ticks (%.0f s of load): %s", g->nticks, burn_last_t(g), g->death);
-		finding_fix(f, "nvidia-smi -q -i %d; journalctl -k | gpudoctor explain -", g->index);
+		finding_fix_cmd(f, "nvidia-smi", "-q", "-i", idx, NULL);
+		finding_fix_note(f, "then journalctl -k | gpudoctor explain - names what the driver logged");
 		bad = 1;
 	}
 	if (g->bad_gemms || g->copy_bad) {
@@ -176,8 +177,8 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			finding_evidence(f, "%s", g->sdc[i]);
 		if (g->copy_bad)
 			finding_evidence(f, "%llu host-device round trips of 64 MiB came back different", g->copy_bad);
-		finding_fix(f, "take GPU %d out of service and ask the vendor for an RMA with this report; "
-			    "rerun gpudoctor burn --gpu %d to see whether it repeats", g->index, g->index);
+		finding_fix_cmd(f, "gpudoctor", "burn", "--gpu", idx, NULL);
+		finding_fix_note(f, "to see whether it repeats; take the GPU out of service and ask the vendor for an RMA with this report");
 		bad = 1;
 	}
 	if (g->mem_bad) {
@@ -186,8 +187,8 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			       g->index, g->mem_bad, g->mem_passes);
 		for (size_t i = 0; i < g->nmembad; i++)
 			finding_evidence(f, "%s", g->membad[i]);
-		finding_fix(f, "nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT -i %d; reset the GPU when idle "
-			    "(nvidia-smi -r -i %d) and burn again; bad words that stay mean RMA", g->index, g->index);
+		finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "ROW_REMAPPER,PAGE_RETIREMENT", "-i", idx, NULL);
+		finding_fix_note(f, "reset the GPU when idle (nvidia-smi -r with the same -i) and burn again; bad words that stay mean RMA");
 		bad = 1;
 	}
 	for (size_t i = 0; i < g->nticks; i++) {
@@ -210,7 +211,7 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			finding_evidence(f, "volatile uncorrectable ECC errors went from %lld to %lld", ecc0, ecc1);
 		if (remap)
 			finding_evidence(f, "a row remapping became pending (a GPU reset applies it)");
-		finding_fix(f, "nvidia-smi -q -d ECC,ROW_REMAPPER -i %d", g->index);
+		finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER", "-i", idx, NULL);
 		bad = 1;
 	}
 	{
@@ -232,8 +233,8 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 				       seen & GD_REASON_HW_POWER_BRAKE ? "power brake " : "", "");
 			finding_evidence(f, "clock event reasons 0x%llx in %.0f %% of the NVML samples; lowest SM clock %lld MHz",
 					 seen, hard * 100, min_mhz);
-			finding_fix(f, "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i %d (check the airflow, "
-				    "the fans and the power supply)", g->index);
+			finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PERFORMANCE,TEMPERATURE,POWER", "-i", idx, NULL);
+			finding_fix_note(f, "check the airflow, the fans and the power supply");
 		}
 	}
 	if (!isnan(first) && !isnan(last) && first > 0 && last < first * (1.0 - BURN_DROP)) {
@@ -242,7 +243,8 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			       g->index, last, first, (1.0 - last / first) * 100);
 		finding_evidence(f, "bf16 GEMM throughput, mean of the ticks of the first and of the last %s",
 				 burn_last_t(g) >= 180 ? "minute" : "third of the run");
-		finding_fix(f, "nvidia-smi -q -d PERFORMANCE -i %d while the load runs (clock event reasons)", g->index);
+		finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PERFORMANCE", "-i", idx, NULL);
+		finding_fix_note(f, "while the load runs: the clock event reasons");
 	}
 	if (run->ngpus > 1 && !isnan(median) && !isnan(last) && last < median * (1.0 - margin)) {
 		f = report_add(rep, LAYER_HARDWARE, ID("slowest"), CAUSE_GPU_SLOWEST_IN_NODE, REACH_WORK,
@@ -250,8 +252,8 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			       g->index, last, median);
 		finding_evidence(f, "%.0f %% below the median (margin %.0f %%)", (1.0 - last / median) * 100,
 				 margin * 100);
-		finding_fix(f, "nvidia-smi -q -d PERFORMANCE,CLOCK -i %d; compare its clocks and power with its neighbours",
-			    g->index);
+		finding_fix_cmd(f, "nvidia-smi", "-q", "-d", "PERFORMANCE,CLOCK", "-i", idx, NULL);
+		finding_fix_note(f, "compare its clocks and power with its neighbours");
 	}
 	if (procs > 0) {
 		f = report_add(rep, LAYER_DRIVER, ID("contended"), CAUSE_GPU_CONTENDED_DURING_BURN, REACH_WORK,
@@ -259,8 +261,8 @@ static void burn_judge_gpu(const struct burn_run *run, const struct burn_gpu *g,
 			       g->index);
 		finding_evidence(f, "NVML listed %lld compute process%s on the GPU besides the burn's own", procs,
 				 procs == 1 ? "" : "es");
-		finding_fix(f, "nvidia-smi --query-compute-apps=pid,process_name --format=csv -i %d; "
-			    "burn a node with no jobs on it", g->index);
+		finding_fix_cmd(f, "nvidia-smi", "--query-compute-apps=pid,process_name", "--format=csv", "-i", idx, NULL);
+		finding_fix_note(f, "burn a node with no jobs on it");
 	}
 	if (!bad && g->gemms)
 		report_ok(rep, LAYER_HARDWARE, ID("ok"), "GPU %d: %llu products, %llu memory passes, all verified%s",

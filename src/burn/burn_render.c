@@ -70,7 +70,7 @@ void burn_render_text(const struct burn_run *run, const struct report *rep, int 
 			buf_puts(out, ")");
 		}
 		buf_puts(out, "\n");
-		if (g->refuse[0] || !g->nticks) {
+		if (g->refuse != CAUSE_NONE || !g->nticks) {
 			buf_puts(out, "    not loaded\n");
 			continue;
 		}
@@ -143,7 +143,8 @@ void burn_render_json(const struct burn_run *run, const struct report *rep, stru
 		json_int(&j, "index", g->index);
 		json_str(&j, "name", g->name[0] ? g->name : NULL);
 		json_str(&j, "pci_bus_id", g->pci[0] ? g->pci : NULL);
-		json_str(&j, "refused", g->refuse[0] ? g->refuse : NULL);
+		json_str(&j, "refused", cause_id_str(g->refuse));	/* NULL: it ran */
+		json_int(&j, "bad_records", g->bad_records);
 		json_str(&j, "ended", g->death[0] ? g->death : NULL);
 		json_num(&j, "tflops_first", burn_first_tflops(g));
 		json_num(&j, "tflops_sustained", burn_sustained_tflops(g));

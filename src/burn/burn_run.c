@@ -9,6 +9,7 @@
  * print their totals: the run stops within seconds with a partial verdict.
  */
 #include "burn/burn.h"
+#include "bench/bench_refusal.h"
 #include "bench/bench_run.h"
 #include "core/child.h"
 #include "core/ctx.h"
@@ -130,10 +131,16 @@ void burn_parse_line(struct burn_gpu *g, const char *line)
 		burn_copy(g->name, sizeof(g->name), v);
 	else if (!strcmp(key, "pci"))
 		burn_copy(g->pci, sizeof(g->pci), v);
-	else if (!strcmp(key, "refuse"))
-		burn_copy(g->refuse, sizeof(g->refuse), v);
-	else if (!strcmp(key, "refuse_msg"))
-		burn_copy(g->refuse_msg, sizeof(g->refuse_msg), v);
+	else if (!strcmp(key, "refuse")) {
+		/* strict: an id outside the catalogue, or no record at all,
+		 * is counted and stands as a failed compute */
+		struct bench_refusal r;
+
+		if (bench_refusal_parse(v, CAUSE_GPU_COMPUTE_FAILED, &r) < 0)
+			g->bad_records++;
+		g->refuse = r.cause;
+		burn_copy(g->refuse_msg, sizeof(g->refuse_msg), r.msg);
+	}
 	else if (!strcmp(key, "sdc") && g->nsdc < 5)
 		burn_copy(g->sdc[g->nsdc++], sizeof(g->sdc[0]), v);
 	else if (!strcmp(key, "membad") && g->nmembad < 5)
@@ -265,7 +272,7 @@ static void burn_progress(int fd, const struct burn_run *run, double elapsed)
 		const struct burn_gpu *g = &run->gpus[i];
 		const struct burn_tick *t = g->nticks ? &g->ticks[g->nticks - 1] : NULL;
 
-		if (g->refuse[0])
+		if (g->refuse != CAUSE_NONE)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  GPU%d refused", g->index);
 		else if (!t)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "  GPU%d starting", g->index);

@@ -170,8 +170,8 @@ int cmd_bench(int argc, char **argv, const struct gd_ctx *ctx)
 	else
 		bench_render_text(&run, &out);
 	fputs(out.s, stdout);
-	if (run.refused)
-		fprintf(stderr, "gpudoctor bench: %s\n", tesc(run.refused_msg ? run.refused_msg : run.refused));
+	if (run.refused != CAUSE_NONE)
+		fprintf(stderr, "gpudoctor bench: %s\n", run.refused_msg ? tesc(run.refused_msg) : cause_id_str(run.refused));
 	ret = strcmp(bench_run_status(&run), "refused") && strcmp(bench_run_status(&run), "fail") ? 0 : 1;
 	buf_release(&out);
 	bench_run_release(&run);

@@ -169,7 +169,7 @@ int cmd_burn(int argc, char **argv, const struct gd_ctx *ctx)
 	 * in check, where nothing is running yet). */
 	ret = rep.status == STATUS_FAIL ? 1 : 0;
 	for (size_t i = 0; i < run.ngpus; i++)
-		if (run.gpus[i].refuse[0] || !run.gpus[i].gemms)
+		if (run.gpus[i].refuse != CAUSE_NONE || !run.gpus[i].gemms)
 			ret = 1;
 out:
 	if (o.progress_fd >= 0)

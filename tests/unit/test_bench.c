@@ -108,8 +108,8 @@ static void fill_healthy(struct bench_gpu *g)
 
 static int has_cause(const struct bench_gpu *g, const char *cause)
 {
-	for (size_t i = 0; i < g->nfindings; i++)
-		if (!strcmp(cause_id_str(g->findings[i].cause), cause))
+	for (size_t i = 0; i < g->rep.n; i++)
+		if (!strcmp(cause_id_str(g->rep.findings[i].cause), cause))
 			return 1;
 	return 0;
 }
@@ -181,8 +181,8 @@ static void test_judge_healthy(void)
 	CHECK(!has_cause(&g, "bench-below-peak"));
 	CHECK(!has_cause(&g, "gpu-compute-failed"));
 	CHECK(has_cause(&g, "pageable-copies-slow"));	/* 20 of 55: info */
-	for (size_t i = 0; i < g.nfindings; i++)
-		CHECK(g.findings[i].status == STATUS_OK && g.findings[i].evidence && g.findings[i].fix);
+	for (size_t i = 0; i < g.rep.n; i++)
+		CHECK(g.rep.findings[i].status == STATUS_OK && g.rep.findings[i].nevidence && g.rep.findings[i].fix);
 	bench_gpu_release(&g);
 }
 
@@ -228,11 +228,11 @@ static void test_judge_low_figures(void)
 	CHECK(has_cause(&g, "bench-below-peak"));
 	CHECK(!has_cause(&g, "pcie-link-degraded"));
 	int n = 0;
-	for (size_t i = 0; i < g.nfindings; i++)
-		if (g.findings[i].cause == CAUSE_BENCH_BELOW_PEAK) {
+	for (size_t i = 0; i < g.rep.n; i++)
+		if (g.rep.findings[i].cause == CAUSE_BENCH_BELOW_PEAK) {
 			n++;
-			CHECK(g.findings[i].status == STATUS_WARN);
-			CHECK(strstr(g.findings[i].evidence, "clocks") || strstr(g.findings[i].evidence, "IOMMU"));
+			CHECK(g.rep.findings[i].status == STATUS_WARN);
+			CHECK(strstr(g.rep.findings[i].evidence[0], "clocks") || strstr(g.rep.findings[i].evidence[0], "IOMMU"));
 		}
 	CHECK_INT(n, 3);
 	bench_gpu_release(&g);
@@ -248,14 +248,14 @@ static void test_judge_causes_mig_and_other_process(void)
 	g.results[BENCH_GEMM_FP16].value = 100;
 	bench_ceilings_fill(&g, &h200);
 	bench_judge_gpu(&g);
-	CHECK(g.nfindings > 0 && strstr(g.findings[g.nfindings - 1].evidence, "MIG slice"));
+	CHECK(g.rep.n > 0 && strstr(g.rep.findings[g.rep.n - 1].evidence[0], "MIG slice"));
 	bench_gpu_release(&g);
 	fill_healthy(&g);
 	g.mem_free = g.mem_total / 2;
 	g.results[BENCH_GEMM_FP16].value = 100;
 	bench_ceilings_fill(&g, &h200);
 	bench_judge_gpu(&g);
-	CHECK(g.nfindings > 0 && strstr(g.findings[g.nfindings - 1].evidence, "another process"));
+	CHECK(g.rep.n > 0 && strstr(g.rep.findings[g.rep.n - 1].evidence[0], "another process"));
 	bench_gpu_release(&g);
 }
 

@@ -8,8 +8,11 @@
 #include "bench/bench_judge.h"
 #include "bench/bench_ncclinfo.h"
 #include "bench/bench_parse.h"
+#include "bench/bench_refusal.h"
 #include "bench/bench_sgemm.h"
+#include "core/buf.h"
 #include "core/kv.h"
+#include "report/finding_record.h"
 #include "tap.h"
 
 #include <math.h>
@@ -361,7 +364,7 @@ static void test_parse_conv_and_nccl(void)
 		"conv.cudnn=/usr/lib/libcudnn.so.9\nconv.cudnn_version=91400\n"
 		"conv.shape=N=32 C=256 H=56 W=56 K=256 R=3 S=3 pad=1 stride=1\nconv.flops=118380036096\n"
 		"conv.fwd.fp16.value=740.5\nconv.fwd.fp16.ms=0.16\nconv.fwd.fp16.algo=1\nconv.fwd.fp16.verified=1\n"
-		"conv.fwd.fp16.max_err=1e-4\nconv.bwd_filter.bf16.error=no algorithm ran\nconv.bwd_filter.bf16.cause=cudnn-call-failed\n"
+		"conv.fwd.fp16.max_err=1e-4\nconv.bwd_filter.bf16.refuse=cause=cudnn-call-failed status=fail layer=libraries title=no algorithm ran\n"
 		"conv.bwd_data.fp32.value=300\nconv.bwd_data.fp32.verified=0\nconv.bwd_data.fp32.max_err=0.5\nend\n";
 	static const char nout[] =
 		"nccl.library=/usr/lib/libnccl.so.2\nnccl.version_code=22809\nnccl.gpus=2\nnccl.verified=1\n"
@@ -380,20 +383,22 @@ static void test_parse_conv_and_nccl(void)
 	CHECK(NEAR(g.conv.r[0][1].value, 740.5, 1e-9));
 	CHECK_INT(g.conv.r[0][1].verified, 1);
 	CHECK(!g.conv.r[2][2].measured);
-	CHECK_STR(g.conv.r[2][2].cause, "cudnn-call-failed");
+	CHECK_INT(g.conv.r[2][2].cause, CAUSE_CUDNN_CALL_FAILED);
+	CHECK_STR(g.conv.r[2][2].error, "no algorithm ran");
+	CHECK_INT(g.conv.bad_records, 0);
 	g.tf32_tflops = 494.7;
 	g.fp16_tflops = 989.4;
 	g.bf16_tflops = 989.4;
 	bench_ceilings_conv(&g);
 	CHECK(NEAR(g.conv.r[0][1].percent, 100.0 * 740.5 / 989.4, 1e-9));
 	CHECK(NEAR(g.conv.r[1][0].ceiling, 494.7, 1e-9));	/* FP32 convolutions run TF32 math */
-	bench_judge_conv(&g);
+	bench_judge_gpu(&g);
 	{
 		int wrong = 0, failed = 0;
 
-		for (size_t i = 0; i < g.nfindings; i++) {
-			wrong += g.findings[i].cause == CAUSE_CUDNN_WRONG_RESULT;
-			failed += g.findings[i].cause == CAUSE_CUDNN_CALL_FAILED;
+		for (size_t i = 0; i < g.rep.n; i++) {
+			wrong += g.rep.findings[i].cause == CAUSE_CUDNN_WRONG_RESULT;
+			failed += g.rep.findings[i].cause == CAUSE_CUDNN_CALL_FAILED;
 		}
 		CHECK_INT(wrong, 1);
 		CHECK_INT(failed, 1);
@@ -418,6 +423,172 @@ static void test_parse_conv_and_nccl(void)
 	bench_gpu_release(&g);
 }
 
+/* A refusal crosses the pipe as one finding record and comes back as the
+ * same enum and message; what does not parse is counted, never passed on. */
+static void test_refusal_wire(void)
+{
+	static const char *const hostile[] = {
+		"cudnn-hang",						/* the old free string */
+		"cause=made-up-id status=fail layer=libraries title=x",	/* not in the catalogue */
+		"cause=cudnn-hang status=dire title=x",			/* unknown status */
+		"cause=cudnn-hang status=fail layer=libraries evil=1 title=x",	/* unknown field */
+		"status=fail title=x",					/* no cause */
+		"cause=cudnn-hang status=fail xid=79 action=reboot title=x",	/* an XID on a cause without one */
+	};
+	struct bench_refusal r;
+	struct kvlist kv = KVLIST_INIT;
+	struct bench_conv c;
+	char line[900];
+
+	memset(&r, 0, sizeof(r));
+	CHECK_INT(bench_refuse(&r, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH, "cudnnConvolutionForward failed on GPU %d with %s", 0,
+			       "CUDNN_STATUS_ARCH_MISMATCH\tmore"), -1);
+	CHECK_INT(bench_refuse(&r, CAUSE_CUDNN_CALL_FAILED, "later"), -1);	/* the first one wins */
+	CHECK_INT(r.cause, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH);
+	/* what bench_refusal_emit() writes, parsed back as the parent does */
+	{
+		struct finding f = { .cause = r.cause, .layer = LAYER_LIBRARIES, .status = STATUS_FAIL, .gpu = -1,
+				     .title = r.msg };
+		struct buf b = BUF_INIT;
+
+		finding_record_write(&b, &f);
+		snprintf(line, sizeof(line), "conv.refuse=%s\nend\n", b.s);
+		buf_release(&b);
+	}
+	kvlist_parse(&kv, line, strlen(line));
+	bench_gpu_init_conv(&c);
+	CHECK_INT(bench_refusal_read(&kv, "conv.refuse", CAUSE_CUDNN_CALL_FAILED, &c.refused, &c.refused_msg,
+				     &c.bad_records), 1);
+	CHECK_INT(c.refused, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH);
+	CHECK_STR(c.refused_msg, "cudnnConvolutionForward failed on GPU 0 with CUDNN_STATUS_ARCH_MISMATCH more");
+	CHECK_INT(c.bad_records, 0);
+	CHECK_INT(bench_refusal_read(&kv, "nccl.refuse", CAUSE_NCCL_CALL_FAILED, &c.refused, &c.refused_msg,
+				     &c.bad_records), 0);
+	kvlist_release(&kv);
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		snprintf(line, sizeof(line), "conv.refuse=%s\nend\n", hostile[i]);
+		kvlist_parse(&kv, line, strlen(line));
+		CHECK_INT(bench_refusal_read(&kv, "conv.refuse", CAUSE_CUDNN_CALL_FAILED, &c.refused, &c.refused_msg,
+					     &c.bad_records), 1);
+		CHECK_INT(c.refused, CAUSE_CUDNN_CALL_FAILED);
+		CHECK(strstr(c.refused_msg, "did not parse") != NULL);
+		kvlist_release(&kv);
+	}
+	CHECK_INT(c.bad_records, (int)(sizeof(hostile) / sizeof(hostile[0])));
+	/* a message (a foreign library's error string) that looks like fields
+	 * stays the title: the cause is the child's, not the message's */
+	{
+		struct bench_refusal in = { .cause = CAUSE_CUDNN_HANG }, out;
+		struct finding f = { .cause = CAUSE_CUDNN_HANG, .layer = LAYER_LIBRARIES, .status = STATUS_FAIL, .gpu = -1,
+				     .title = in.msg };
+		struct buf b = BUF_INIT;
+
+		snprintf(in.msg, sizeof(in.msg), "x cause=gpu-lost status=ok\ncause=nccl-hang");
+		finding_record_write(&b, &f);
+		CHECK_INT(bench_refusal_parse(b.s, CAUSE_CUDNN_CALL_FAILED, &out), 0);
+		CHECK_INT(out.cause, CAUSE_CUDNN_HANG);
+		CHECK_STR(out.msg, "x cause=gpu-lost status=ok cause=nccl-hang");
+		buf_release(&b);
+	}
+	bench_gpu_release_conv(&c);
+}
+
+/* The first finding that is no pass, or NULL. */
+static const struct finding *judged(const struct report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->findings[i].status != STATUS_OK || rep->findings[i].cause != CAUSE_NONE)
+			return &rep->findings[i];
+	return NULL;
+}
+
+/* bench and check --deep judge a cuDNN or NCCL run with the same code: the
+ * same outcome gives the same cause and status in both (issue 22). */
+static void test_one_judge(void)
+{
+	static const struct {
+		enum cause_id refused;	/* what the child said; CAUSE_NONE: it ran */
+		int wrong;		/* its output did not match */
+		enum cause_id want;
+	} cases[] = {
+		{ CAUSE_CUDNN_NOT_INITIALIZED, 0, CAUSE_CUDNN_NOT_INITIALIZED },
+		{ CAUSE_CUDNN_NO_KERNEL_FOR_ARCH, 0, CAUSE_CUDNN_NO_KERNEL_FOR_ARCH },
+		{ CAUSE_CUDNN_HANG, 0, CAUSE_CUDNN_HANG },
+		{ CAUSE_CUDNN_CALL_FAILED, 0, CAUSE_CUDNN_CALL_FAILED },
+		{ CAUSE_GPU_OUT_OF_MEMORY, 0, CAUSE_GPU_OUT_OF_MEMORY },
+		{ CAUSE_CUDA_INIT_FAILED, 0, CAUSE_CUDNN_CALL_FAILED },	/* below cuDNN: a failed call */
+		{ CAUSE_NONE, 1, CAUSE_CUDNN_WRONG_RESULT },
+	};
+	struct bench_judge_at full = { .run = BENCH_JUDGE_FULL, .id = "conv", .gpu = 1, .pci = "0000:18:00.0",
+				       .gpus = -1, .checked = -1, .run_ms = NAN, .child_s = NAN };
+	struct bench_judge_at smoke = { .run = BENCH_JUDGE_SMOKE, .id = "libraries.cudnn-conv.gpu1", .gpu = 1,
+					.gpus = -1, .checked = 32768, .run_ms = 1.0, .child_s = 0.5 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bench_conv c;
+		struct report a, b;
+		const struct finding *fa, *fb;
+
+		bench_gpu_init_conv(&c);
+		c.ran = 1;
+		c.refused = cases[i].refused;
+		if (cases[i].wrong) {
+			c.r[0][0].measured = 1;
+			c.r[0][0].value = 1;
+			c.r[0][0].verified = 0;
+			c.r[0][0].max_err = 0.5;
+		}
+		report_init(&a);
+		report_init(&b);
+		bench_judge_conv(&c, &full, &a);
+		bench_judge_conv(&c, &smoke, &b);
+		fa = judged(&a);
+		fb = judged(&b);
+		CHECK(fa && fb);
+		if (fa && fb) {
+			CHECK_INT(fa->cause, cases[i].want);
+			CHECK_INT(fb->cause, cases[i].want);
+			CHECK_INT(fa->status, finding_status(cases[i].want, REACH_WORK));
+			CHECK_INT(fb->status, finding_status(cases[i].want, REACH_WORK));
+			CHECK_INT(fa->gpu, 1);
+			CHECK(fa->fix && fb->fix);
+		}
+		report_release(&a);
+		report_release(&b);
+		bench_gpu_release_conv(&c);
+	}
+	/* NCCL: wrong sums and a hang alike in both */
+	for (int k = 0; k < 2; k++) {
+		struct bench_nccl n;
+		struct report a, b;
+		const struct finding *fa, *fb;
+		struct bench_judge_at nf = { .run = BENCH_JUDGE_FULL, .id = "nccl", .gpu = -1, .gpus = 2, .checked = -1,
+					     .run_ms = NAN, .child_s = NAN };
+		struct bench_judge_at ns = nf;
+
+		ns.run = BENCH_JUDGE_SMOKE;
+		ns.id = "libraries.nccl-allreduce";
+		bench_nccl_init(&n);
+		n.ran = 1;
+		n.gpus = 2;
+		if (k == 0)
+			n.verified = 0;
+		else
+			n.refused = CAUSE_NCCL_HANG;
+		report_init(&a);
+		report_init(&b);
+		bench_judge_nccl(&n, &nf, &a);
+		bench_judge_nccl(&n, &ns, &b);
+		fa = judged(&a);
+		fb = judged(&b);
+		CHECK(fa && fb && fa->cause == fb->cause && fa->status == fb->status && fa->status == STATUS_FAIL);
+		CHECK(fa && fa->cause == (k ? CAUSE_NCCL_HANG : CAUSE_NCCL_CALL_FAILED));
+		report_release(&a);
+		report_release(&b);
+		bench_nccl_release(&n);
+	}
+}
+
 int main(void)
 {
 	RUN(test_conv_shape_arithmetic);
@@ -430,5 +601,7 @@ int main(void)
 	RUN(test_ncclinfo_parse);
 	RUN(test_ncclinfo_links);
 	RUN(test_parse_conv_and_nccl);
+	RUN(test_refusal_wire);
+	RUN(test_one_judge);
 	return tap_done();
 }

@@ -125,15 +125,23 @@ static void test_refusal_and_missing_cublas(void)
 	struct report r;
 
 	memset(g, 0, sizeof(g));
-	burn_parse_line(&g[0], "refuse=cublas-missing");
-	burn_parse_line(&g[0], "refuse_msg=no cuBLAS could be loaded");
+	/* a refusal is one finding record (report/finding_record.h) */
+	burn_parse_line(&g[0], "refuse=cause=cublas-missing status=fail layer=libraries title=no cuBLAS could be loaded");
+	CHECK_INT(g[0].refuse, CAUSE_CUBLAS_MISSING);
+	CHECK_STR(g[0].refuse_msg, "no cuBLAS could be loaded");
+	CHECK_INT(g[0].bad_records, 0);
 	judge(g, 1, &r);
 	CHECK(has(&r, CAUSE_CUBLAS_MISSING));
 	CHECK_INT(r.status, STATUS_FAIL);
 	release(g, 1, &r);
-	/* an id the catalogue does not know is not passed through */
+	/* an id the catalogue does not know, or the old free string, is not
+	 * passed through: counted, and a failed compute */
 	memset(g, 0, sizeof(g));
-	burn_parse_line(&g[0], "refuse=made-up-id");
+	burn_parse_line(&g[0], "refuse=cause=made-up-id status=fail layer=hardware title=x");
+	CHECK_INT(g[0].bad_records, 1);
+	burn_parse_line(&g[0], "refuse=cublas-missing");
+	CHECK_INT(g[0].bad_records, 2);
+	CHECK_INT(g[0].refuse, CAUSE_GPU_COMPUTE_FAILED);
 	judge(g, 1, &r);
 	CHECK(has(&r, CAUSE_GPU_COMPUTE_FAILED));
 	release(g, 1, &r);
