@@ -44,6 +44,13 @@ class Corpus(unittest.TestCase):
 
 # (cause id, a real text that names it, its source, a near miss that must not)
 CASES = [
+    ("kernel-module-flavor-wrong",
+     "kernel: NVRM: The NVIDIA GPU 0000:09:00.0 (PCI ID: 10de:1d01)\n"
+     "             NVRM: installed in this system is not supported by open\n"
+     "             NVRM: nvidia.ko because it does not include the required GPU\n"
+     "             NVRM: System Processor (GSP).\n",
+     "https://github.com/negativo17/nvidia-driver/issues/158",
+     "[ 1215.756689] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  535.98  Release Build\n"),
     ("ptxas-too-old",
      "A simple Lux+Reactant+Enzyme test complains 'ptxas too old'.\n",
      "https://github.com/EnzymeAD/Reactant.jl/issues/1280",
