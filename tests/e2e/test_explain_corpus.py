@@ -249,3 +249,45 @@ class Ranking(unittest.TestCase):
                           b"[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n")
         named = [c["cause"] for m in doc["matches"] for c in m["causes"]]
         self.assertIn("nouveau-loaded", named)
+
+
+class Evidence(unittest.TestCase):
+    """A rule's guesses are named by the log's evidence (src/explain/logrules.h: "cause?lit")."""
+
+    def named(self, data):
+        return [c["cause"] for m in hits(data) for c in m["causes"]]
+
+    # https://github.com/microsoft/WSL/issues/8587 (WSL 2, kernel 5.10.102.1)
+    DLOPEN = b"OSError: libcuda.so: cannot open shared object file: No such file or directory\n"
+
+    def test_wsl_paths_name_the_wsl_cause(self):
+        for ev in (b"Linux PC 5.10.102.1-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n",
+                   b"ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libd3d12.so  libdxcore.so\n"):
+            named = self.named(ev + self.DLOPEN)
+            self.assertIn("wsl-lib-not-on-loader-path", named)
+            self.assertNotIn("libcuda-missing", named)
+        # a traceback frame's path counts: a script under /mnt/c/ runs in WSL
+        tb = (b"Traceback (most recent call last):\n  File \"/mnt/c/Users/me/train.py\", line 3, in <module>\n"
+              b"    import cupy\n" + self.DLOPEN)
+        self.assertIn("wsl-lib-not-on-loader-path", self.named(tb))
+        # near miss: the same message on a Linux host (no WSL evidence) names the Linux causes
+        named = self.named(b"Linux gpu01 5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux\n" + self.DLOPEN)
+        self.assertIn("libcuda-missing", named)
+        self.assertNotIn("wsl-lib-not-on-loader-path", named)
+
+    SMI = Ranking.SMI
+
+    def test_a_guess_falls_when_another_has_evidence(self):
+        # https://github.com/linux-surface/linux-surface/issues/906: the key was rejected, so
+        # nvidia-smi's line names Secure Boot, not the nouveau guess
+        named = self.named(self.SMI + b"modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n")
+        self.assertIn("secure-boot-blocks-module", named)
+        self.assertNotIn("nouveau-loaded", named)
+        # https://github.com/negativo17/nvidia-driver/issues/73: nouveau probed the GPU
+        named = self.named(self.SMI + b"[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n")
+        self.assertIn("nouveau-loaded", named)
+        self.assertNotIn("secure-boot-blocks-module", named)
+        # near miss: the line alone cannot tell the guesses apart, so all stand
+        named = self.named(self.SMI)
+        self.assertIn("nouveau-loaded", named)
+        self.assertIn("secure-boot-blocks-module", named)

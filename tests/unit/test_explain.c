@@ -79,6 +79,11 @@ static void test_bad_tables(void)
 		HEAD "r\t1\tscope\tlit\tabc\t-\t-\t-\t-\t-\t-\nr\t2\tscope\tlit\tdef\t-\t-\t-\t-\t-\t-\n",
 		HEAD "r\t1\tweird\tlit\tabc\t-\t-\t-\t-\t-\t-\n",
 		HEAD "r\t1\tscope\tre\t(a)\ta\tx,y\t-\t-\t-\t-\n",
+		/* conditions: empty, an empty alternative, on an unknown cause */
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tnouveau-loaded?\t-\t-\t-\n",
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tnouveau-loaded?a||b\t-\t-\t-\n",
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tnouveau-loaded?!\t-\t-\t-\n",
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tno-such?a\t-\t-\t-\n",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -143,6 +148,42 @@ static void test_normaliser(void)
 	CHECK_INT(c.first[0], 1);
 }
 
+/* A cause's condition: its literals are found anywhere in the log, ignoring case. */
+static void test_conditions(void)
+{
+	static const char table[] = HEAD
+		"r\t1\tcause\tlit\tNVIDIA-SMI has failed\t-\t-\t"
+		"nvidia-module-not-loaded?!/usr/lib/wsl|WSL2;nouveau-loaded?nouveau;"
+		"wsl-linux-driver-in-wsl?+/usr/lib/wsl|wsl2\t-\t-\t-\n";
+	struct logrules r;
+	struct logmatch m;
+	struct lognorm n;
+	const struct logrule *rule;
+
+	CHECK(logrules_parse("test", table, strlen(table), &r, NULL) == 0);
+	rule = &r.v[0];
+	CHECK_INT((int)rule->ncauses, 3);
+	CHECK_INT((int)r.nev, 3);	/* "/usr/lib/wsl" and "wsl2" once each, lower case */
+	CHECK(rule->cond[0].kind == LR_COND_UNLESS && rule->cond[1].kind == LR_COND_GUESS &&
+	      rule->cond[2].kind == LR_COND_IF);
+	CHECK(rule->cond[0].ev[0] == rule->cond[2].ev[0]);
+	logmatch_init(&m, &r);
+	lognorm_init(&n, logmatch_line_cb, &m);
+	{
+		static const char log[] = "Linux h 5.15.90.1-microsoft-standard-WSL2\nNVIDIA-SMI has failed\n";
+
+		lognorm_feed(&n, log, strlen(log));
+	}
+	lognorm_finish(&n);
+	CHECK(logmatch_cond_seen(&m, &rule->cond[0]));	/* "WSL2" matched "wsl2" */
+	CHECK(!logmatch_cond_seen(&m, &rule->cond[1]));
+	logmatch_clear(&m);
+	CHECK(!logmatch_cond_seen(&m, &rule->cond[0]));	/* a new log starts with no evidence */
+	lognorm_release(&n);
+	logmatch_release(&m);
+	logrules_release(&r);
+}
+
 static void test_decode(void)
 {
 	char bdf[32], *d;
@@ -204,6 +245,7 @@ int main(void)
 	RUN(test_literal_captures);
 	RUN(test_bad_tables);
 	RUN(test_normaliser);
+	RUN(test_conditions);
 	RUN(test_decode);
 	return tap_done();
 }
