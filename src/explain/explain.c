@@ -83,14 +83,14 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 	}
 	for (size_t k = 0; k < r->ncaps && !ec; k++) {
 		const char *v = h->caps[k], *name = r->capnames[k];
+		int fam;
 
 		if (!v || !*v || !name)
 			continue;
 		if (!strcmp(name, "err_name"))
 			ec = errcode_by_name(v, strlen(v));
-		else if (!strcmp(name, "cuda_error") || !strcmp(name, "cu_result"))
-			ec = errcode_by_number(!strcmp(name, "cuda_error") ? ERR_CUDART : ERR_CU,
-					      strtol(v, NULL, 10));
+		else if ((fam = errcode_family_of_capture(name)) >= 0)
+			ec = errcode_by_number((enum errcode_family)fam, strtol(v, NULL, 10));
 	}
 	for (size_t k = 0; ec && k < sizeof(ec->causes) / sizeof(ec->causes[0]) && ec->causes[k] != CAUSE_NONE &&
 	     n < LR_MAX_CAUSES; k++)

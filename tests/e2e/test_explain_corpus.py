@@ -291,3 +291,48 @@ class Evidence(unittest.TestCase):
         named = self.named(self.SMI)
         self.assertIn("nouveau-loaded", named)
         self.assertIn("secure-boot-blocks-module", named)
+
+
+class NumbersInContext(unittest.TestCase):
+    """A bare number is decoded when its context names the API it belongs to (the errctx-* rules)."""
+
+    def one(self, line):
+        ms = hits(line)
+        self.assertEqual(len(ms), 1, ms)
+        return ms[0]
+
+    def test_each_family_by_its_context(self):
+        cases = [
+            # (line, rule, capture, decoded, a cause it names); sources in tests/explain/fixtures/errctx.txt
+            (b"qcu_cudaRegisterFatBinary: cuInit(0) return code:100\n", "errctx-curesult", "cu_result",
+             "CUDA_ERROR_NO_DEVICE", "no-nvidia-gpu"),
+            (b"ERROR: Manager API failed: Encountered Cuda Error: 35:\n", "errctx-cudart", "cuda_error",
+             "cudaErrorInsufficientDriver", "cuda-runtime-too-new-for-driver"),
+            (b"ncclCommInitRank failed: 6\n", "errctx-nccl", "nccl_code", "ncclRemoteError",
+             "nccl-ib-network-error"),
+            (b"Warning: nvmlInit failed with error 9, dynamic information will not be available.\n",
+             "errctx-nvml", "nvml_code", "NVML_ERROR_DRIVER_NOT_LOADED", "nvidia-module-not-loaded"),
+            (b"cudnnCreate failed with error 1001\n", "errctx-cudnn", "cudnn_code",
+             "CUDNN_STATUS_NOT_INITIALIZED", "cudnn-not-initialized"),
+            (b"collatz2.c:3592: CUDA call cuInit(0) failed with error code 999 (unknown error)\n",
+             "cuinit-unknown-number", "cu_result", "CUDA_ERROR_UNKNOWN", "uvm-module-not-loaded"),
+        ]
+        for line, rule, cap, name, cause in cases:
+            with self.subTest(line=line):
+                m = self.one(line)
+                self.assertEqual(m["rule"], rule)
+                self.assertIn(name, m["decoded"][cap])
+                self.assertIn(cause, [c["cause"] for c in m["causes"]])
+
+    def test_the_same_number_means_what_its_family_says(self):
+        # 2 is CUDA_ERROR_OUT_OF_MEMORY for the driver API and ncclSystemError for NCCL
+        cu = self.one(b"RuntimeError: cuCtxSetLimit(STACK_SIZE, 16384) returned CUresult 2\n")
+        self.assertEqual([c["cause"] for c in cu["causes"]], ["gpu-memory-held"])
+        nccl = self.one(b"F0118 23:24:48.788218 37264 parallel.cpp:135] Check failed: result == ncclSuccess (2 vs. 0)\n")
+        self.assertEqual([c["cause"] for c in nccl["causes"]], ["shm-too-small", "memlock-limited"])
+
+    def test_near_misses_numbers_without_an_api_context(self):
+        # device indices and NCCL's return-code trace are numbers, not error codes
+        self.assertEqual(hits(b"NCCL INFO ncclCommInitRank comm 0x55 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 65000\n"), [])
+        self.assertEqual(hits(b"DESKTOP-GGBQPHK:64756:64771 [0] NCCL INFO init.cc:544 -> 1\n"), [])
+        self.assertEqual(hits(b"cuMemAlloc of 2 MB took 3 ms\n"), [])

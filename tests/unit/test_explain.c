@@ -225,6 +225,21 @@ static void test_decode(void)
 	CHECK(errcode_by_number(ERR_CUDART, 35) &&
 	      !strcmp(errcode_by_number(ERR_CUDART, 35)->name, "cudaErrorInsufficientDriver"));
 	CHECK(errcode_by_name("cudaSuccess", 11) && errcode_by_name("cudaSuccess", 11)->causes[0] == CAUSE_NONE);
+	/* numbers by the family their capture names (issue 20: numbers in context) */
+	CHECK_INT(errcode_family_of_capture("nccl_code"), ERR_NCCL);
+	CHECK_INT(errcode_family_of_capture("nvml_code"), ERR_NVML);
+	CHECK_INT(errcode_family_of_capture("cu_result"), ERR_CU);
+	CHECK_INT(errcode_family_of_capture("bytes"), -1);
+	d = logdecode(NULL, "nccl_code", "2");
+	CHECK_STR(d, "ncclResult_t 2 = ncclSystemError");
+	free(d);
+	d = logdecode(NULL, "nvml_code", "9");
+	CHECK_STR(d, "nvmlReturn_t 9 = NVML_ERROR_DRIVER_NOT_LOADED");
+	free(d);
+	d = logdecode(NULL, "cudnn_code", "1001");
+	CHECK_STR(d, "cudnnStatus_t 1001 = CUDNN_STATUS_NOT_INITIALIZED");
+	free(d);
+	CHECK(logdecode(NULL, "nccl_code", "77") == NULL);	/* no such code */
 	d = logdecode_oom("10.76 GiB", "996.23 MiB", "8.81 MiB");
 	CHECK(d && strstr(d, "outside this process"));
 	free(d);
