@@ -336,3 +336,29 @@ class NumbersInContext(unittest.TestCase):
         self.assertEqual(hits(b"NCCL INFO ncclCommInitRank comm 0x55 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 65000\n"), [])
         self.assertEqual(hits(b"DESKTOP-GGBQPHK:64756:64771 [0] NCCL INFO init.cc:544 -> 1\n"), [])
         self.assertEqual(hits(b"cuMemAlloc of 2 MB took 3 ms\n"), [])
+
+
+class WrappedLines(unittest.TestCase):
+    """logjoin: a message a renderer or a fixed-width terminal broke over two lines."""
+
+    SMI = (b"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+           b"Make sure that the latest NVIDIA driver is installed and running.")
+
+    def test_a_capital_after_a_word_no_sentence_ends_with(self):
+        # nvidia-smi's message (https://github.com/gridhead/nvidia-auto-installer-for-fedora-linux/issues/75)
+        # wrapped at 72 columns, as a mail client or a narrow issue renderer does
+        cut = self.SMI.index(b"NVIDIA driver.")
+        self.assertEqual(rules_of(self.SMI[:cut].rstrip() + b"\n" + self.SMI[cut:] + b"\n"),
+                         ["nvidia-smi-no-driver"])
+        # near miss: a line that ends a phrase ("... the model") before a capital is not joined
+        self.assertEqual(rules_of(b"RuntimeError: CUDA error: no kernel image is available for execution on the\n"
+                                  b"Device manager started\n"), [])
+
+    def test_a_word_cut_by_a_fixed_width_wrap(self):
+        # onnxruntime's CUDA_CALL message (CUDA failure 35: CUDA driver version is insufficient ...)
+        # hard-wrapped at 80 columns inside a word
+        line = (b"CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version ; GPU=0 ; "
+                b"hostname=localhost ; expr=cudaSetDevice(info_.device_id);")
+        self.assertIn("cuda-insufficient-driver", rules_of(line[:66] + b"\n" + line[66:] + b"\n"))
+        # near miss: a short line is not a fixed-width wrap, so its words are not glued
+        self.assertEqual(rules_of(b"no kernel image is avail\nable\n"), [])
