@@ -140,6 +140,15 @@ static void test_normaliser(void)
 	CHECK_INT(c.n, 3);
 	CHECK_STR(c.text[1], "boom");
 	CHECK_INT(c.count[1], 9999);
+	/* syslog over the network: RFC 5424's header (nil and structured fields), RFC 3164's priority */
+	norm("<4>1 2026-12-01T12:00:01.123Z gpu01 kernel - - - NVRM: Xid (PCI:0000:3b:00): 79, pid=1\n", &c);
+	CHECK_STR(c.text[0], "NVRM: Xid (PCI:0000:3b:00): 79, pid=1");
+	norm("<14>1 2026-12-01T12:00:01Z gpu01 python 42 ID47 [exampleSDID@32473 iut=\"3\"] RuntimeError: x\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError: x");
+	norm("<4>Dec  1 12:00:01 gpu01 kernel: NVRM: loading\n", &c);
+	CHECK_STR(c.text[0], "NVRM: loading");
+	norm("<4> is less than <5>\n", &c);	/* near miss: not a header */
+	CHECK_STR(c.text[0], "<4> is less than <5>");
 	norm("x\r\n\033[1;31merror\033[0m\r\n", &c);
 	CHECK_STR(c.text[1], "error");
 	norm("[ 1.0] NVRM: The NVIDIA GPU 0000:b3:00.0\n        NVRM: (PCI ID: 10de:26b5) installed in this system has\n        NVRM: fallen off the bus.\n", &c);
