@@ -93,7 +93,9 @@ static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 		return 0;
 	last = (unsigned char)j->text.s[j->text.len - 1];
 	first = (unsigned char)l->text[0];
-	return isalnum(last) && (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)));
+	/* "cuInit(0)" on a line of its own before "failed with ..." ends a call, not a sentence */
+	return (isalnum(last) || last == ')') &&
+	       (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)));
 }
 
 /* The joined line (with a space, or without: a word cut by a fixed-width wrap) makes a known message. */

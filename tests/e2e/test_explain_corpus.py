@@ -304,7 +304,7 @@ class NumbersInContext(unittest.TestCase):
     def test_each_family_by_its_context(self):
         cases = [
             # (line, rule, capture, decoded, a cause it names); sources in tests/explain/fixtures/errctx.txt
-            (b"qcu_cudaRegisterFatBinary: cuInit(0) return code:100\n", "errctx-curesult", "cu_result",
+            (b"cuInit(0) return code:100\n", "errctx-curesult", "cu_result",
              "CUDA_ERROR_NO_DEVICE", "no-nvidia-gpu"),
             (b"ERROR: Manager API failed: Encountered Cuda Error: 35:\n", "errctx-cudart", "cuda_error",
              "cudaErrorInsufficientDriver", "cuda-runtime-too-new-for-driver"),
@@ -314,7 +314,7 @@ class NumbersInContext(unittest.TestCase):
              "errctx-nvml", "nvml_code", "NVML_ERROR_DRIVER_NOT_LOADED", "nvidia-module-not-loaded"),
             (b"cudnnCreate failed with error 1001\n", "errctx-cudnn", "cudnn_code",
              "CUDNN_STATUS_NOT_INITIALIZED", "cudnn-not-initialized"),
-            (b"collatz2.c:3592: CUDA call cuInit(0) failed with error code 999 (unknown error)\n",
+            (b"./collatz2: collatz2.c:3592: CUDA call\n  cuInit(0)\nfailed with error code 999 (unknown error)\n",
              "cuinit-unknown-number", "cu_result", "CUDA_ERROR_UNKNOWN", "uvm-module-not-loaded"),
         ]
         for line, rule, cap, name, cause in cases:
