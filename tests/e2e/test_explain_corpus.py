@@ -362,3 +362,17 @@ class WrappedLines(unittest.TestCase):
         self.assertIn("cuda-insufficient-driver", rules_of(line[:66] + b"\n" + line[66:] + b"\n"))
         # near miss: a short line is not a fixed-width wrap, so its words are not glued
         self.assertEqual(rules_of(b"no kernel image is avail\nable\n"), [])
+
+
+class Typography(unittest.TestCase):
+    """A log copied from a web page: curly quotes and no-break spaces are read as ASCII."""
+
+    def test_curly_quote_and_no_break_space(self):
+        # nvidia-smi's message (https://github.com/gridhead/nvidia-auto-installer-for-fedora-linux/issues/75)
+        # as a rich-text editor or a blog renders it
+        smi = ("NVIDIA-SMI has failed because it couldn\u2019t communicate with the\u00a0NVIDIA driver. "
+               "Make sure that the latest NVIDIA driver is installed and running.\n").encode()
+        self.assertEqual(rules_of(smi), ["nvidia-smi-no-driver"])
+        self.assertEqual(rules_of(smi.decode().replace("\u2019", "&rsquo;").encode()), ["nvidia-smi-no-driver"])
+        # near miss: another character in the apostrophe's place is not an apostrophe
+        self.assertEqual(rules_of(smi.decode().replace("\u2019", "\u00b4").encode()), [])

@@ -149,6 +149,13 @@ static void test_normaliser(void)
 	CHECK_STR(c.text[0], "NVRM: loading");
 	norm("<4> is less than <5>\n", &c);	/* near miss: not a header */
 	CHECK_STR(c.text[0], "<4> is less than <5>");
+	/* typography from a web page: curly quote, no-break space, zero-width space; entities too */
+	norm("couldn\xe2\x80\x99t communicate with the\xc2\xa0NVIDIA\xe2\x80\x8b driver\n", &c);
+	CHECK_STR(c.text[0], "couldn't communicate with the NVIDIA driver");
+	norm("couldn&rsquo;t see &ldquo;x&rdquo;&nbsp;and&#8217;s\n", &c);
+	CHECK_STR(c.text[0], "couldn't see \"x\" and's");
+	norm("caf\xc3\xa9 \xe2\x80\x94 \xc2\xa9\n", &c);	/* near miss: other UTF-8 stays as it is */
+	CHECK_STR(c.text[0], "caf\xc3\xa9 \xe2\x80\x94 \xc2\xa9");
 	norm("x\r\n\033[1;31merror\033[0m\r\n", &c);
 	CHECK_STR(c.text[1], "error");
 	norm("[ 1.0] NVRM: The NVIDIA GPU 0000:b3:00.0\n        NVRM: (PCI ID: 10de:26b5) installed in this system has\n        NVRM: fallen off the bus.\n", &c);
