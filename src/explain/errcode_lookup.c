@@ -23,6 +23,22 @@ const struct errcode *errcode_by_number(enum errcode_family f, long code)
 	return NULL;
 }
 
+int errcode_family_of_capture(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum errcode_family f;
+	} caps[] = {
+		{ "cu_result", ERR_CU }, { "cuda_error", ERR_CUDART }, { "cudnn_code", ERR_CUDNN },
+		{ "nccl_code", ERR_NCCL }, { "nvml_code", ERR_NVML },
+	};
+
+	for (size_t i = 0; name && i < sizeof(caps) / sizeof(caps[0]); i++)
+		if (!strcmp(name, caps[i].name))
+			return (int)caps[i].f;
+	return -1;
+}
+
 const char *errcode_family_name(enum errcode_family f)
 {
 	static const char *const names[] = { "CUresult", "cudaError_t", "cudnnStatus_t",

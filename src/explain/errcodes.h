@@ -34,6 +34,13 @@ extern const unsigned long errcodes_count;
 const struct errcode *errcode_by_name(const char *name, size_t len);
 /* The entry for a number of one family, or NULL. */
 const struct errcode *errcode_by_number(enum errcode_family f, long code);
+/*
+ * The family a number captured under this name belongs to (logrules.h):
+ * cu_result, cuda_error, cudnn_code, nccl_code, nvml_code; -1 for another
+ * name.  The rule's pattern found the number in a context naming its API
+ * ("cuInit(0) failed with error code 999", "ncclSuccess (2 vs. 0)").
+ */
+int errcode_family_of_capture(const char *name);
 /* "CUresult", "cudaError_t", ... */
 const char *errcode_family_name(enum errcode_family f);
 

@@ -52,26 +52,45 @@ static int item_cmp(const void *a, const void *b)
  * The causes a hit names: the rule's, or for an "@errcode" rule those the
  * error-code table gives the captured name or number.
  */
-static size_t rule_causes(const struct logrule *r, const struct logmatch_hit *h,
-			  enum cause_id out[LR_MAX_CAUSES])
+static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
+			  const struct logmatch_hit *h, enum cause_id out[LR_MAX_CAUSES])
 {
 	const struct errcode *ec = NULL;
 	size_t n = 0;
 
 	if (!r->by_code) {
-		memcpy(out, r->causes, r->ncauses * sizeof(*out));
-		return r->ncauses;
+		/*
+		 * A conditional cause by its evidence in the log (logrules.h); a
+		 * guess falls when the log has the evidence of another guess.
+		 */
+		int guess_seen = 0;
+
+		for (size_t k = 0; k < r->ncauses; k++)
+			guess_seen |= r->cond[k].kind == LR_COND_GUESS && logmatch_cond_seen(m, &r->cond[k]);
+		for (size_t k = 0; k < r->ncauses; k++) {
+			int seen = logmatch_cond_seen(m, &r->cond[k]), keep = 1;
+
+			switch (r->cond[k].kind) {
+			case LR_COND_NONE: break;
+			case LR_COND_GUESS: keep = seen || !guess_seen; break;
+			case LR_COND_IF: keep = seen; break;
+			case LR_COND_UNLESS: keep = !seen; break;
+			}
+			if (keep)
+				out[n++] = r->causes[k];
+		}
+		return n;
 	}
 	for (size_t k = 0; k < r->ncaps && !ec; k++) {
 		const char *v = h->caps[k], *name = r->capnames[k];
+		int fam;
 
 		if (!v || !*v || !name)
 			continue;
 		if (!strcmp(name, "err_name"))
 			ec = errcode_by_name(v, strlen(v));
-		else if (!strcmp(name, "cuda_error") || !strcmp(name, "cu_result"))
-			ec = errcode_by_number(!strcmp(name, "cuda_error") ? ERR_CUDART : ERR_CU,
-					      strtol(v, NULL, 10));
+		else if ((fam = errcode_family_of_capture(name)) >= 0)
+			ec = errcode_by_number((enum errcode_family)fam, strtol(v, NULL, 10));
 	}
 	for (size_t k = 0; ec && k < sizeof(ec->causes) / sizeof(ec->causes[0]) && ec->causes[k] != CAUSE_NONE &&
 	     n < LR_MAX_CAUSES; k++)
@@ -193,7 +212,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		it->layer = r->layer;
 		for (size_t k = 0; k < r->ncaps; k++)
 			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
-		ncauses = rule_causes(r, h, causes);
+		ncauses = rule_causes(m, r, h, causes);
 		if (decode_together(it, r, h)) {
 			it->cls = LR_SCOPE;
 			it->layer = -1;

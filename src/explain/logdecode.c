@@ -216,6 +216,14 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 					 value[5] - 'a' + 'A');
 		return NULL;
 	}
+	if (!strcmp(name, "cudnn_code") || !strcmp(name, "nccl_code") || !strcmp(name, "nvml_code")) {
+		/* a number whose context named its API (errcodes.h) */
+		const struct errcode *ec = v >= 0 ? errcode_by_number(
+			(enum errcode_family)errcode_family_of_capture(name), v) : NULL;
+
+		return ec ? xasprintf("%s %ld = %s", errcode_family_name(ec->family), ec->code, ec->name)
+			  : NULL;
+	}
 	if (!strcmp(name, "err_name")) {
 		const struct errcode *ec = errcode_by_name(value, strlen(value));
 

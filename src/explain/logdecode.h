@@ -9,6 +9,7 @@
  *	cu_result		100 -> CUDA_ERROR_NO_DEVICE (and its usual cause)
  *	cu_name, cuda_name	a name -> its number
  *	err_name		any code name of errcodes.h -> its API and number
+ *	cudnn_code, nccl_code, nvml_code  2 -> "ncclResult_t 2 = ncclSystemError"
  *	path			/usr/local/cuda/lib64/stubs/libcuda.so -> the stub;
  *				/mnt/c/..., /usr/lib/wsl/lib/... -> WSL
  *	xid			79 -> the XID catalogue's meaning and action

@@ -1,7 +1,11 @@
 /*
  * logescape.h - HTML entities in a pasted log (&lt; &gt; &amp; &quot;
- * &apos; and numeric ones for printable ASCII), for the normaliser
- * (lognorm.c), which unescapes a line only when it carries one.
+ * &apos; &nbsp; &lsquo; &rsquo; &ldquo; &rdquo; and numeric ones for
+ * printable ASCII and those characters), for the normaliser (lognorm.c),
+ * which unescapes a line only when it carries one; and the typography a web
+ * page or an editor puts in pasted text (a no-break space, curly quotes, a
+ * zero-width space), which rules written in ASCII would not match:
+ * "couldn’t" is "couldn't" again.
  *
  *	if (logescape_html_found(s, len)) {
  *		logescape_html(&out, s, len);	// out: the unescaped line
@@ -17,5 +21,10 @@
 int logescape_html_found(const char *s, size_t len);
 /* s without its entities into out (reset first); unknown entities stay. */
 void logescape_html(struct buf *out, const char *s, size_t len);
+
+/* The line carries UTF-8 typography that logescape_typo() turns into ASCII. */
+int logescape_typo_found(const char *s, size_t len);
+/* s with no-break spaces as ' ', curly quotes as ' and ", zero-width spaces dropped. */
+void logescape_typo(struct buf *out, const char *s, size_t len);
 
 #endif

@@ -9,8 +9,10 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #define LJ_MAX 4096
+#define LJ_WRAP_MIN 60	/* a terminal or mail wrap cuts lines of 72, 80 or more */
 
 void logjoin_init(struct logjoin *j, struct logmatch *m)
 {
@@ -26,6 +28,11 @@ void logjoin_release(struct logjoin *j)
 	buf_release(&j->text);
 	buf_release(&j->frames);
 	buf_release(&j->joined);
+}
+
+static int cause_rule(const struct logrule *r)
+{
+	return r && r->cls == LR_CAUSE;
 }
 
 static void pass_held(struct logjoin *j)
@@ -50,38 +57,74 @@ static void hold(struct logjoin *j, const struct lognorm_line *l)
 	j->have = 1;
 }
 
-/* The held line stops mid-phrase and l goes on with a lower-case word. */
+/*
+ * The held line ends with a word no sentence ends with ("insufficient for",
+ * "out of", "the"): what follows continues it even when it starts with a
+ * capital ("CUDA runtime version").
+ */
+static int ends_open(const char *s, size_t len)
+{
+	static const char *const open_words[] = {
+		"a", "an", "the", "of", "for", "to", "with", "in", "on", "at", "by", "from", "and",
+		"or", "is", "are", "was", "be", "not", "no", "than", "that", "this", "your", "its",
+	};
+	size_t b = len;
+
+	while (b > 0 && isalpha((unsigned char)s[b - 1]))
+		b--;
+	if (b == len || len - b > 5 || (b > 0 && s[b - 1] != ' '))
+		return 0;
+	for (size_t i = 0; i < sizeof(open_words) / sizeof(open_words[0]); i++)
+		if (strlen(open_words[i]) == len - b && !strncasecmp(open_words[i], s + b, len - b))
+			return 1;
+	return 0;
+}
+
+/*
+ * The held line stops mid-phrase and l goes on with a lower-case word, or
+ * with any word after a word that cannot end a sentence.
+ */
 static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 {
-	unsigned char last;
+	unsigned char last, first;
 
 	if (!j->have || j->held.count != 1 || l->count != 1 || j->held.flags || l->flags ||
 	    !j->text.len || !l->len || j->text.len > LJ_MAX || l->len > LJ_MAX)
 		return 0;
 	last = (unsigned char)j->text.s[j->text.len - 1];
-	return isalnum(last) && islower((unsigned char)l->text[0]);
+	first = (unsigned char)l->text[0];
+	/* "cuInit(0)" on a line of its own before "failed with ..." ends a call, not a sentence */
+	return (isalnum(last) || last == ')') &&
+	       (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)));
 }
 
-static int cause_rule(const struct logrule *r)
+/* The joined line (with a space, or without: a word cut by a fixed-width wrap) makes a known message. */
+static const struct logrule *try_join(struct logjoin *j, const struct lognorm_line *l, int space)
 {
-	return r && r->cls == LR_CAUSE;
+	size_t off[LR_MAX_CAPS], len[LR_MAX_CAPS];
+	const struct logrule *both, *first;
+
+	buf_reset(&j->joined);
+	buf_add(&j->joined, j->text.s, j->text.len);
+	if (space)
+		buf_addc(&j->joined, ' ');
+	buf_add(&j->joined, l->text, l->len);
+	both = logmatch_line(j->m, buf_cstr(&j->joined), j->joined.len, off, len);
+	if (!cause_rule(both))
+		return NULL;
+	first = logmatch_line(j->m, buf_cstr(&j->text), j->text.len, off, len);
+	return first != both ? both : NULL;
 }
 
 void logjoin_line_cb(const struct lognorm_line *l, void *arg)
 {
 	struct logjoin *j = arg;
-	size_t off[LR_MAX_CAPS], len[LR_MAX_CAPS];
 
 	if (wrapped(j, l)) {
-		const struct logrule *both, *first;
-
-		buf_reset(&j->joined);
-		buf_add(&j->joined, j->text.s, j->text.len);
-		buf_addc(&j->joined, ' ');
-		buf_add(&j->joined, l->text, l->len);
-		both = logmatch_line(j->m, buf_cstr(&j->joined), j->joined.len, off, len);
-		first = cause_rule(both) ? logmatch_line(j->m, buf_cstr(&j->text), j->text.len, off, len) : NULL;
-		if (cause_rule(both) && first != both) {
+		/* a mid-word cut only where a fixed-width wrap can put it: a long line, a lower-case rest */
+		if (try_join(j, l, 1) ||
+		    (j->text.len >= LJ_WRAP_MIN && islower((unsigned char)l->text[0]) &&
+		     isalpha((unsigned char)j->text.s[j->text.len - 1]) && try_join(j, l, 0))) {
 			struct lognorm_line jl = *l;
 
 			jl.text = buf_cstr(&j->joined);

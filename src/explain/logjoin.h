@@ -5,8 +5,11 @@
  * "DataLoader worker (pid 3002) is killed by signal: Bus" followed by
  * "error. It is possible that ..." matches no rule, line by line.  logjoin
  * sits between the normaliser and the matcher and holds one line back: when
- * that line ends mid-phrase (a letter or digit, no sentence end) and the next
- * one starts with a lower-case letter, it tries the two joined with a space;
+ * that line ends mid-phrase (a letter, digit or ')', no sentence end) and the next
+ * one starts with a lower-case letter, or with a capital after a word no
+ * sentence ends with ("insufficient for" / "CUDA runtime version"), it tries
+ * the two joined with a space, and for a long line (LJ_WRAP_MIN) cut inside
+ * a word by a fixed-width wrap ("insuffic" / "ient") joined without one;
  * if the joined line makes a known message (a cause rule matches it) that the
  * first line alone does not, the joined line goes to the matcher instead of
  * the two.  Any other line passes through unchanged, one line late.

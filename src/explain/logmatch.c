@@ -27,6 +27,21 @@ static int32_t new_state(struct logmatch *m, size_t *cap)
 	return (int32_t)m->nstates++;
 }
 
+/*
+ * The automaton's patterns: the rules' anchors (0 .. n-1), then the
+ * evidence literals of their conditions (n .. n+nev-1), which are whole
+ * literals ('|' was split off by the rules' parser).
+ */
+static const char *anchor_of(const struct logrules *r, size_t i)
+{
+	return i < r->n ? r->v[i].anchor : r->ev[i - r->n];
+}
+
+static int splits_at_bar(const struct logrules *r, size_t i)
+{
+	return i < r->n && r->v[i].kind == LR_RE;
+}
+
 static void build(struct logmatch *m)
 {
 	const struct logrules *r = m->rules;
@@ -37,11 +52,11 @@ static void build(struct logmatch *m)
 	/* byte classes: every byte of an anchor (lower case) gets its own */
 	memset(m->cls, 0, sizeof(m->cls));
 	m->nclasses = 1;
-	for (size_t i = 0; i < r->n; i++)
-		for (const char *a = r->v[i].anchor; a && *a; a++) {
+	for (size_t i = 0; i < r->n + r->nev; i++)
+		for (const char *a = anchor_of(r, i); a && *a; a++) {
 			unsigned char c = (unsigned char)*a;
 
-			if (c == '|' && r->v[i].kind == LR_RE)
+			if (c == '|' && splits_at_bar(r, i))
 				continue;
 			if (!m->cls[c] && m->nclasses < 255) {
 				m->cls[c] = (uint8_t)m->nclasses++;
@@ -51,8 +66,8 @@ static void build(struct logmatch *m)
 		m->cls[c] = m->cls[tolower(c)];
 	nc = (size_t)m->nclasses;
 	new_state(m, &cap);
-	for (size_t i = 0; i < r->n; i++) {
-		const char *a = r->v[i].anchor, *alt;
+	for (size_t i = 0; i < r->n + r->nev; i++) {
+		const char *a = anchor_of(r, i), *alt;
 		int32_t s = 0;
 
 		if (!a || !*a)
@@ -60,7 +75,7 @@ static void build(struct logmatch *m)
 	next_alternative:
 		s = 0;
 		alt = a;
-		for (; *a && !(*a == '|' && r->v[i].kind == LR_RE); a++) {
+		for (; *a && !(*a == '|' && splits_at_bar(r, i)); a++) {
 			size_t c = m->cls[(unsigned char)*a];
 			int32_t t = m->delta[(size_t)s * nc + c];
 
@@ -159,6 +174,7 @@ void logmatch_clear(struct logmatch *m)
 		free(h->frames);
 	}
 	m->nhits = 0;
+	memset(m->ev_seen, 0, sizeof(m->ev_seen));
 	m->dropped = m->lines_seen = m->input_lines = 0;
 }
 
@@ -261,6 +277,7 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 	int any = 0;
 	const struct logrule *won = NULL;
 	size_t budget = LM_LINE_BUDGET;
+	const size_t nrules = m->rules->n;
 
 	for (size_t i = 0; i < len; i++) {
 		int32_t e = row[at + cls[p[i]]];
@@ -273,6 +290,10 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 				for (int32_t o = m->ohead[q]; o >= 0; o = m->onext[o]) {
 					size_t ri = (size_t)m->orule[o];
 
+					if (ri >= nrules) {
+						m->ev_seen[ri - nrules] = 1;
+						continue;
+					}
 					m->cand[ri / 64] |= 1ull << (ri % 64);
 					note_window(m, ri, i + 1 - (size_t)m->olen[o], i + 1, len);
 				}
@@ -356,6 +377,36 @@ static void add_hit(struct logmatch *m, const struct logrule *r, const struct lo
 		h->lines[h->nlines++] = l->first;
 }
 
+/* Only the evidence literals in text (traceback frames: paths such as /mnt/c/...). */
+static void scan_evidence(struct logmatch *m, const char *text, size_t len)
+{
+	const size_t nc = (size_t)m->nclasses, nrules = m->rules->n;
+	const unsigned char *p = (const unsigned char *)text;
+	int32_t at = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		int32_t e = m->row[at + m->cls[p[i]]];
+
+		at = e & INT32_MAX;
+		if (e < 0) {
+			int32_t s = (int32_t)((size_t)at / nc);
+
+			for (int32_t q = m->ohead[s] >= 0 ? s : m->dict[s]; q >= 0; q = m->dict[q])
+				for (int32_t o = m->ohead[q]; o >= 0; o = m->onext[o])
+					if ((size_t)m->orule[o] >= nrules)
+						m->ev_seen[(size_t)m->orule[o] - nrules] = 1;
+		}
+	}
+}
+
+int logmatch_cond_seen(const struct logmatch *m, const struct lr_cond *c)
+{
+	for (size_t k = 0; k < c->nev; k++)
+		if (m->ev_seen[c->ev[k]])
+			return 1;
+	return 0;
+}
+
 void logmatch_line_cb(const struct lognorm_line *l, void *arg)
 {
 	struct logmatch *m = arg;
@@ -365,6 +416,8 @@ void logmatch_line_cb(const struct lognorm_line *l, void *arg)
 	m->lines_seen++;
 	m->input_lines = l->last;
 	r = logmatch_line(m, l->text, l->len, off, clen);
+	if (l->frames && *l->frames && m->rules->nev)
+		scan_evidence(m, l->frames, strlen(l->frames));
 	if (!r && (l->flags & LN_EXCEPTION) && l->user_frames_only && m->exc_rule) {
 		r = m->exc_rule;
 		m->won_start = 0;

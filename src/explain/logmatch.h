@@ -19,6 +19,11 @@
  * is an error repeated after LM_WINDOWS_PER_RULE decoys in one line.  The
  * text is matched by length (REG_STARTEND), never up to a NUL.
  *
+ * The literals of the rules' cause conditions (logrules.h) go into the same
+ * automaton; a line that contains one sets its flag in ev_seen, whether or
+ * not a rule matches the line, and so do the traceback frames kept with an
+ * exception line.
+ *
  * Matches are collected as hits: one per (rule, captured values), with the
  * number of lines, the first and last line numbers and the first line's
  * text, so that a log with ten thousand copies of one error yields one hit.
@@ -79,6 +84,7 @@ struct logmatch {
 	/* results */
 	struct logmatch_hit *hits;
 	size_t nhits, hits_cap;
+	uint8_t ev_seen[LR_MAX_EVIDENCE];	/* per evidence literal of the rules: seen in the log */
 	long dropped;			/* matches beyond LM_MAX_HITS */
 	long lines_seen;		/* normalised lines looked at */
 	long input_lines;		/* last input line number seen */
@@ -90,6 +96,8 @@ void logmatch_release(struct logmatch *m);
 void logmatch_clear(struct logmatch *m);
 /* A lognorm callback: arg is the struct logmatch. */
 void logmatch_line_cb(const struct lognorm_line *l, void *arg);
+/* Whether one of a condition's literals occurred in the log seen so far. */
+int logmatch_cond_seen(const struct logmatch *m, const struct lr_cond *c);
 /* Which rule matches text (NULL: none); captures into off/len (LR_MAX_CAPS each). */
 const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t len,
 				    size_t *off, size_t *clen);

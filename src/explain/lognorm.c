@@ -26,6 +26,7 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	buf_init(&n->scratch);
 	buf_init(&n->dec);
 	buf_init(&n->html);
+	buf_init(&n->typo);
 	buf_init(&n->pend);
 	buf_init(&n->pend_frames);
 	buf_init(&n->tb_first_lib);
@@ -40,6 +41,7 @@ void lognorm_release(struct lognorm *n)
 	buf_release(&n->scratch);
 	buf_release(&n->dec);
 	buf_release(&n->html);
+	buf_release(&n->typo);
 	buf_release(&n->pend);
 	buf_release(&n->pend_frames);
 	buf_release(&n->tb_first_lib);
@@ -365,6 +367,11 @@ static void raw_piece(struct lognorm *n, const char *s, size_t len)
 		logescape_html(&n->html, s, len);
 		s = n->html.s;
 		len = n->html.len;
+	}
+	if ((memchr(s, 0xc2, len) || memchr(s, 0xe2, len)) && logescape_typo_found(s, len)) {
+		logescape_typo(&n->typo, s, len);
+		s = n->typo.s;
+		len = n->typo.len;
 	}
 	decoded_line(n, s, len);
 }

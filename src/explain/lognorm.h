@@ -15,6 +15,7 @@
  *  - pasted forms: e-mail/markdown quoting ("> ", "> > ") is removed, and a
  *    line that carries HTML escapes (&lt; &gt; &amp; &quot; &#39; &#x27;
  *    &#NN;) is unescaped (logs copied from a web page or an issue's HTML);
+ *    no-break spaces, curly quotes and zero-width spaces become ASCII;
  *  - #NNN (three octal digits, rsyslog's control-character escape) is
  *    decoded, and #012 splits a record into several lines;
  *  - prefixes are removed repeatedly: kmsg "6,123,456,-;", dmesg
@@ -72,6 +73,7 @@ struct lognorm {
 	struct buf scratch;	/* the line being cleaned */
 	struct buf dec;		/* #NNN decoding */
 	struct buf html;	/* HTML unescaping */
+	struct buf typo;	/* typography to ASCII (logescape.h) */
 	int nl_seen;		/* a '\n' was seen: CR alone is a progress-bar redraw */
 	int cr_only;		/* lines end with CR alone */
 	/* the folding candidate */

@@ -1,7 +1,7 @@
 /*
  * lognorm_prefix.c - the prefixes a log line carries before its message,
  * found and skipped (lognorm_strip_prefix, lognorm.h): kmsg
- * "6,123,456,-;", dmesg "[ 12.345678]" with its -T and -H forms,
+ * "6,123,456,-;", syslog's "<13>" priority (RFC 3164) and RFC 5424's header, dmesg "[ 12.345678]" with its -T and -H forms,
  * syslog/journal "Nov 30 08:12:01 host tag[pid]:", ISO timestamps, glog,
  * torchrun "[rank3]:" and c10 "[W socket.cpp:663]".  Hostile input: every
  * scan is bounded by the line's length, never by a NUL.
@@ -134,6 +134,45 @@ static size_t glog_at(const char *s, size_t len, size_t i)
 }
 
 /* One prefix at s[i..]: the index after it, or 0 when there is none. */
+/*
+ * A syslog priority "<13>" (RFC 3164: the BSD form follows and is skipped
+ * by the next round), and RFC 5424's "<13>1 TIMESTAMP HOST APP PROCID MSGID
+ * SD " whose six fields go at once ("-" for a nil one; SD is "-" or
+ * "[...]" groups).  Returns the offset after them, or 0.
+ */
+static size_t syslog_pri_at(const char *s, size_t len, size_t i, unsigned *flags)
+{
+	size_t j = ln_skip_digits(s, len, i + 1), f = 0;
+
+	if (i >= len || s[i] != '<' || j == i + 1 || j - i > 4 || j >= len || s[j] != '>')
+		return 0;
+	j++;
+	if (!(j + 1 < len && s[j] == '1' && s[j + 1] == ' '))	/* RFC 3164: a date follows */
+		return month_at(s, len, j) || digits(s, len, j, 4) ? j : 0;
+	j += 2;
+	for (; f < 6 && j < len; f++) {
+		size_t start = j;
+
+		if (f == 5 && s[j] == '[') {
+			/* structured data: "[id k="v"]..." groups, bounded by the line */
+			while (j < len && s[j] == '[') {
+				while (j < len && s[j] != ']')
+					j += s[j] == '\\' && j + 1 < len ? 2 : 1;
+				j += j < len;
+			}
+		} else {
+			while (j < len && s[j] != ' ')
+				j++;
+		}
+		if (f == 2 && j - start == 6 && !memcmp(s + start, "kernel", 6))
+			*flags |= LN_KERNEL;
+		if (j >= len || s[j] != ' ')
+			return 0;
+		j++;
+	}
+	return f == 6 ? j : 0;
+}
+
 static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
 {
 	size_t j;
@@ -141,6 +180,8 @@ static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
 
 	if (i >= len)
 		return 0;
+	if (s[i] == '<' && (j = syslog_pri_at(s, len, i, flags)))
+		return j;
 	/* /dev/kmsg: "PRI,SEQ,USEC,FLAGS;" */
 	if (ln_is_digit(s[i])) {
 		j = ln_skip_digits(s, len, i);

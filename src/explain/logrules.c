@@ -193,6 +193,44 @@ static const char *cell(const struct kb_table *t, size_t row, int c)
 	return strcmp(s, "-") ? s : NULL;
 }
 
+/*
+ * "lit|lit", "+lit|lit" or "!lit|lit" after a cause's '?': each literal (lower-cased)
+ * is entered once in rs->ev, the condition keeps the indices.
+ */
+static int parse_cond(struct logrules *rs, struct lr_cond *c, const char *s)
+{
+	c->kind = LR_COND_GUESS;
+	if (*s == '!' || *s == '+') {
+		c->kind = *s == '!' ? LR_COND_UNLESS : LR_COND_IF;
+		s++;
+	}
+	for (;;) {
+		size_t l = strcspn(s, "|"), k;
+		char *lit;
+
+		if (!l || c->nev >= LR_MAX_EVLITS)
+			return -1;
+		lit = xstrndup(s, l);
+		for (char *t = lit; *t; t++)
+			*t = (char)tolower((unsigned char)*t);
+		for (k = 0; k < rs->nev && strcmp(rs->ev[k], lit); k++)
+			;
+		if (k == rs->nev) {
+			if (rs->nev >= LR_MAX_EVIDENCE) {
+				free(lit);
+				return -1;
+			}
+			rs->ev[rs->nev++] = lit;
+		} else {
+			free(lit);
+		}
+		c->ev[c->nev++] = (int)k;
+		if (!s[l])
+			return 0;
+		s += l + 1;
+	}
+}
+
 static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *e)
 {
 	const struct kb_table *t = &rs->table;
@@ -244,12 +282,18 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 		while (*p) {
 			const char *sc = strchr(p, ';');
 			size_t l = sc ? (size_t)(sc - p) : strlen(p);
-			char id[96];
+			char id[512], *q;
 
 			if (!l || l >= sizeof(id) || r->ncauses >= LR_MAX_CAUSES)
 				return err_set(e, "%s:%d: rule %s: bad causes list", file, r->line, r->id);
 			memcpy(id, p, l);
 			id[l] = 0;
+			if ((q = strchr(id, '?')) != NULL) {
+				*q++ = 0;
+				if (parse_cond(rs, &r->cond[r->ncauses], q) < 0)
+					return err_set(e, "%s:%d: rule %s: bad condition on cause '%s'",
+						       file, r->line, r->id, id);
+			}
 			if (cause_from_id(id) == CAUSE_NONE)
 				return err_set(e, "%s:%d: rule %s: '%s' is not a cause id of the catalogue",
 					       file, r->line, r->id, id);
@@ -352,6 +396,8 @@ void logrules_release(struct logrules *r)
 			regfree(&r->v[i].re);
 	}
 	free(r->v);
+	for (size_t k = 0; k < r->nev; k++)
+		free(r->ev[k]);
 	kb_table_release(&r->table);
 	memset(r, 0, sizeof(*r));
 }

@@ -32,7 +32,20 @@
  *  - causes: cause ids (';'-separated) for class cause, "-" otherwise;
  *    "@errcode": the causes the error-code table (errcodes.h) gives the code
  *    captured as err_name (a name), cuda_error (a cudaError_t number) or
- *    cu_result (a CUresult number); such a rule must give its layer;
+ *    cu_result (a CUresult number), or as cudnn_code, nccl_code, nvml_code
+ *    (a cudnnStatus_t, ncclResult_t or nvmlReturn_t number: the context the
+ *    rule's pattern matched names the family); such a rule must give its
+ *    layer.  A cause may carry a condition on evidence anywhere in the log
+ *    (any line, or a traceback frame kept with an exception line), a list
+ *    of literals compared ignoring case like anchors ('|'-separated, at
+ *    most LR_MAX_EVLITS):
+ *	"nouveau-loaded?nouveau"	a guess: named when the log contains
+ *		"nouveau", or when it holds the evidence of none of the rule's
+ *		guesses (the log cannot tell them apart, so all stand); when it
+ *		holds the evidence of some guess, the others are not named;
+ *	"wsl-lib-not-on-loader-path?+/usr/lib/wsl|/mnt/c/"	only when the log
+ *		contains one of the literals;
+ *	"libcuda-missing?!/usr/lib/wsl|/mnt/c/"	only when it contains none;
  *  - layer: the layer the message belongs to (layer_name()); "-" for
  *    scope and benign rules, and for a cause rule: its first cause's layer;
  *  - says: one line, what the message means;
@@ -59,7 +72,9 @@
 #include "knowledge/kb_table.h"
 
 #define LR_MAX_CAPS 8
-#define LR_MAX_CAUSES 4
+#define LR_MAX_CAUSES 6
+#define LR_MAX_EVLITS 12	/* literals in one cause's condition */
+#define LR_MAX_EVIDENCE 128	/* distinct evidence literals, all rules together */
 #define LR_MAX_SEGS 20
 
 enum lr_class { LR_CAUSE, LR_SCOPE, LR_BENIGN };
@@ -73,6 +88,14 @@ struct lr_seg {
 	enum lr_cap_type type;
 };
 
+/* A cause's condition (see the causes column above). */
+enum lr_cond_kind { LR_COND_NONE, LR_COND_GUESS, LR_COND_IF, LR_COND_UNLESS };
+struct lr_cond {
+	enum lr_cond_kind kind;
+	int ev[LR_MAX_EVLITS];	/* indices into struct logrules.ev */
+	size_t nev;
+};
+
 struct logrule {
 	const char *id;
 	int prio;
@@ -82,6 +105,7 @@ struct logrule {
 	const char *pattern;
 	char *anchor;		/* lower case; NULL for exc */
 	enum cause_id causes[LR_MAX_CAUSES];
+	struct lr_cond cond[LR_MAX_CAUSES];	/* per cause */
 	size_t ncauses;
 	int by_code;		/* causes "@errcode": those of the error code captured (errcodes.h) */
 	int layer;		/* enum layer_id, -1 for none */
@@ -102,6 +126,8 @@ struct logrules {
 	struct logrule *v;	/* sorted by (prio, row) */
 	size_t n;
 	const char *origin;	/* "embedded" or the file read */
+	char *ev[LR_MAX_EVIDENCE];	/* the conditions' literals, lower case, each once */
+	size_t nev;
 };
 
 /* dir NULL: the embedded table; else DIR/explain.tsv when it exists. */

@@ -89,7 +89,8 @@ class Catalogue(unittest.TestCase):
         for line in open(explain_tsv, encoding="utf-8"):
             c = line.rstrip("\n").split("\t")
             if len(c) == 11 and not line.startswith(("#", "id\t")) and c[7] != "-":
-                by_explain.update(c[7].split(";"))
+                # a cause may carry a condition on the log's evidence: "id?lit|lit"
+                by_explain.update(x.split("?")[0] for x in c[7].split(";"))
         missing = [r["id"] for r in self.rows
                    if not any(re.search(r"\bCAUSE_%s\b" % r["name"], t) for t in src.values())
                    and r["id"] not in by_explain]

@@ -35,7 +35,10 @@ def rules():
         if line.startswith("#") or not line.strip() or line.startswith("id\t"):
             continue
         c = line.rstrip("\n").split("\t")
-        out[c[0]] = {"class": c[2], "causes": [] if c[7] == "-" else c[7].split(";")}
+        causes = [] if c[7] == "-" else c[7].split(";")
+        # "id?lit|lit": named by the log's evidence (src/explain/logrules.h)
+        out[c[0]] = {"class": c[2], "causes": [x.split("?")[0] for x in causes],
+                     "conditional": any("?" in x for x in causes)}
     return out
 
 
@@ -130,6 +133,12 @@ class Fixtures(unittest.TestCase):
                     if self.expected.get(b["rule"]) == ["@errcode"]:
                         # the error-code table names them: each match block's code implies one
                         self.assertTrue(m["causes"], f"{b['rule']}: no cause for\n{b['text']}")
+                    elif self.rules[b["rule"]]["conditional"]:
+                        # the causes whose condition the block's evidence meets, in order
+                        named = [c["cause"] for c in m["causes"]]
+                        self.assertTrue(named, f"{b['rule']}: no cause for\n{b['text']}")
+                        self.assertEqual(named, [c for c in self.expected.get(b["rule"]) if c in named],
+                                         "the causes named for the rule")
                     else:
                         self.assertEqual([c["cause"] for c in m["causes"]],
                                          self.expected.get(b["rule"]), "the causes named for the rule")

@@ -256,3 +256,130 @@ class Ranking(unittest.TestCase):
                           b"[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n")
         named = [c["cause"] for m in doc["matches"] for c in m["causes"]]
         self.assertIn("nouveau-loaded", named)
+
+
+class Evidence(unittest.TestCase):
+    """A rule's guesses are named by the log's evidence (src/explain/logrules.h: "cause?lit")."""
+
+    def named(self, data):
+        return [c["cause"] for m in hits(data) for c in m["causes"]]
+
+    # https://github.com/microsoft/WSL/issues/8587 (WSL 2, kernel 5.10.102.1)
+    DLOPEN = b"OSError: libcuda.so: cannot open shared object file: No such file or directory\n"
+
+    def test_wsl_paths_name_the_wsl_cause(self):
+        for ev in (b"Linux PC 5.10.102.1-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n",
+                   b"ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libd3d12.so  libdxcore.so\n"):
+            named = self.named(ev + self.DLOPEN)
+            self.assertIn("wsl-lib-not-on-loader-path", named)
+            self.assertNotIn("libcuda-missing", named)
+        # a traceback frame's path counts: a script under /mnt/c/ runs in WSL
+        tb = (b"Traceback (most recent call last):\n  File \"/mnt/c/Users/me/train.py\", line 3, in <module>\n"
+              b"    import cupy\n" + self.DLOPEN)
+        self.assertIn("wsl-lib-not-on-loader-path", self.named(tb))
+        # near miss: the same message on a Linux host (no WSL evidence) names the Linux causes
+        named = self.named(b"Linux gpu01 5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux\n" + self.DLOPEN)
+        self.assertIn("libcuda-missing", named)
+        self.assertNotIn("wsl-lib-not-on-loader-path", named)
+
+    SMI = Ranking.SMI
+
+    def test_a_guess_falls_when_another_has_evidence(self):
+        # https://github.com/linux-surface/linux-surface/issues/906: the key was rejected, so
+        # nvidia-smi's line names Secure Boot, not the nouveau guess
+        named = self.named(self.SMI + b"modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n")
+        self.assertIn("secure-boot-blocks-module", named)
+        self.assertNotIn("nouveau-loaded", named)
+        # https://github.com/negativo17/nvidia-driver/issues/73: nouveau probed the GPU
+        named = self.named(self.SMI + b"[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n")
+        self.assertIn("nouveau-loaded", named)
+        self.assertNotIn("secure-boot-blocks-module", named)
+        # near miss: the line alone cannot tell the guesses apart, so all stand
+        named = self.named(self.SMI)
+        self.assertIn("nouveau-loaded", named)
+        self.assertIn("secure-boot-blocks-module", named)
+
+
+class NumbersInContext(unittest.TestCase):
+    """A bare number is decoded when its context names the API it belongs to (the errctx-* rules)."""
+
+    def one(self, line):
+        ms = hits(line)
+        self.assertEqual(len(ms), 1, ms)
+        return ms[0]
+
+    def test_each_family_by_its_context(self):
+        cases = [
+            # (line, rule, capture, decoded, a cause it names); sources in tests/explain/fixtures/errctx.txt
+            (b"cuInit(0) return code:100\n", "errctx-curesult", "cu_result",
+             "CUDA_ERROR_NO_DEVICE", "no-nvidia-gpu"),
+            (b"ERROR: Manager API failed: Encountered Cuda Error: 35:\n", "errctx-cudart", "cuda_error",
+             "cudaErrorInsufficientDriver", "cuda-runtime-too-new-for-driver"),
+            (b"ncclCommInitRank failed: 6\n", "errctx-nccl", "nccl_code", "ncclRemoteError",
+             "nccl-ib-network-error"),
+            (b"Warning: nvmlInit failed with error 9, dynamic information will not be available.\n",
+             "errctx-nvml", "nvml_code", "NVML_ERROR_DRIVER_NOT_LOADED", "nvidia-module-not-loaded"),
+            (b"cudnnCreate failed with error 1001\n", "errctx-cudnn", "cudnn_code",
+             "CUDNN_STATUS_NOT_INITIALIZED", "cudnn-not-initialized"),
+            (b"./collatz2: collatz2.c:3592: CUDA call\n  cuInit(0)\nfailed with error code 999 (unknown error)\n",
+             "cuinit-unknown-number", "cu_result", "CUDA_ERROR_UNKNOWN", "uvm-module-not-loaded"),
+        ]
+        for line, rule, cap, name, cause in cases:
+            with self.subTest(line=line):
+                m = self.one(line)
+                self.assertEqual(m["rule"], rule)
+                self.assertIn(name, m["decoded"][cap])
+                self.assertIn(cause, [c["cause"] for c in m["causes"]])
+
+    def test_the_same_number_means_what_its_family_says(self):
+        # 2 is CUDA_ERROR_OUT_OF_MEMORY for the driver API and ncclSystemError for NCCL
+        cu = self.one(b"RuntimeError: cuCtxSetLimit(STACK_SIZE, 16384) returned CUresult 2\n")
+        self.assertEqual([c["cause"] for c in cu["causes"]], ["gpu-memory-held"])
+        nccl = self.one(b"F0118 23:24:48.788218 37264 parallel.cpp:135] Check failed: result == ncclSuccess (2 vs. 0)\n")
+        self.assertEqual([c["cause"] for c in nccl["causes"]], ["shm-too-small", "memlock-limited"])
+
+    def test_near_misses_numbers_without_an_api_context(self):
+        # device indices and NCCL's return-code trace are numbers, not error codes
+        self.assertEqual(hits(b"NCCL INFO ncclCommInitRank comm 0x55 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 65000\n"), [])
+        self.assertEqual(hits(b"DESKTOP-GGBQPHK:64756:64771 [0] NCCL INFO init.cc:544 -> 1\n"), [])
+        self.assertEqual(hits(b"cuMemAlloc of 2 MB took 3 ms\n"), [])
+
+
+class WrappedLines(unittest.TestCase):
+    """logjoin: a message a renderer or a fixed-width terminal broke over two lines."""
+
+    SMI = (b"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+           b"Make sure that the latest NVIDIA driver is installed and running.")
+
+    def test_a_capital_after_a_word_no_sentence_ends_with(self):
+        # nvidia-smi's message (https://github.com/gridhead/nvidia-auto-installer-for-fedora-linux/issues/75)
+        # wrapped at 72 columns, as a mail client or a narrow issue renderer does
+        cut = self.SMI.index(b"NVIDIA driver.")
+        self.assertEqual(rules_of(self.SMI[:cut].rstrip() + b"\n" + self.SMI[cut:] + b"\n"),
+                         ["nvidia-smi-no-driver"])
+        # near miss: a line that ends a phrase ("... the model") before a capital is not joined
+        self.assertEqual(rules_of(b"RuntimeError: CUDA error: no kernel image is available for execution on the\n"
+                                  b"Device manager started\n"), [])
+
+    def test_a_word_cut_by_a_fixed_width_wrap(self):
+        # onnxruntime's CUDA_CALL message (CUDA failure 35: CUDA driver version is insufficient ...)
+        # hard-wrapped at 80 columns inside a word
+        line = (b"CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version ; GPU=0 ; "
+                b"hostname=localhost ; expr=cudaSetDevice(info_.device_id);")
+        self.assertIn("cuda-insufficient-driver", rules_of(line[:66] + b"\n" + line[66:] + b"\n"))
+        # near miss: a short line is not a fixed-width wrap, so its words are not glued
+        self.assertEqual(rules_of(b"no kernel image is avail\nable\n"), [])
+
+
+class Typography(unittest.TestCase):
+    """A log copied from a web page: curly quotes and no-break spaces are read as ASCII."""
+
+    def test_curly_quote_and_no_break_space(self):
+        # nvidia-smi's message (https://github.com/gridhead/nvidia-auto-installer-for-fedora-linux/issues/75)
+        # as a rich-text editor or a blog renders it
+        smi = ("NVIDIA-SMI has failed because it couldn\u2019t communicate with the\u00a0NVIDIA driver. "
+               "Make sure that the latest NVIDIA driver is installed and running.\n").encode()
+        self.assertEqual(rules_of(smi), ["nvidia-smi-no-driver"])
+        self.assertEqual(rules_of(smi.decode().replace("\u2019", "&rsquo;").encode()), ["nvidia-smi-no-driver"])
+        # near miss: another character in the apostrophe's place is not an apostrophe
+        self.assertEqual(rules_of(smi.decode().replace("\u2019", "\u00b4").encode()), [])

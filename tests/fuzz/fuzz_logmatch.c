@@ -1,13 +1,16 @@
 /*
  * fuzz_logmatch.c - libFuzzer target for explain's matcher: the embedded
  * rules (explain.tsv) through the anchor automaton and the literal and
- * regex matchers over the input as a log, and the literal-pattern compiler
+ * regex matchers over the input as a log (through logjoin, which retries
+ * wrapped lines, and with every cause condition evaluated), and the
+ * literal-pattern compiler
  * and matcher with a pattern taken from the input's first line (the rest
  * is matched against it).  Errors are fine; crashes, leaks, out-of-bounds
  * captures and undefined behaviour are not.
  *
  * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
+#include "explain/logjoin.h"
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
@@ -42,9 +45,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		logmatch_init(&m, &rules);
 		loaded = 1;
 	}
-	lognorm_init(&n, logmatch_line_cb, &m);
-	lognorm_feed(&n, (const char *)data, size);
-	lognorm_finish(&n);
+	{
+		struct logjoin j;
+		int held = 0;
+
+		logjoin_init(&j, &m);
+		lognorm_init(&n, logjoin_line_cb, &j);
+		lognorm_feed(&n, (const char *)data, size);
+		lognorm_finish(&n);
+		logjoin_finish(&j);
+		logjoin_release(&j);
+		for (size_t i = 0; i < rules.n; i++)
+			for (size_t c = 0; c < rules.v[i].ncauses; c++)
+				held += logmatch_cond_seen(&m, &rules.v[i].cond[c]);
+		if (held < 0)
+			abort();
+	}
 	check_caps(&m);
 	lognorm_release(&n);
 	logmatch_clear(&m);

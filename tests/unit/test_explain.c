@@ -79,6 +79,11 @@ static void test_bad_tables(void)
 		HEAD "r\t1\tscope\tlit\tabc\t-\t-\t-\t-\t-\t-\nr\t2\tscope\tlit\tdef\t-\t-\t-\t-\t-\t-\n",
 		HEAD "r\t1\tweird\tlit\tabc\t-\t-\t-\t-\t-\t-\n",
 		HEAD "r\t1\tscope\tre\t(a)\ta\tx,y\t-\t-\t-\t-\n",
+		/* conditions: empty, an empty alternative, on an unknown cause */
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tnouveau-loaded?\t-\t-\t-\n",
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tnouveau-loaded?a||b\t-\t-\t-\n",
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tnouveau-loaded?!\t-\t-\t-\n",
+		HEAD "r\t1\tcause\tlit\tx\t-\t-\tno-such?a\t-\t-\t-\n",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -135,12 +140,64 @@ static void test_normaliser(void)
 	CHECK_INT(c.n, 3);
 	CHECK_STR(c.text[1], "boom");
 	CHECK_INT(c.count[1], 9999);
+	/* syslog over the network: RFC 5424's header (nil and structured fields), RFC 3164's priority */
+	norm("<4>1 2026-12-01T12:00:01.123Z gpu01 kernel - - - NVRM: Xid (PCI:0000:3b:00): 79, pid=1\n", &c);
+	CHECK_STR(c.text[0], "NVRM: Xid (PCI:0000:3b:00): 79, pid=1");
+	norm("<14>1 2026-12-01T12:00:01Z gpu01 python 42 ID47 [exampleSDID@32473 iut=\"3\"] RuntimeError: x\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError: x");
+	norm("<4>Dec  1 12:00:01 gpu01 kernel: NVRM: loading\n", &c);
+	CHECK_STR(c.text[0], "NVRM: loading");
+	norm("<4> is less than <5>\n", &c);	/* near miss: not a header */
+	CHECK_STR(c.text[0], "<4> is less than <5>");
+	/* typography from a web page: curly quote, no-break space, zero-width space; entities too */
+	norm("couldn\xe2\x80\x99t communicate with the\xc2\xa0NVIDIA\xe2\x80\x8b driver\n", &c);
+	CHECK_STR(c.text[0], "couldn't communicate with the NVIDIA driver");
+	norm("couldn&rsquo;t see &ldquo;x&rdquo;&nbsp;and&#8217;s\n", &c);
+	CHECK_STR(c.text[0], "couldn't see \"x\" and's");
+	norm("caf\xc3\xa9 \xe2\x80\x94 \xc2\xa9\n", &c);	/* near miss: other UTF-8 stays as it is */
+	CHECK_STR(c.text[0], "caf\xc3\xa9 \xe2\x80\x94 \xc2\xa9");
 	norm("x\r\n\033[1;31merror\033[0m\r\n", &c);
 	CHECK_STR(c.text[1], "error");
 	norm("[ 1.0] NVRM: The NVIDIA GPU 0000:b3:00.0\n        NVRM: (PCI ID: 10de:26b5) installed in this system has\n        NVRM: fallen off the bus.\n", &c);
 	CHECK_INT(c.n, 1);
 	CHECK_STR(c.text[0], "NVRM: The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen off the bus.");
 	CHECK_INT(c.first[0], 1);
+}
+
+/* A cause's condition: its literals are found anywhere in the log, ignoring case. */
+static void test_conditions(void)
+{
+	static const char table[] = HEAD
+		"r\t1\tcause\tlit\tNVIDIA-SMI has failed\t-\t-\t"
+		"nvidia-module-not-loaded?!/usr/lib/wsl|WSL2;nouveau-loaded?nouveau;"
+		"wsl-linux-driver-in-wsl?+/usr/lib/wsl|wsl2\t-\t-\t-\n";
+	struct logrules r;
+	struct logmatch m;
+	struct lognorm n;
+	const struct logrule *rule;
+
+	CHECK(logrules_parse("test", table, strlen(table), &r, NULL) == 0);
+	rule = &r.v[0];
+	CHECK_INT((int)rule->ncauses, 3);
+	CHECK_INT((int)r.nev, 3);	/* "/usr/lib/wsl" and "wsl2" once each, lower case */
+	CHECK(rule->cond[0].kind == LR_COND_UNLESS && rule->cond[1].kind == LR_COND_GUESS &&
+	      rule->cond[2].kind == LR_COND_IF);
+	CHECK(rule->cond[0].ev[0] == rule->cond[2].ev[0]);
+	logmatch_init(&m, &r);
+	lognorm_init(&n, logmatch_line_cb, &m);
+	{
+		static const char log[] = "Linux h 5.15.90.1-microsoft-standard-WSL2\nNVIDIA-SMI has failed\n";
+
+		lognorm_feed(&n, log, strlen(log));
+	}
+	lognorm_finish(&n);
+	CHECK(logmatch_cond_seen(&m, &rule->cond[0]));	/* "WSL2" matched "wsl2" */
+	CHECK(!logmatch_cond_seen(&m, &rule->cond[1]));
+	logmatch_clear(&m);
+	CHECK(!logmatch_cond_seen(&m, &rule->cond[0]));	/* a new log starts with no evidence */
+	lognorm_release(&n);
+	logmatch_release(&m);
+	logrules_release(&r);
 }
 
 static void test_decode(void)
@@ -184,6 +241,21 @@ static void test_decode(void)
 	CHECK(errcode_by_number(ERR_CUDART, 35) &&
 	      !strcmp(errcode_by_number(ERR_CUDART, 35)->name, "cudaErrorInsufficientDriver"));
 	CHECK(errcode_by_name("cudaSuccess", 11) && errcode_by_name("cudaSuccess", 11)->causes[0] == CAUSE_NONE);
+	/* numbers by the family their capture names (issue 20: numbers in context) */
+	CHECK_INT(errcode_family_of_capture("nccl_code"), ERR_NCCL);
+	CHECK_INT(errcode_family_of_capture("nvml_code"), ERR_NVML);
+	CHECK_INT(errcode_family_of_capture("cu_result"), ERR_CU);
+	CHECK_INT(errcode_family_of_capture("bytes"), -1);
+	d = logdecode(NULL, "nccl_code", "2");
+	CHECK_STR(d, "ncclResult_t 2 = ncclSystemError");
+	free(d);
+	d = logdecode(NULL, "nvml_code", "9");
+	CHECK_STR(d, "nvmlReturn_t 9 = NVML_ERROR_DRIVER_NOT_LOADED");
+	free(d);
+	d = logdecode(NULL, "cudnn_code", "1001");
+	CHECK_STR(d, "cudnnStatus_t 1001 = CUDNN_STATUS_NOT_INITIALIZED");
+	free(d);
+	CHECK(logdecode(NULL, "nccl_code", "77") == NULL);	/* no such code */
 	d = logdecode_oom("10.76 GiB", "996.23 MiB", "8.81 MiB");
 	CHECK(d && strstr(d, "outside this process"));
 	free(d);
@@ -204,6 +276,7 @@ int main(void)
 	RUN(test_literal_captures);
 	RUN(test_bad_tables);
 	RUN(test_normaliser);
+	RUN(test_conditions);
 	RUN(test_decode);
 	return tap_done();
 }
