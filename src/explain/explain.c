@@ -106,12 +106,14 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
  */
 static int decode_together(struct xitem *it, const struct logrule *r, const struct logmatch_hit *h)
 {
-	const char *v[3] = { NULL, NULL, NULL };
-	static const char *const names[3] = { "oom_total", "oom_allocated", "oom_free" };
+	const char *v[4] = { NULL, NULL, NULL, NULL };
+	static const char *const names[4] = { "oom_total", "oom_allocated", "oom_free", "oom_reserved" };
+	char *own = NULL;
 	size_t at = 0;
+	int drop;
 
 	for (size_t k = 0; k < r->ncaps; k++)
-		for (int q = 0; q < 3; q++)
+		for (int q = 0; q < 4; q++)
 			if (r->capnames[k] && !strcmp(r->capnames[k], names[q])) {
 				v[q] = h->caps[k];
 				if (q == 2)
@@ -119,9 +121,15 @@ static int decode_together(struct xitem *it, const struct logrule *r, const stru
 			}
 	if (!at || !v[0] || !v[1] || !v[2])
 		return 0;
+	/* PyTorch 2.x without per-process numbers (Windows): the job's memory
+	 * is what PyTorch allocated plus what it reserved and left unallocated */
+	if (v[3] && logdecode_size(v[1]) >= 0 && logdecode_size(v[3]) >= 0)
+		v[1] = own = xasprintf("%.0f bytes", logdecode_size(v[1]) + logdecode_size(v[3]));
 	if (!it->decoded[at - 1])
 		it->decoded[at - 1] = logdecode_oom(v[0], v[1], v[2]);
-	return logdecode_oom_verdict(v[0], v[1], v[2]) == OOM_OWN;
+	drop = logdecode_oom_verdict(v[0], v[1], v[2]) == OOM_OWN;
+	free(own);
+	return drop;
 }
 
 static int item_confirmed(const struct xitem *it)

@@ -261,7 +261,7 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 }
 
 /* "10.76 GiB", "643.57 MiB", "0 bytes" -> bytes; -1 when it does not parse. */
-static double oom_size(const char *s)
+double logdecode_size(const char *s)
 {
 	static const struct {
 		const char *unit;
@@ -285,7 +285,7 @@ static double oom_size(const char *s)
 
 enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated, const char *free_)
 {
-	double t = oom_size(total), a = oom_size(allocated), f = oom_size(free_);
+	double t = logdecode_size(total), a = logdecode_size(allocated), f = logdecode_size(free_);
 
 	if (t <= 0 || a < 0 || f < 0 || a + f > t * 1.01)
 		return OOM_UNKNOWN;
@@ -299,7 +299,7 @@ enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated,
 
 char *logdecode_oom(const char *total, const char *allocated, const char *free_)
 {
-	double t = oom_size(total), a = oom_size(allocated), f = oom_size(free_), other;
+	double t = logdecode_size(total), a = logdecode_size(allocated), f = logdecode_size(free_), other;
 
 	if (t <= 0 || a < 0 || f < 0 || a + f > t * 1.01)
 		return NULL;

@@ -18,6 +18,8 @@
  *	soname			libcudnn.so.8 -> "cuDNN, major 8"
  *	oom_total, oom_allocated, oom_free  PyTorch's out-of-memory numbers,
  *				decoded together by logdecode_oom()
+ *	oom_reserved		PyTorch 2.x's "reserved by PyTorch but
+ *				unallocated", the job's too: added to oom_allocated
  * Anything else is not decoded.  Pure functions: no files, no machine.
  *
  *	char *d = logdecode(kb, "driver_int", "11040");	// "CUDA 11.4 (driver API)"; free()
@@ -41,6 +43,8 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
  * sizes are "10.76 GiB", "8.81 MiB", "0 bytes".  NULL when they do not parse.
  */
 char *logdecode_oom(const char *total, const char *allocated, const char *free_);
+/* "10.76 GiB", "643.57 MiB", "0 bytes" -> bytes; -1 when it does not parse. */
+double logdecode_size(const char *s);
 /*
  * The verdict behind that text, which decides the cause (explain.c): HELD
  * when a quarter or more of the total is neither this process's nor free

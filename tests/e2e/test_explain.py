@@ -5,8 +5,10 @@ entries and check --format markdown.
 The fixtures are tests/explain/fixtures/*.txt: blocks "=== match RULE" (the
 text must be matched by RULE) and "=== nomatch RULE" (it must not), each with
 a "source:" line.  Every rule of src/knowledge/data/explain.tsv needs two
-match blocks and one nomatch block.  The causes a matched rule must name
-come from tests/explain/expected-causes.tsv, written down apart from the
+match blocks and one nomatch block.  "=== match RULE fits" is a match whose
+own numbers say the job does not fit (an out-of-memory error whose process
+holds the memory): the rule matches and names no cause.  The causes a matched
+rule must name come from tests/explain/expected-causes.tsv, written down apart from the
 table explain reads (a test comparing explain's answer with its own table
 could not fail).
 """
@@ -57,10 +59,10 @@ def blocks():
     for path in sorted(glob.glob(os.path.join(FIXTURES, "*.txt"))):
         cur = None
         for line in open(path, encoding="utf-8"):
-            m = re.match(r"^=== (match|nomatch) (\S+)$", line.rstrip("\n"))
+            m = re.match(r"^=== (match|nomatch) (\S+)( fits)?$", line.rstrip("\n"))
             if m:
                 cur = {"kind": m.group(1), "rule": m.group(2), "file": os.path.basename(path),
-                       "source": None, "text": []}
+                       "source": None, "text": [], "fits": bool(m.group(3))}
                 out.append(cur)
             elif cur is not None and cur["source"] is None and line.startswith("source: "):
                 cur["source"] = line[8:].strip()
@@ -130,7 +132,11 @@ class Fixtures(unittest.TestCase):
                 if b["kind"] == "match":
                     self.assertIsNotNone(m, f"{b['rule']} did not match:\n{b['text']}\n"
                                             f"matched: {[x['rule'] for x in doc['matches']]}")
-                    if self.expected.get(b["rule"]) == ["@errcode"]:
+                    if b["fits"]:
+                        # the numbers decide: the job itself does not fit, no stack cause
+                        self.assertEqual(m["class"], "scope", f"{b['rule']}: not decoded as the job's own")
+                        self.assertEqual(m["causes"], [], f"{b['rule']}: a cause for a job that does not fit")
+                    elif self.expected.get(b["rule"]) == ["@errcode"]:
                         # the error-code table names them: each match block's code implies one
                         self.assertTrue(m["causes"], f"{b['rule']}: no cause for\n{b['text']}")
                     elif self.rules[b["rule"]]["conditional"]:
