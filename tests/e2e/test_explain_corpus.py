@@ -41,6 +41,22 @@ class Corpus(unittest.TestCase):
     def test_held_out_set(self):
         self.check("test")
 
+    def test_second_held_out_set(self):
+        # test2/: the held-out halves of rounds 4 and 5 (2026-12-01), collected
+        # by evaluators after every rule of the earlier rounds and split by
+        # sha1 of the thread before any rule of theirs was written.  explain
+        # does NOT reach the 85 % goal there: 13/27 and 13/29 named right before
+        # this round's rules, 18/27 and 16/29 after (34/56, 61 %), with 3 of 13
+        # benign logs given a stack cause, before and after.  The floors below
+        # are what it honestly reaches, so a regression fails; they are not the
+        # goal (issue 20 stays open).
+        r = score.score(GPUDOCTOR, ["test2"])
+        self.assertGreaterEqual(r["failures"], 50)
+        self.assertGreaterEqual(r["benign"], 10)
+        misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
+        self.assertGreaterEqual(r["right"], 34, f"test2: {r['right']}/{r['failures']}\n{misses}")
+        self.assertLessEqual(len(r["alarms"]), 3, f"test2: {r['alarms']}")
+
 
 # (cause id, a real text that names it, its source, a near miss that must not)
 CASES = [
