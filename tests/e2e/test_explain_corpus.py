@@ -60,6 +60,11 @@ class Corpus(unittest.TestCase):
 
 # (cause id, a real text that names it, its source, a near miss that must not)
 CASES = [
+    ("ctk-cgroup-v2-unsupported",
+     "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.\n",
+     "https://github.com/NVIDIA/nvidia-docker/issues/1486",
+     "stderr: nvidia-container-cli: container error: failed to get device cgroup mount path: unable to "
+     "create cgroupv0 interface: invalid version: unknown.\n"),
     ("kernel-module-flavor-wrong",
      "kernel: NVRM: The NVIDIA GPU 0000:09:00.0 (PCI ID: 10de:1d01)\n"
      "             NVRM: installed in this system is not supported by open\n"
