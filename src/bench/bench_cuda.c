@@ -39,7 +39,7 @@ static char *bench_dl_path(void *h)
 
 /* In the order bench has always resolved them, so that the first missing
  * one is the one named. */
-static const struct cuda_want bench_cuda_want[] = {
+static const struct cuda_sym_want bench_cuda_want[] = {
 	{ CUDA_FN_cuInit, CUDA_SYM_REQUIRED, 0 },
 	{ CUDA_FN_cuDriverGetVersion, CUDA_SYM_REQUIRED, 0 },
 	{ CUDA_FN_cuGetErrorName, CUDA_SYM_REQUIRED, 0 },

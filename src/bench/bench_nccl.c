@@ -123,7 +123,7 @@ static void nc_nvlinks(struct nc *g)
 	void *h;
 	char *path = NULL;
 	struct err e = ERR_INIT;
-	static const struct nvml_want want[] = {
+	static const struct cuda_sym_want want[] = {
 		{ NVML_FN_init, CUDA_SYM_REQUIRED, 1 }, { NVML_FN_by_bus, CUDA_SYM_REQUIRED, 1 },
 		{ NVML_FN_nvlink_state, CUDA_SYM_REQUIRED, 1 }, { NVML_FN_nvlink_version, CUDA_SYM_REQUIRED, 1 },
 	};

@@ -27,7 +27,7 @@ static struct nvml_api nv;
 #define SYM(slot, need) { NVML_FN_##slot, need, 0 }
 #define SYM_NOFB(slot, need) { NVML_FN_##slot, need, 1 }
 
-static const struct nvml_want syms[] = {
+static const struct cuda_sym_want syms[] = {
 	SYM(init, CUDA_SYM_REQUIRED),
 	SYM(shutdown, CUDA_SYM_REQUIRED),
 	SYM(driver_version, CUDA_SYM_OPTIONAL),

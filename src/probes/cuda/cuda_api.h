@@ -14,7 +14,7 @@
  * user names the entry points it calls and whether it can do without them:
  *
  *	static struct cu_api cu;
- *	static const struct cuda_want want[] = {
+ *	static const struct cuda_sym_want want[] = {
  *		{ CUDA_FN_cuInit, CUDA_SYM_REQUIRED, 0 },
  *	};
  *	struct cuda_symtab_missing m = CUDA_SYMTAB_MISSING_INIT;
@@ -120,18 +120,12 @@ enum cuda_fn { CUDA_API_FUNCS(CUDA_API_ENUM) CUDA_FN_COUNT };
 #undef CUDA_API_ENUM
 
 /* One entry point a user calls, and whether it can do without it. */
-struct cuda_want {
-	enum cuda_fn fn;
-	enum cuda_sym_need need;
-	int no_fallback;	/* 1: the newest symbol only */
-};
-
 /*
  * Fill cu's slots named in want (every other slot NULL; handle and path are
  * left alone), in want's order, so that m lists the missing ones in that
  * order; -1 when a required one is missing.
  */
-int cuda_api_bind(void *handle, struct cu_api *cu, const struct cuda_want *want, size_t n,
+int cuda_api_bind(void *handle, struct cu_api *cu, const struct cuda_sym_want *want, size_t n,
 		  struct cuda_symtab_missing *m);
 
 #endif

@@ -48,7 +48,7 @@ static struct cu_api cu;
 
 #define SYM(slot, need) { CUDA_FN_##slot, need, 0 }
 
-static const struct cuda_want cuda_syms[] = {
+static const struct cuda_sym_want cuda_syms[] = {
 	SYM(cuInit, CUDA_SYM_REQUIRED),
 	SYM(cuDriverGetVersion, CUDA_SYM_REQUIRED),
 	SYM(cuDeviceGetCount, CUDA_SYM_REQUIRED),

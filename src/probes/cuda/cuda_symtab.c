@@ -40,6 +40,26 @@ int cuda_symtab_bind(void *handle, const struct cuda_sym *syms, size_t n,
 	return ret;
 }
 
+int cuda_symtab_bind_rows(void *handle, void *api, const struct cuda_sym_row *rows, size_t nrows,
+			  const struct cuda_sym_want *want, size_t n, struct cuda_symtab_missing *m)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct cuda_sym s;
+
+		if (want[i].fn < 0 || (size_t)want[i].fn >= nrows)
+			continue;
+		s.slot = (void **)((char *)api + rows[want[i].fn].off);
+		s.name = rows[want[i].fn].name;
+		s.fallback = want[i].no_fallback ? NULL : rows[want[i].fn].fallback;
+		s.need = want[i].need;
+		if (cuda_symtab_bind(handle, &s, 1, m) < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
 void cuda_symtab_missing_release(struct cuda_symtab_missing *m)
 {
 	buf_release(&m->required);

@@ -38,6 +38,27 @@ struct cuda_symtab_missing {
 
 #define CUDA_SYMTAB_MISSING_INIT { BUF_INIT, BUF_INIT }
 
+/*
+ * A declared interface (cuda_api.h, nvml_api.h) is a table of rows, one per
+ * entry point: where its slot lies in the interface's struct, and its names.
+ * A caller asks for entries by their index in that table.
+ */
+struct cuda_sym_row {
+	size_t off;		/* of the slot in the interface's struct */
+	const char *name, *fallback;
+};
+
+struct cuda_sym_want {
+	int fn;			/* index in the interface's row table */
+	enum cuda_sym_need need;
+	int no_fallback;	/* 1: the newest symbol only */
+};
+
+/* Bind the wanted rows' slots inside api (wanted indexes out of the table are
+ * skipped); -1 when a required symbol is missing. */
+int cuda_symtab_bind_rows(void *handle, void *api, const struct cuda_sym_row *rows, size_t nrows,
+			  const struct cuda_sym_want *want, size_t n, struct cuda_symtab_missing *m);
+
 /* Fill every slot (NULL when absent); -1 when a required symbol is missing. */
 int cuda_symtab_bind(void *handle, const struct cuda_sym *syms, size_t n,
 		     struct cuda_symtab_missing *m);

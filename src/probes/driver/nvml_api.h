@@ -13,7 +13,7 @@
  * reports as missing only what it would have called:
  *
  *	static struct nvml_api nv;
- *	static const struct nvml_want want[] = {
+ *	static const struct cuda_sym_want want[] = {
  *		{ NVML_FN_init, CUDA_SYM_REQUIRED }, { NVML_FN_name, CUDA_SYM_OPTIONAL },
  *	};
  *	struct cuda_symtab_missing m = CUDA_SYMTAB_MISSING_INIT;
@@ -156,18 +156,12 @@ enum nvml_fn { NVML_API_FUNCS(NVML_API_ENUM) NVML_FN_COUNT };
 #undef NVML_API_ENUM
 
 /* One entry point a user calls, and whether it can do without it. */
-struct nvml_want {
-	enum nvml_fn fn;
-	enum cuda_sym_need need;
-	int no_fallback;	/* 1: the newest symbol only */
-};
-
 /*
  * Fill api's slots named in want (every other slot NULL), in want's order,
  * so that m lists the missing ones in that order; -1 when a required one is
  * missing.
  */
-int nvml_api_bind(void *handle, struct nvml_api *api, const struct nvml_want *want, size_t n,
+int nvml_api_bind(void *handle, struct nvml_api *api, const struct cuda_sym_want *want, size_t n,
 		  struct cuda_symtab_missing *m);
 
 #endif

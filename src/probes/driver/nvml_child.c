@@ -29,7 +29,7 @@ static struct nvml_api nv;
 #define SYM(slot, need) { NVML_FN_##slot, need, 0 }
 
 /* Newest entry point first; the fallback has the same signature. */
-static const struct nvml_want nvml_syms[] = {
+static const struct cuda_sym_want nvml_syms[] = {
 	SYM(init, CUDA_SYM_REQUIRED),
 	SYM(shutdown, CUDA_SYM_REQUIRED),
 	SYM(error_string, CUDA_SYM_OPTIONAL),
