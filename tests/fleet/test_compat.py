@@ -7,6 +7,7 @@ needs (objdump -T, every GLIBC_x.y it references) and run it in a Debian 11
 /var/cache/gpudoctor-test.  Without PyPI (ziglang), root, debootstrap or the
 mirror the tests skip and say why.
 """
+import contextlib
 import os
 import re
 import shutil
@@ -47,6 +48,22 @@ def bullseye_tarball():
     return None
 
 
+@contextlib.contextmanager
+def bullseye_root(prefix):
+    """A fresh Debian 11 root unpacked from the cached tarball (SkipTest when
+    it cannot be made), removed afterwards; yields (root, chroot program)."""
+    why = bullseye_tarball()
+    if why:
+        raise unittest.SkipTest(why)
+    root = tempfile.mkdtemp(prefix=prefix)
+    try:
+        sh("debootstrap", "--variant=minbase", f"--unpack-tarball={TARBALL}", SUITE, root, mirror(),
+           timeout=1500)
+        yield root, shutil.which("chroot") or "/usr/sbin/chroot"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 class TestCompat(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -69,14 +86,7 @@ class TestCompat(unittest.TestCase):
             self.assertGreater(max(glibc_needs(plain)), (2, 28))
 
     def test_2_runs_in_a_debian_11_root(self):
-        why = bullseye_tarball()
-        if why:
-            self.skipTest(why)
-        chroot = shutil.which("chroot") or "/usr/sbin/chroot"
-        root = tempfile.mkdtemp(prefix="gd-deb11-")
-        try:
-            sh("debootstrap", "--variant=minbase", f"--unpack-tarball={TARBALL}", SUITE, root, mirror(),
-               timeout=1500)
+        with bullseye_root("gd-deb11-") as (root, chroot):
             libc = sh(chroot, root, "/usr/bin/ldd", "--version", check=False).stdout
             self.assertIn("2.31", libc.splitlines()[0] if libc else "", libc)
             shutil.copy(BIN, os.path.join(root, "usr", "local", "bin", "gpudoctor"))
@@ -88,8 +98,6 @@ class TestCompat(unittest.TestCase):
             c = sh(chroot, root, "gpudoctor", "--no-load", "--json", "check", env=env, check=False)
             self.assertEqual(c.returncode, 1, c.stdout[-1000:] + c.stderr[-1000:])
             self.assertIn('"no-nvidia-gpu"', c.stdout)
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
