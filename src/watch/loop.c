@@ -159,6 +159,12 @@ static int load_policy(struct wd *w, struct err *e)
 
 	if (policy_builtin(w->o->policy, &w->policy) == 0)
 		return 0;
+	/* The file is read from "/" (never inside --root): a relative name
+	   would be checked where it resolves from the working directory and
+	   read from another place. */
+	if (w->o->policy[0] != '/')
+		return err_set(e, "--policy '%s': not nvidia, conservative or an absolute path",
+			       w->o->policy);
 	/* Its rules decide which XIDs drain or reboot the node: a file another
 	   user could rewrite ("13 reboot") would hand them that decision. */
 	if (safefile_check_trusted(w->o->policy, &e2) < 0)

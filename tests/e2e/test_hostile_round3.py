@@ -448,6 +448,36 @@ class PolicyFile(unittest.TestCase):
         self.assertIn("--policy refused", err)
         self.assertIn("writable by every user", err)
 
+    def test_policy_relative_name(self):
+        """Before: a relative --policy was checked where it resolves from
+        the working directory (a trusted file there passed) but read from
+        "/" (fs_read_file("/", name)): the file obeyed was not the file
+        checked.  After: refused with a usage-like error naming an absolute
+        path; the same file given absolutely is obeyed (near miss)."""
+        from gdtest import run
+        base = tempfile.mkdtemp(prefix="gd-policy-")
+        os.chmod(base, 0o755)
+        good = os.path.join(base, "good.policy")
+        with open(good, "w") as f:
+            f.write("13 reboot\n")
+        kfile = os.path.join(base, "kmsg")
+        with open(kfile, "w") as f:
+            f.write(DRIVER_XID13)
+        r = root()
+
+        def once(pol):
+            sd = tempfile.mkdtemp(prefix="gd-watch-state-")
+            return subprocess.run([GPUDOCTOR, "--root", r.path, "--no-load", "watch", "--once",
+                                   "--policy", pol, "--state-dir", sd, "--kmsg-file", kfile],
+                                  env=clean_env(), cwd=base, capture_output=True, text=True,
+                                  timeout=120)
+        p = once("good.policy")
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("absolute path", p.stderr)
+        p = once(good)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("reboot", p.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
