@@ -126,10 +126,32 @@ void gpus_from_sample(struct wd *w)
  * reach (report/report.h, finding_status()); a GPU index brings the GPU's
  * PCI address and UUID as scope.  The title is one printable line of at
  * most 200 bytes (it may quote the kernel log), so that a sweep's memory
- * is bounded.  NULL when the report is full.
+ * is bounded.  NULL when the report is full (make_room()).
  */
 static struct finding *add(struct wd *w, const char *id, enum cause_id cause, enum reach reach,
 			   int gpu, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/*
+ * Room for one more finding of status st: 0, or -1 when the report is full.
+ * A failure takes the place of the last warning, so that the bound never
+ * turns a failing node into a warning one (warnings that come first, such
+ * as one per GPU, would otherwise crowd out an XID 79 after them).
+ */
+static int make_room(struct report *r, enum status st)
+{
+	if (r->n < WATCH_MAX_FINDINGS)
+		return 0;
+	if (st != STATUS_FAIL)
+		return -1;
+	for (size_t i = r->n; i-- > 0;)
+		if (r->findings[i].status != STATUS_FAIL) {
+			finding_release(&r->findings[i]);
+			memmove(&r->findings[i], &r->findings[i + 1], (r->n - i - 1) * sizeof(r->findings[0]));
+			r->n--;
+			return 0;
+		}
+	return -1;
+}
+
 static struct finding *add(struct wd *w, const char *id, enum cause_id cause, enum reach reach,
 			   int gpu, const char *fmt, ...)
 {
@@ -137,7 +159,7 @@ static struct finding *add(struct wd *w, const char *id, enum cause_id cause, en
 	char title[200];
 	va_list ap;
 
-	if (w->rep.n >= WATCH_MAX_FINDINGS)
+	if (make_room(&w->rep, finding_status(cause, reach)) < 0)
 		return NULL;
 	va_start(ap, fmt);
 	vsnprintf(title, sizeof(title), fmt, ap);
@@ -351,8 +373,9 @@ void judge(struct wd *w)
 	judge_nvml(w);
 	judge_pci(w);
 	judge_xids(w);
-	for (size_t i = 0; i < w->st_rep.n && w->rep.n < WATCH_MAX_FINDINGS; i++)
-		report_add_copy(&w->rep, &w->st_rep.findings[i]);
+	for (size_t i = 0; i < w->st_rep.n; i++)
+		if (make_room(&w->rep, w->st_rep.findings[i].status) == 0)
+			report_add_copy(&w->rep, &w->st_rep.findings[i]);
 	report_finish(&w->rep);
 	/* Before the first sweep is whole, findings come and go as sources answer. */
 	if (w->ready_sent)

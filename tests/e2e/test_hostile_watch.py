@@ -453,5 +453,28 @@ class Metrics(unittest.TestCase):
                 self.assertEqual(metric(m, "gpudoctor_xid_errors_total", xid=13, pci_bus_id=bus), 1)
 
 
+    def test_full_report_keeps_the_fatal_finding(self):
+        """Before: a sweep's report holds at most WATCH_MAX_FINDINGS (128)
+        findings, taken in order; 140 warnings (XID 13 on 140 addresses)
+        came first and the XID 79 after them was dropped: healthz 200, the
+        node's status warn.  After: a failure takes the place of a warning
+        when the report is full; the warnings still fill the rest."""
+        kfile = os.path.join(tempfile.mkdtemp(prefix="gd-kmsg-"), "kmsg")
+        with open(kfile, "w") as f:
+            seq = 1
+            for i in range(140):
+                f.write("4,%d,1,-;NVRM: Xid (PCI:0001:%02x:00): 13, pid=1, name=x, Graphics Exception\n"
+                        % (seq, i))
+                seq += 1
+            f.write("4,%d,1,-;%s.\n" % (seq, XID79))
+        with Watch(root(), kmsg_file=kfile) as w:
+            w.wait_metric("gpudoctor_xid_errors_total", gpu=0, xid=79)
+            w.wait(lambda: w.get("/healthz")[0] == 503, what="503 for the XID 79")
+            m = w.metrics()
+            self.assertEqual(metric(m, "gpudoctor_status", status="fail"), 1)
+            self.assertEqual(metric(m, "gpudoctor_finding", layer="driver", cause="gpu-lost",
+                                    severity="fail", gpu=0, pci_bus_id="0000:18:00.0"), 1)
+
+
 if __name__ == "__main__":
     unittest.main()
