@@ -202,6 +202,14 @@ void explain_render_text(const struct explanation *x, int color, struct buf *out
 			   layer_name((enum layer_id)it->layer), it->causes[0].id,
 			   conf_words(it->causes[0].conf));
 	}
+	/* cause messages that name no cause: an unknown error number, or conditions that dropped them all */
+	for (size_t i = 0; i < x->n && !lowest; i++)
+		if (x->items[i].cls == LR_CAUSE) {
+			buf_printf(out, "result: the lowest failure in this log is at the %s layer (line %ld); the "
+					"log does not tell its cause\n",
+				   layer_name((enum layer_id)x->items[i].layer), x->items[i].hit->first);
+			break;
+		}
 	if (x->primary && lowest && strcmp(x->primary->id, lowest->causes[0].id))
 		buf_printf(out, "        the most specific evidence (line %ld) points to %s (%s)\n",
 			   x->primary_item->hit->first, x->primary->id, conf_words(x->primary->conf));

@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,8 @@ double logdecode_size(const char *s)
 	if (!s || !isdigit((unsigned char)*s))
 		return -1;
 	v = strtod(s, &end);
+	if (!isfinite(v))	/* hundreds of digits: no size a GPU has */
+		return -1;
 	while (*end == ' ')
 		end++;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)

@@ -43,7 +43,7 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
  * sizes are "10.76 GiB", "8.81 MiB", "0 bytes".  NULL when they do not parse.
  */
 char *logdecode_oom(const char *total, const char *allocated, const char *free_);
-/* "10.76 GiB", "643.57 MiB", "0 bytes" -> bytes; -1 when it does not parse. */
+/* "10.76 GiB", "643.57 MiB", "0 bytes" -> bytes; -1 when it does not parse or is not finite. */
 double logdecode_size(const char *s);
 /*
  * The verdict behind that text, which decides the cause (explain.c): HELD

@@ -261,6 +261,31 @@ class Edges(unittest.TestCase):
         self.assertEqual(rc, 3)
         self.assertEqual(doc["result"]["benign_matches"], 1)
 
+    def test_stack_message_without_a_cause_has_a_result(self):
+        # an @errcode number the table does not know, and a condition that
+        # drops the rule's one cause: a stack message that names no cause
+        for log in ("cuInit(0) failed with error code 12345\n",
+                    "[h264_nvenc @ 0x55] Cannot load libnvidia-encode.so.1\n"
+                    "[h264_nvenc @ 0x55] The minimum required Nvidia driver for nvenc is 470.57.02 or newer\n"):
+            p = subprocess.run([GPUDOCTOR, "explain", "--no-live", "-"], input=log,
+                               capture_output=True, text=True, env=clean_env())
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertRegex(p.stdout, r"(?m)^result: .*layer", p.stdout)
+
+    def test_unsigned_in_a_build_log_is_no_secure_boot_evidence(self):
+        # "signed" as a substring made any "unsigned" (a compiler warning of a
+        # DKMS build) the evidence of secure boot, and dropped the other guesses
+        smi = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+               "Make sure that the latest NVIDIA driver is installed and running.\n")
+        rc, doc, err = explain("warning: comparison of unsigned expression in '>= 0' is always true\n" + smi,
+                               "--no-live")
+        causes = [c["cause"] for m in doc["matches"] for c in m["causes"]]
+        self.assertIn("nouveau-loaded", causes)
+        rc, doc, err = explain("Loading of unsigned module is rejected\n" + smi, "--no-live")
+        causes = [c["cause"] for m in doc["matches"] for c in m["causes"]]
+        self.assertIn("secure-boot-blocks-module", causes)
+        self.assertNotIn("nouveau-loaded", causes)
+
     def test_order_is_bottom_up(self):
         rc, doc, err = explain("RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
                                "Failed to initialize NVML: Driver/library version mismatch\n"

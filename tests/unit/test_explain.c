@@ -269,6 +269,17 @@ static void test_decode(void)
 	CHECK(logdecode_oom_verdict("7.93 GiB", "6.19 GiB", "340.00 MiB") == OOM_OWN);
 	CHECK(logdecode_oom_verdict("4.00 GiB", "9 GiB", "1 GiB") == OOM_UNKNOWN);
 	CHECK(logdecode_oom_verdict("x", "1 GiB", "1 GiB") == OOM_UNKNOWN);
+	/* a number too large for a double is no size: no verdict, no "inf GiB" */
+	{
+		char huge[400];
+
+		memset(huge, '9', 320);
+		strcpy(huge + 320, " GiB");
+		CHECK(logdecode_size(huge) < 0);
+		CHECK(logdecode_oom_verdict(huge, "1 GiB", "1 GiB") == OOM_UNKNOWN);
+		CHECK(logdecode_oom(huge, "1 GiB", "1 GiB") == NULL);
+		CHECK(logdecode_oom("40 GiB", huge, "1 GiB") == NULL);
+	}
 }
 
 int main(void)
