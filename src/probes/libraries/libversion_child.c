@@ -57,10 +57,10 @@ static void cudnn_decode(size_t v, char *out, size_t n)
 		snprintf(out, n, "%zu.%zu.%zu", v / 1000, (v % 1000) / 100, v % 100);
 }
 
-/* The int (*)(int *) version calls (cudart, NCCL): emit where it loaded from and the raw value. */
-static int int_version_call(void *h, const char *name, int *v)
+/* The int (*)(int *) version calls (cudart, NCCL): emit where it loaded from
+ * and the raw value.  f is the bound entry point (NULL when absent). */
+static int int_version_run(int_ptr_fn f, const char *name, int *v)
 {
-	int_ptr_fn f = (int_ptr_fn)sym(h, name);
 	int rc;
 
 	if (!f)
@@ -74,6 +74,11 @@ static int int_version_call(void *h, const char *name, int *v)
 	}
 	kv_emit("raw", "%d", *v);
 	return 0;
+}
+
+static int int_version_call(void *h, const char *name, int *v)
+{
+	return int_version_run((int_ptr_fn)sym(h, name), name, v);
 }
 
 static int do_cudart(void *h)
@@ -116,19 +121,14 @@ static int do_nccl(void *h)
 {
 	struct nccl_api nc = { 0 };
 	const char *missing = NULL;
-	int v = -1, rc;
+	int v = -1;
 
 	if (nccl_api_bind_version(h, &nc, &missing) < 0) {
 		kv_emit("error", "%s: %s", missing, dlerror());
 		return -1;
 	}
-	emit_loaded((void *)nc.ncclGetVersion);
-	rc = nc.ncclGetVersion(&v);
-	if (rc != 0) {
-		kv_emit("error", "ncclGetVersion returned %d", rc);
+	if (int_version_run((int_ptr_fn)nc.ncclGetVersion, "ncclGetVersion", &v) < 0)
 		return -1;
-	}
-	kv_emit("raw", "%d", v);
 	if (v >= 10000)
 		kv_emit("version", "%d.%d.%d", v / 10000, (v % 10000) / 100, v % 100);
 	else
