@@ -492,6 +492,11 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 	if ((o.node || o.reboot) && !o.slurm) {
 		return cli_error("health", health_usage, "--node and --reboot go with --slurm");
 	}
+	/* Its tables set severities, and so what drains or reboots a node. */
+	if (ctx->kb_dir && kb_check_trusted(ctx->kb_dir, &e) < 0) {
+		fprintf(stderr, "gpudoctor health: %s\n", tesc(e.msg));
+		return 2;
+	}
 	health_init(&h);
 	/* Leave scontrol a third of the deadline (two calls), else half a second. */
 	budget = o.slurm ? o.deadline * 2.0 / 3.0 : o.deadline - 0.5;

@@ -34,23 +34,6 @@ int safefile_check_file(const char *path, struct err *e)
 	return safefile_check_stat(path, &st, e) < 0 ? -1 : 0;
 }
 
-int safefile_check_dir(const char *dir, struct err *e)
-{
-	struct stat st;
-
-	if (lstat(dir, &st) < 0)
-		return err_set_errno(e, "cannot stat '%s'", dir);
-	if (!S_ISDIR(st.st_mode))
-		return err_set(e, "'%s' is not a directory (a symbolic link is not followed)", dir);
-	if (!owned_by_us(st.st_uid))
-		return err_set(e, "'%s' is owned by uid %ld, not by this user (uid %ld) or root",
-			       dir, (long)st.st_uid, (long)geteuid());
-	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-		return err_set(e, "'%s' is writable by every user and has no sticky bit: anyone "
-			       "could replace its files (chmod o-w or chmod +t it)", dir);
-	return 0;
-}
-
 /* One step of a path to load from: a directory or the file itself. */
 static int trusted_step(const char *path, const char *part, int last, struct err *e)
 {
@@ -75,8 +58,9 @@ static int trusted_step(const char *path, const char *part, int last, struct err
 	return 0;
 }
 
-/* Each prefix of the absolute path abs, then abs itself. */
-static int trusted_chain(const char *path, const char *abs, struct err *e)
+/* Each prefix of the absolute path abs, then abs itself: a file, or a
+   directory when last_is_dir. */
+static int trusted_chain(const char *path, const char *abs, int last_is_dir, struct err *e)
 {
 	char *part = xstrdup(abs);
 	int r = trusted_step(path, "/", 0, e);
@@ -87,7 +71,7 @@ static int trusted_chain(const char *path, const char *abs, struct err *e)
 		*slash = '/';
 	}
 	if (r == 0)
-		r = trusted_step(path, abs, 1, e);
+		r = trusted_step(path, abs, !last_is_dir, e);
 	free(part);
 	return r;
 }
@@ -98,12 +82,43 @@ int safefile_check_trusted(const char *path, struct err *e)
 	int r;
 
 	/* A relative path: its resolved form names every directory. */
-	if (path[0] == '/' && trusted_chain(path, path, e) < 0)
+	if (path[0] == '/' && trusted_chain(path, path, 0, e) < 0)
 		return -1;
 	real = realpath(path, NULL);
 	if (!real)
 		return err_set_errno(e, "cannot resolve '%s'", path);
-	r = strcmp(real, path) ? trusted_chain(path, real, e) : 0;
+	r = strcmp(real, path) ? trusted_chain(path, real, 0, e) : 0;
+	free(real);
+	return r;
+}
+
+/*
+ * The directory itself (a real directory, never a link), then every
+ * directory on its way, as resolved: one that another user owns or may
+ * write to (a sticky one excepted) could rename ours away and put its own
+ * in its place, the same rule as a library's path (safefile_check_trusted).
+ */
+int safefile_check_dir(const char *dir, struct err *e)
+{
+	struct stat st;
+	char *real;
+	int r;
+
+	if (lstat(dir, &st) < 0)
+		return err_set_errno(e, "cannot stat '%s'", dir);
+	if (!S_ISDIR(st.st_mode))
+		return err_set(e, "'%s' is not a directory (a symbolic link is not followed)", dir);
+	if (!owned_by_us(st.st_uid))
+		return err_set(e, "'%s' is owned by uid %ld, not by this user (uid %ld) or root",
+			       dir, (long)st.st_uid, (long)geteuid());
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		return err_set(e, "'%s' is writable by %s and has no sticky bit: they could "
+			       "replace its files (chmod go-w or chmod +t it)", dir,
+			       st.st_mode & S_IWOTH ? "every user" : "its group");
+	real = realpath(dir, NULL);
+	if (!real)
+		return err_set_errno(e, "cannot resolve '%s'", dir);
+	r = trusted_chain(dir, real, 1, e);
 	free(real);
 	return r;
 }

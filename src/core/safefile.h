@@ -11,7 +11,8 @@
  *   - an append opens with O_NOFOLLOW and refuses anything but a regular
  *     file owned by this user;
  *   - a directory is trusted only if it is a real directory owned by this
- *     user (or root) and not writable by others without the sticky bit;
+ *     user (or root), not writable by its group or others without the
+ *     sticky bit, and every directory above it passes the same test;
  *     a file only if it is regular and owned by this user (or root):
  *     anyone else could have written it;
  *   - a library a privileged daemon loads, or a file whose rules it obeys,

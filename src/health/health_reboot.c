@@ -27,11 +27,22 @@ int health_reboot_tried(const char *root, const char *state_dir, const char *boo
 {
 	struct buf path = BUF_INIT, text = BUF_INIT;
 	struct kvlist kv = KVLIST_INIT;
+	struct buf dir = BUF_INIT, host = BUF_INIT;
+	struct err e2 = ERR_INIT;
+	struct stat st;
 	const char *b, *c, *g;
 	int tried = 0;
 
 	buf_printf(&path, "%s/health-reboot", state_dir);
-	if (fs_read_file(root, path.s, 4096, &text, NULL) == 0) {
+	/* A record another user could have written or replaced decides nothing
+	   but a drain (always safe): it must never buy a reboot, nor hide one
+	   already tried.  No directory or no record: nothing was tried. */
+	fs_path(root, state_dir, &dir);
+	fs_path(root, path.s, &host);
+	if (lstat(dir.s, &st) == 0 && lstat(host.s, &st) == 0 &&
+	    (safefile_check_dir(dir.s, &e2) < 0 || safefile_check_file(host.s, &e2) != 0))
+		tried = 1;
+	else if (fs_read_file(root, path.s, 4096, &text, NULL) == 0) {
 		kvlist_parse(&kv, text.s, text.len);
 		b = kv_get(&kv, "boot_id");
 		c = kv_get(&kv, "cause");
@@ -43,6 +54,8 @@ int health_reboot_tried(const char *root, const char *state_dir, const char *boo
 	kvlist_release(&kv);
 	buf_release(&path);
 	buf_release(&text);
+	buf_release(&dir);
+	buf_release(&host);
 	return tried;
 }
 

@@ -30,7 +30,9 @@
 /* This boot's id (/proc/sys/kernel/random/boot_id inside root) into out; "" if unknown. */
 void health_boot_id(const char *root, char *out, size_t outsz);
 
-/* Was a reboot asked for this cause and GPU in an earlier boot? */
+/* Was a reboot asked for this cause and GPU in an earlier boot?  A record
+ * that is not safely ours (core/safefile.h: another owner, a link, a
+ * directory others may write) counts as tried: drain, never reboot. */
 int health_reboot_tried(const char *root, const char *state_dir, const char *boot_id,
 			const char *cause, const char *gpu);
 

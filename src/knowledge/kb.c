@@ -8,6 +8,7 @@
  */
 #include "knowledge/kb_internal.h"
 #include "knowledge/kb_conv.h"
+#include "core/safefile.h"
 #include "core/buf.h"
 #include "core/version.h"
 #include "core/xalloc.h"
@@ -100,6 +101,24 @@ static int (*const converters[KB_NTABLES])(struct conv *c) = {
 	kb_conv_branches, kb_conv_archs, kb_conv_cudnn, kb_conv_sonames, kb_conv_gpus, kb_conv_gpudrv, kb_conv_failures,
 	kb_conv_cupy, kb_conv_xid,
 };
+
+int kb_check_trusted(const char *dir, struct err *e)
+{
+	struct err e2 = ERR_INIT;
+
+	if (safefile_check_dir(dir, &e2) < 0)
+		return err_set(e, "--kb refused: %s", e2.msg);
+	for (int i = 0; i < KB_NTABLES; i++) {
+		char *path = xasprintf("%s/%s", dir, kb_table_names[i]);
+		struct stat st;
+		int r = lstat(path, &st) == 0 ? safefile_check_trusted(path, &e2) : 0;
+
+		free(path);
+		if (r < 0)
+			return err_set(e, "--kb refused: %s", e2.msg);
+	}
+	return 0;
+}
 
 int kb_open(const char *dir, struct kb **out, struct err *e)
 {

@@ -23,6 +23,10 @@ struct kb;
 /* dir NULL: the embedded tables. */
 int kb_open(const char *dir, struct kb **out, struct err *e);
 void kb_close(struct kb *kb);
+/* For a privileged daemon (watch, health) given --kb DIR: 0 when DIR and
+ * each table file in it could be written by no one but this user or root
+ * (core/safefile.h); its tables decide severities and actions. */
+int kb_check_trusted(const char *dir, struct err *e);
 
 /*
  * A yes/no/unknown answer with the reason and the source it rests on.
