@@ -68,23 +68,6 @@ void bench_deep_paths(const struct gd_ctx *ctx, const struct inventory *inv, str
 	d->nccl_path = deep_winner(ctx, inv, "nccl");
 }
 
-/* The death of a child as the cause of its layer: a deadline passed is a
- * hang, anything else a failed call; with the end of what it said. */
-static void deep_death(const struct child_result *r, const char *what, enum cause_id hang, enum cause_id fail,
-		       enum cause_id *cause, char **msg)
-{
-	struct buf d = BUF_INIT;
-	const char *err = r->err.len ? r->err.s : "";
-	size_t len = strlen(err);
-
-	child_outcome_describe(r, &d);
-	free(*msg);
-	*cause = r->outcome == CHILD_TIMEOUT ? hang : fail;
-	*msg = xasprintf("the isolated %s child %s%s%.240s", what, d.s, len ? "; the end of its stderr: " : "",
-			 len > 240 ? err + len - 240 : err);
-	buf_release(&d);
-}
-
 static double deep_timeout(const struct gd_ctx *ctx)
 {
 	/* --timeout may shorten it (a test of the hang path), never lengthen
@@ -132,7 +115,7 @@ static void deep_conv(const struct gd_ctx *ctx, struct bench_deep *d, int index)
 	if (index == 0)
 		d->gpus = (int)kv_get_ll(&r.kv, "conv.gpus", -1);
 	if (r.outcome != CHILD_OK)
-		deep_death(&r, "cuDNN", CAUSE_CUDNN_HANG, CAUSE_CUDNN_CALL_FAILED, &g->conv.refused, &g->conv.refused_msg);
+		bench_child_death(&r, "cuDNN", CAUSE_CUDNN_HANG, CAUSE_CUDNN_CALL_FAILED, &g->conv.refused, &g->conv.refused_msg);
 	child_result_release(&r);
 }
 
@@ -167,7 +150,7 @@ static void deep_nccl(const struct gd_ctx *ctx, struct bench_deep *d)
 	d->nccl_child_s = r.seconds;
 	d->nccl_check_ms = kv_get_double(&r.kv, "nccl.check_ms", NAN);
 	if (r.outcome != CHILD_OK)
-		deep_death(&r, "NCCL", CAUSE_NCCL_HANG, CAUSE_NCCL_CALL_FAILED, &d->nccl.refused, &d->nccl.refused_msg);
+		bench_child_death(&r, "NCCL", CAUSE_NCCL_HANG, CAUSE_NCCL_CALL_FAILED, &d->nccl.refused, &d->nccl.refused_msg);
 	child_result_release(&r);
 }
 

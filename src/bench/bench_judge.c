@@ -2,9 +2,12 @@
 #include "bench/bench_judge.h"
 #include "bench/bench_pcie.h"
 #include "core/buf.h"
+#include "core/child.h"
+#include "core/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -635,4 +638,22 @@ enum status bench_judge_worst(const struct bench_run *r)
 		if (r->nccl.rep.findings[k].status > worst)
 			worst = r->nccl.rep.findings[k].status;
 	return worst;
+}
+
+void bench_child_death(const struct child_result *r, const char *what, enum cause_id hang_cause,
+		       enum cause_id fail_cause, enum cause_id *cause, char **msg)
+{
+	struct buf d = BUF_INIT;
+	const char *err = r->err.len ? r->err.s : "";
+	size_t len = strlen(err);
+
+	while (len > 0 && (err[len - 1] == '\n' || err[len - 1] == ' ' || err[len - 1] == '\t'))
+		len--;
+	child_outcome_describe(r, &d);
+	free(*msg);
+	*cause = r->outcome == CHILD_TIMEOUT ? hang_cause : fail_cause;
+	/* The last of stderr: NCCL's and cuDNN's logs end with what they were doing. */
+	*msg = xasprintf("the isolated %s child %s%s%.*s", what, d.s, len ? "; the end of its stderr: " : "",
+			 (int)(len > 300 ? 300 : len), len > 300 ? err + len - 300 : err);
+	buf_release(&d);
 }

@@ -71,4 +71,11 @@ void bench_judge_cpu(struct bench_run *r);
 /* Worst status over all GPUs' findings (STATUS_OK when none, or notes only). */
 enum status bench_judge_worst(const struct bench_run *r);
 
+struct child_result;
+/* A bench or --deep child that died: a deadline passed is hang_cause,
+ * anything else fail_cause; msg (freed first) says how, with the last 300
+ * bytes of its stderr. */
+void bench_child_death(const struct child_result *r, const char *what, enum cause_id hang_cause,
+		       enum cause_id fail_cause, enum cause_id *cause, char **msg);
+
 #endif

@@ -229,22 +229,6 @@ static void bench_child_failed(struct bench_gpu *g, const struct child_result *r
 	buf_release(&d);
 }
 
-/* A child that died: the outcome as a cause of the layer, and a message. */
-static void bench_child_death(const struct child_result *r, const char *what, enum cause_id hang_cause,
-			      enum cause_id fail_cause, enum cause_id *cause, char **msg)
-{
-	struct buf d = BUF_INIT;
-
-	child_outcome_describe(r, &d);
-	buf_rtrim(&((struct child_result *)r)->err);
-	free(*msg);
-	*cause = r->outcome == CHILD_TIMEOUT ? hang_cause : fail_cause;
-	/* The last of stderr: NCCL's log ends with what it was doing. */
-	*msg = xasprintf("the isolated %s child %s%s%.300s", what, d.s, r->err.len ? "; the end of its stderr: " : "",
-			 r->err.len > 300 ? r->err.s + r->err.len - 300 : r->err.len ? r->err.s : "");
-	buf_release(&d);
-}
-
 static void bench_run_conv(const struct gd_ctx *ctx, const struct bench_opts *o, char **envp,
 			   struct bench_gpu *g, double timeout)
 {
