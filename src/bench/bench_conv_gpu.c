@@ -61,6 +61,7 @@ struct cg {
 	void *stage;
 	int prec;
 	struct bench_refusal refusal;
+	int refused_by_cudnn;	/* the refusal is cuDNN's own: it ends one direction, not the run */
 };
 
 static void cg_emit(struct cg *g, int dir, const char *field, const char *fmt, ...)
@@ -90,23 +91,17 @@ static int cg_cuda(struct cg *g, CUresult rc, const char *what)
 	return bench_refuse(&g->refusal, CAUSE_GPU_COMPUTE_FAILED, "%s failed on GPU %d with %s", what, g->o->index, name);
 }
 
-/* The cause a failed cuDNN call stands for.  A kernel missing for this GPU
+/* The cause a failed cuDNN call stands for, marked as cuDNN's own.  A kernel missing for this GPU
  * shows as ARCH_MISMATCH, or as an execution failure whose message carries
  * the runtime's "no kernel image is available for execution on the device". */
-static enum cause_id cg_status_cause(cudnnStatus_t st, const char *msg)
+static enum cause_id cg_status_cause(struct cg *g, cudnnStatus_t st, const char *msg)
 {
+	g->refused_by_cudnn = 1;
 	if (st == GD_CUDNN_STATUS_NOT_INITIALIZED)
 		return CAUSE_CUDNN_NOT_INITIALIZED;
 	if (st == GD_CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH || (msg && strstr(msg, "no kernel image")))
 		return CAUSE_CUDNN_NO_KERNEL_FOR_ARCH;
 	return CAUSE_CUDNN_CALL_FAILED;
-}
-
-/* A cause cg_status_cause() gives: cuDNN's own failure, which ends one
- * direction, not the run. */
-static int cg_is_cudnn_cause(enum cause_id c)
-{
-	return c == CAUSE_CUDNN_NOT_INITIALIZED || c == CAUSE_CUDNN_NO_KERNEL_FOR_ARCH || c == CAUSE_CUDNN_CALL_FAILED;
 }
 
 static int cg_dnn(struct cg *g, cudnnStatus_t st, const char *what)
@@ -116,7 +111,7 @@ static int cg_dnn(struct cg *g, cudnnStatus_t st, const char *what)
 	if (st == GD_CUDNN_STATUS_SUCCESS)
 		return 0;
 	bench_cudnn_errname(&g->dn, st, name, sizeof(name));
-	return bench_refuse(&g->refusal, cg_status_cause(st, name), "%s failed on GPU %d with %s", what, g->o->index, name);
+	return bench_refuse(&g->refusal, cg_status_cause(g, st, name), "%s failed on GPU %d with %s", what, g->o->index, name);
 }
 
 static int cg_alloc(struct cg *g, CUdeviceptr *p, size_t bytes)
@@ -197,7 +192,7 @@ static int cg_find(struct cg *g, int dir, struct cudnn_perf *best)
 		char name[400];
 
 		bench_cudnn_errname(&g->dn, ret > 0 ? perf[0].status : GD_CUDNN_STATUS_EXECUTION_FAILED, name, sizeof(name));
-		return bench_refuse(&g->refusal, cg_status_cause(ret > 0 ? perf[0].status : 0, name),
+		return bench_refuse(&g->refusal, cg_status_cause(g, ret > 0 ? perf[0].status : 0, name),
 				 "no %s algorithm of cuDNN ran on GPU %d for %s: %d tried, the first said %s",
 				 bench_conv_dir_label(dir), g->o->index, prec_names[g->prec], ret, name);
 	}
@@ -412,11 +407,12 @@ static int cg_precision(struct cg *g, int prec)
 
 			/* A direction that cuDNN cannot run is a result, not the end
 			 * of the run; a failing driver is. */
-			if (!cg_is_cudnn_cause(g->refusal.cause))
+			if (!g->refused_by_cudnn)
 				return -1;
 			snprintf(key, sizeof(key), "conv.%s.%s.refuse", bench_conv_dir_name(d), prec_names[g->prec]);
 			bench_refusal_emit(&g->refusal, key);
 			g->refusal.cause = CAUSE_NONE;
+			g->refused_by_cudnn = 0;
 		}
 	}
 	cg_free_tensors(g);
