@@ -61,12 +61,16 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 	if (!r->by_code) {
 		/*
 		 * A conditional cause by its evidence in the log (logrules.h); a
-		 * guess falls when the log has the evidence of another guess.
+		 * guess falls when the log has the evidence of another guess, or
+		 * of a cause that is named only on evidence ("?+"): the most
+		 * specific evidence wins (nvidia-smi's "couldn't communicate" in
+		 * a WSL log is WSL's, not a guess at nouveau or Secure Boot).
 		 */
 		int guess_seen = 0;
 
 		for (size_t k = 0; k < r->ncauses; k++)
-			guess_seen |= r->cond[k].kind == LR_COND_GUESS && logmatch_cond_seen(m, &r->cond[k]);
+			guess_seen |= (r->cond[k].kind == LR_COND_GUESS || r->cond[k].kind == LR_COND_IF) &&
+				      logmatch_cond_seen(m, &r->cond[k]);
 		for (size_t k = 0; k < r->ncauses; k++) {
 			int seen = logmatch_cond_seen(m, &r->cond[k]), keep = 1;
 

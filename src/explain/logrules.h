@@ -42,7 +42,8 @@
  *	"nouveau-loaded?nouveau"	a guess: named when the log contains
  *		"nouveau", or when it holds the evidence of none of the rule's
  *		guesses (the log cannot tell them apart, so all stand); when it
- *		holds the evidence of some guess, the others are not named;
+ *		holds the evidence of some guess, or of one of the rule's "?+"
+ *		causes below, the others are not named;
  *	"wsl-lib-not-on-loader-path?+/usr/lib/wsl|/mnt/c/"	only when the log
  *		contains one of the literals;
  *	"libcuda-missing?!/usr/lib/wsl|/mnt/c/"	only when it contains none;
@@ -73,7 +74,7 @@
 
 #define LR_MAX_CAPS 8
 #define LR_MAX_CAUSES 6
-#define LR_MAX_EVLITS 12	/* literals in one cause's condition */
+#define LR_MAX_EVLITS 16	/* literals in one cause's condition */
 #define LR_MAX_EVIDENCE 128	/* distinct evidence literals, all rules together */
 #define LR_MAX_SEGS 20
 
