@@ -166,12 +166,74 @@ static void p2p_line(struct logtable *t, const struct lognorm_line *l)
 		t->p2p_last = l->last;
 }
 
+/*
+ * nccl-tests: the header "(B)    (elements)" opens the table, rows are
+ * "  2048   512   float   sum   -1   8.38 ...", "# Avg bus bandwidth" (or
+ * "# Out of bounds values") closes it; a failure line ends the run
+ * otherwise ("Test NCCL failure", "Test CUDA failure", an NCCL WARN).
+ */
+static void nt_line(struct logtable *t, const struct lognorm_line *l)
+{
+	const char *p = l->text, *e = l->text + l->len;
+
+	if (has(l->text, l->len, "(elements)") && has(l->text, l->len, "(B)")) {
+		t->nt_open = 1;
+		t->nt_rows = 0;
+		t->nt_last_size = -1;
+		t->nt_first = l->first;
+		t->nt_last = l->last;
+		return;
+	}
+	if (!t->nt_open)
+		return;
+	if (has(l->text, l->len, "Avg bus bandwidth") || has(l->text, l->len, "Out of bounds values") ||
+	    has(l->text, l->len, "failure") || has(l->text, l->len, "WARN") || has(l->text, l->len, "rror")) {
+		t->nt_open = 0;
+		return;
+	}
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < e && *p >= '0' && *p <= '9') {
+		long long v = 0;
+		int digits = 0;
+
+		while (p < e && *p >= '0' && *p <= '9' && digits < 18) {
+			v = v * 10 + (*p - '0');
+			p++;
+			digits++;
+		}
+		t->nt_rows++;
+		t->nt_last_size = v;
+		t->nt_last = l->last;
+	}
+	/* '#' comment lines and NCCL INFO lines (NCCL_DEBUG=INFO) leave the table open */
+}
+
+static void nt_judge(struct logtable *t)
+{
+	if (!t->nt_open)
+		return;
+	t->nt_open = 0;
+	buf_reset(&t->out);
+	if (t->nt_rows > 0)
+		buf_printf(&t->out,
+			   "[gpudoctor] nccl-tests: the log ends inside the result table after %ld rows (last size %lld bytes), "
+			   "without its 'Avg bus bandwidth' line (gpudoctor: the collective of the next size did not finish)",
+			   t->nt_rows, t->nt_last_size);
+	else
+		buf_printf(&t->out,
+			   "[gpudoctor] nccl-tests: the log ends inside the result table after 0 rows, "
+			   "without its 'Avg bus bandwidth' line (gpudoctor: the first collective did not finish)");
+	emit(t, t->nt_first, t->nt_last);
+}
+
 void logtable_line_cb(const struct lognorm_line *l, void *arg)
 {
 	struct logtable *t = arg;
 
 	t->next(l, t->next_arg);
 	p2p_line(t, l);
+	nt_line(t, l);
 }
 
 void logtable_finish(struct logtable *t)
@@ -179,4 +241,5 @@ void logtable_finish(struct logtable *t)
 	if (t->p2p == LT_P2P_ENABLED)
 		p2p_judge(t);
 	t->p2p = LT_P2P_NONE;
+	nt_judge(t);
 }

@@ -16,6 +16,14 @@
  *    translating them.  The derived line names the worst pair:
  *	"[gpudoctor] p2pBandwidthLatencyTest: GPU0 -> GPU1 with P2P enabled: 2.60 GB/s,
  *	 with P2P disabled: 13.15 GB/s (...)"
+ *  - nccl-tests (all_reduce_perf and its siblings) print a result table,
+ *    one row per message size, and end it with "# Avg bus bandwidth".  A
+ *    log that ends inside that table, after its header, with no failure
+ *    line after it, is a run that stopped moving data: the collective of
+ *    the next size never finished (users paste such output when the test
+ *    hangs).  The derived line says how far it got:
+ *	"[gpudoctor] nccl-tests: the log ends inside the result table after
+ *	 2 rows (last size 2048 bytes), without its 'Avg bus bandwidth' line (...)"
  *
  * The derived line carries the input line numbers of the table it read.
  * Input is hostile: cells are bounded (LT_MAX_GPUS), numbers are parsed
@@ -24,7 +32,7 @@
  *	struct logtable t;
  *	logtable_init(&t, logjoin_line_cb, &join);
  *	lognorm_init(&n, logtable_line_cb, &t);  ... feed, finish ...
- *	logtable_finish(&t);		// a matrix that ended the log
+ *	logtable_finish(&t);		// a table that ended the log
  *	logtable_release(&t);
  */
 #ifndef GD_LOGTABLE_H
@@ -45,6 +53,11 @@ struct logtable {
 	double dis[LT_MAX_GPUS][LT_MAX_GPUS];
 	double en[LT_MAX_GPUS][LT_MAX_GPUS];
 	long p2p_first, p2p_last;
+	/* nccl-tests' result table: open after its header until its summary */
+	int nt_open;
+	long nt_rows;
+	long long nt_last_size;
+	long nt_first, nt_last;
 	struct buf out;
 };
 

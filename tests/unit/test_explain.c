@@ -347,6 +347,18 @@ static void test_table(void)
 	strcat(big, "\n");
 	table(big, &d);
 	CHECK_INT(d.derived, 0);
+	/* nccl-tests: a table the log ends in is a run that stopped; a summary or a failure closes it */
+	table("#  (B)    (elements)   (us)\n       8     2  float  sum  -1  8.49\n    2048   512  float  sum  -1  8.38\n", &d);
+	CHECK_INT(d.derived, 1);
+	CHECK(strstr(d.text, "after 2 rows (last size 2048 bytes)") != NULL);
+	table("#  (B)    (elements)   (us)\n       8     2  float  sum  -1  8.49\n# Out of bounds values : 0 OK\n", &d);
+	CHECK_INT(d.derived, 0);
+	table("#  (B)    (elements)   (us)\nhost: Test NCCL failure common.cu:958 'internal error'\n", &d);
+	CHECK_INT(d.derived, 0);
+	table("       8     2  float  sum  -1  8.49\n", &d);	/* rows without the header: no table */
+	CHECK_INT(d.derived, 0);
+	table("#  (B)    (elements)   (us)\n 99999999999999999999999999 2 float\n", &d);	/* a size that overflows stays bounded */
+	CHECK_INT(d.derived, 1);
 }
 
 int main(void)
