@@ -24,6 +24,7 @@
 #include "explain/confirm.h"
 #include "explain/explain.h"
 #include "explain/logjoin.h"
+#include "explain/logtable.h"
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
@@ -102,6 +103,7 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 	struct logmatch m;
 	struct lognorm n;
 	struct logjoin join;
+	struct logtable table;
 	struct explanation x;
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
@@ -119,9 +121,12 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 	}
 	logmatch_init(&m, &rules);
 	logjoin_init(&join, &m);
-	lognorm_init(&n, logjoin_line_cb, &join);
+	logtable_init(&table, logjoin_line_cb, &join);
+	lognorm_init(&n, logtable_line_cb, &table);
 	lognorm_feed(&n, log ? log : "", log_len);
 	lognorm_finish(&n);
+	logtable_finish(&table);
+	logtable_release(&table);
 	logjoin_finish(&join);
 	logjoin_release(&join);
 	lognorm_release(&n);

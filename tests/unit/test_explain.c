@@ -1,4 +1,4 @@
-/* test_explain.c - explain's literal matcher, rule-table validation and the normaliser. */
+/* test_explain.c - explain's literal matcher, rule-table validation, the normaliser and its table reader. */
 #include "tap.h"
 
 #include "explain/errcodes.h"
@@ -6,6 +6,7 @@
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
+#include "explain/logtable.h"
 
 #include <stdlib.h>
 
@@ -282,6 +283,84 @@ static void test_decode(void)
 	}
 }
 
+/* logtable: the derived line a p2pBandwidthLatencyTest log ends with, or none */
+struct derived {
+	int lines, derived;
+	char text[512];
+};
+
+static void derived_cb(const struct lognorm_line *l, void *arg)
+{
+	struct derived *d = arg;
+
+	d->lines++;
+	if (!strncmp(l->text, "[gpudoctor] ", 12)) {
+		d->derived++;
+		snprintf(d->text, sizeof(d->text), "%s", l->text);
+	}
+}
+
+static void table(const char *log, struct derived *d)
+{
+	struct logtable t;
+	struct lognorm n;
+
+	memset(d, 0, sizeof(*d));
+	logtable_init(&t, derived_cb, d);
+	lognorm_init(&n, logtable_line_cb, &t);
+	lognorm_feed(&n, log, strlen(log));
+	lognorm_finish(&n);
+	logtable_finish(&t);
+	logtable_release(&t);
+	lognorm_release(&n);
+}
+
+#define DIS "Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D     0      1\n"
+#define EN "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+
+static void test_table(void)
+{
+	struct derived d;
+	char big[8192];
+
+	/* peer writes at a fifth of the staged copy: the worst pair is named, every line still passes */
+	table(DIS "     0 673.20  13.15\n     1  12.99 673.20\n" EN "     0 673.49   2.60\n     1   6.50 672.33\n", &d);
+	CHECK_INT(d.derived, 1);
+	CHECK_INT(d.lines, 9);
+	CHECK(strstr(d.text, "GPU0 -> GPU1 with P2P enabled: 2.60 GB/s, with P2P disabled: 13.15 GB/s") != NULL);
+	/* near misses: P2P faster (NVLink); only one matrix; the enabled matrix without a disabled one */
+	table(DIS "     0 673.20  13.15\n     1  12.99 673.20\n" EN "     0 673.49  24.60\n     1  24.50 672.33\n", &d);
+	CHECK_INT(d.derived, 0);
+	table(DIS "     0 673.20  13.15\n     1  12.99 673.20\nBidirectional P2P=Disabled\n", &d);
+	CHECK_INT(d.derived, 0);
+	table(EN "     0 673.49   2.60\n     1   2.12 672.33\n", &d);
+	CHECK_INT(d.derived, 0);
+	/* a line between the matrices ends the table: no pair from two tables */
+	table(DIS "     0 673.20  13.15\nsomething else\n" EN "     0 673.49   2.60\n", &d);
+	CHECK_INT(d.derived, 0);
+	/* hostile rows: a GPU index out of range, cells that are not numbers, a row far too wide */
+	table(DIS "    99 1.0 13.15\n     0 nan 13.15\n     0 1e308 13.15\n" EN "    99 1.0 0.01\n", &d);
+	CHECK_INT(d.derived, 0);
+	snprintf(big, sizeof(big), "%s     0 1.0", DIS);
+	for (size_t i = strlen(big); i + 8 < sizeof(big) - 64; i += 6)
+		memcpy(big + i, " 13.15", 7);
+	strcat(big, "\n");
+	table(big, &d);
+	CHECK_INT(d.derived, 0);
+	/* nccl-tests: a table the log ends in is a run that stopped; a summary or a failure closes it */
+	table("#  (B)    (elements)   (us)\n       8     2  float  sum  -1  8.49\n    2048   512  float  sum  -1  8.38\n", &d);
+	CHECK_INT(d.derived, 1);
+	CHECK(strstr(d.text, "after 2 rows (last size 2048 bytes)") != NULL);
+	table("#  (B)    (elements)   (us)\n       8     2  float  sum  -1  8.49\n# Out of bounds values : 0 OK\n", &d);
+	CHECK_INT(d.derived, 0);
+	table("#  (B)    (elements)   (us)\nhost: Test NCCL failure common.cu:958 'internal error'\n", &d);
+	CHECK_INT(d.derived, 0);
+	table("       8     2  float  sum  -1  8.49\n", &d);	/* rows without the header: no table */
+	CHECK_INT(d.derived, 0);
+	table("#  (B)    (elements)   (us)\n 99999999999999999999999999 2 float\n", &d);	/* a size that overflows stays bounded */
+	CHECK_INT(d.derived, 1);
+}
+
 int main(void)
 {
 	RUN(test_literal_captures);
@@ -289,5 +368,6 @@ int main(void)
 	RUN(test_normaliser);
 	RUN(test_conditions);
 	RUN(test_decode);
+	RUN(test_table);
 	return tap_done();
 }

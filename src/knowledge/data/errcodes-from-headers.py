@@ -73,8 +73,8 @@ CAUSES = {
     "CUDNN_STATUS_ALLOC_FAILED": "gpu-memory-held",
     "CUDNN_STATUS_EXECUTION_FAILED": "cudnn-call-failed",
     # NCCL (the nccl-* rules)
-    "ncclSystemError": "shm-too-small;memlock-limited",
-    "ncclRemoteError": "nccl-ib-network-error",
+    "ncclSystemError": "shm-too-small;memlock-limited;nccl-call-failed",
+    "ncclRemoteError": "nccl-ib-network-error;nccl-call-failed",
     "ncclUnhandledCudaError": "cuda-init-failed",
     # NVML (the nvml-* rules)
     "NVML_ERROR_DRIVER_NOT_LOADED": "nvidia-module-not-loaded",
