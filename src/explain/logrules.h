@@ -73,9 +73,9 @@
 #include "knowledge/kb_table.h"
 
 #define LR_MAX_CAPS 8
-#define LR_MAX_CAUSES 6
+#define LR_MAX_CAUSES 8
 #define LR_MAX_EVLITS 16	/* literals in one cause's condition */
-#define LR_MAX_EVIDENCE 128	/* distinct evidence literals, all rules together */
+#define LR_MAX_EVIDENCE 256	/* distinct evidence literals, all rules together (56 in use at round 8; several domains add their own) */
 #define LR_MAX_SEGS 20
 
 enum lr_class { LR_CAUSE, LR_SCOPE, LR_BENIGN };
