@@ -203,14 +203,24 @@ static enum oom_verdict oom_figures(struct xitem *it, const struct logrule *r, c
  * line of the log says a quarter of a GPU or more was taken before the job
  * began.
  */
-static int held_before_start(const struct logmatch *m)
+static int held_before_start(const struct logmatch *m, struct oom_figures *held)
 {
+	double total = -1;
+
 	for (size_t i = 0; i < m->nhits; i++) {
 		struct oom_figures f;
 
 		start_figures(m->hits[i].rule, &m->hits[i], &f);
-		if (logdecode_oom_judge(&f) == OOM_HELD)
+		/* TensorFlow 0.x-1.2 printed "Total memory:" and "Free memory:"
+		 * on two lines: a free figure alone goes with the last total */
+		if (f.total < 0 && f.free_ >= 0)
+			f.total = total;
+		if (f.total >= 0)
+			total = f.total;
+		if (logdecode_oom_judge(&f) == OOM_HELD) {
+			*held = f;
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -227,13 +237,25 @@ static size_t oom_causes(struct xitem *it, const struct logmatch *m, const struc
 			 const struct logmatch_hit *h, enum cause_id causes[LR_MAX_CAUSES], size_t n)
 {
 	enum oom_verdict v = oom_figures(it, r, h);
-	int have = 0;
+	struct oom_figures start;
+	int have = 0, before = 0;
 
 	if (v == OOM_OWN)
 		return 0;
+	if (v == OOM_UNKNOWN && (before = held_before_start(m, &start))) {
+		/* say so on the report's first capture that has nothing to say yet */
+		for (size_t k = 0; k < r->ncaps; k++)
+			if (r->capnames[k] && !it->decoded[k]) {
+				it->decoded[k] = xasprintf("before the job started, %.1f GiB of the GPU's %.1f "
+							   "GiB were not free: another process holds them",
+							   (start.total - start.free_) / 1073741824.0,
+							   start.total / 1073741824.0);
+				break;
+			}
+	}
 	for (size_t c = 0; c < n; c++)
 		have |= causes[c] == CAUSE_GPU_MEMORY_HELD;
-	if ((v == OOM_HELD || held_before_start(m)) && !have && n < LR_MAX_CAUSES) {
+	if ((v == OOM_HELD || before) && !have && n < LR_MAX_CAUSES) {
 		memmove(causes + 1, causes, n * sizeof(*causes));
 		causes[0] = CAUSE_GPU_MEMORY_HELD;
 		n++;
