@@ -226,6 +226,33 @@ static int held_before_start(const struct logmatch *m, struct oom_figures *held)
 }
 
 /*
+ * Literal evidence of another holder: the condition of some rule's
+ * gpu-memory-held ("?+another process|...", explain.tsv) met by the log.
+ */
+static int holder_named(const struct logmatch *m)
+{
+	const struct logrules *rs = m->rules;
+
+	for (size_t i = 0; i < rs->n; i++)
+		for (size_t c = 0; c < rs->v[i].ncauses; c++)
+			if (rs->v[i].causes[c] == CAUSE_GPU_MEMORY_HELD && rs->v[i].cond[c].kind == LR_COND_IF &&
+			    logmatch_cond_seen(m, &rs->v[i].cond[c]))
+				return 1;
+	return 0;
+}
+
+/*
+ * An error code that means an allocation failed (CUDA_ERROR_OUT_OF_MEMORY,
+ * cudaErrorMemoryAllocation, CUDNN_STATUS_ALLOC_FAILED: the code table
+ * gives them gpu-memory-held alone) is an out-of-memory report too, with
+ * no figures: another holder only on the log's evidence.
+ */
+static int is_alloc_code(const struct logrule *r, const enum cause_id *causes, size_t n)
+{
+	return r->by_code && n == 1 && causes[0] == CAUSE_GPU_MEMORY_HELD;
+}
+
+/*
  * The causes of an out-of-memory report, by its evidence: its own numbers
  * first (another holder: gpu-memory-held; the job's own: none, the item is
  * scope), then other lines of the log (figures from before the job
@@ -345,6 +372,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		const struct logrule *r = h->rule;
 		enum cause_id causes[LR_MAX_CAUSES];
 		size_t ncauses;
+		int scope = 0;
 
 		it->hit = h;
 		it->cls = r->cls;
@@ -352,7 +380,14 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		for (size_t k = 0; k < r->ncaps; k++)
 			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
 		ncauses = rule_causes(m, r, h, causes);
-		if (is_oom_rule(r) && !(ncauses = oom_causes(it, m, r, h, causes, ncauses))) {
+		if (is_oom_rule(r)) {
+			scope = !(ncauses = oom_causes(it, m, r, h, causes, ncauses));
+		} else if (is_alloc_code(r, causes, ncauses)) {
+			struct oom_figures start;
+
+			scope = !holder_named(m) && !held_before_start(m, &start);
+		}
+		if (scope) {
 			it->cls = LR_SCOPE;
 			it->layer = -1;
 			ncauses = 0;

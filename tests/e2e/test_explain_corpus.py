@@ -232,7 +232,11 @@ class Decoding(unittest.TestCase):
         self.assertEqual(causes(b"pynvml.nvml.NVMLError_GpuIsLost: GPU is lost\n"), ["gpu-lost"])
         self.assertEqual(causes(b"RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH\n"),
                          ["lib-mixed-builds", "cudnn-version-mismatch"])
-        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"),
+        # an allocation-failure code is an out-of-memory report with no figures: the job's size,
+        # unless the log shows another holder (issue 20, oombenign)
+        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"), [])
+        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"
+                                b"nvidia-smi: another process (pid 4242) holds 10 GiB of GPU 0\n"),
                          ["gpu-memory-held"])
         # a code that implies no stack cause names none (an illegal address is the program's bug)
         self.assertEqual(causes(b"CUDA error 700\n"), [])
@@ -355,7 +359,9 @@ class NumbersInContext(unittest.TestCase):
     def test_the_same_number_means_what_its_family_says(self):
         # 2 is CUDA_ERROR_OUT_OF_MEMORY for the driver API and ncclSystemError for NCCL
         cu = self.one(b"RuntimeError: cuCtxSetLimit(STACK_SIZE, 16384) returned CUresult 2\n")
-        self.assertEqual([c["cause"] for c in cu["causes"]], ["gpu-memory-held"])
+        self.assertIn("CUDA_ERROR_OUT_OF_MEMORY", cu["decoded"]["cu_result"])
+        # an allocation failure with no evidence of another holder is the job's own (oombenign)
+        self.assertEqual((cu["class"], cu["causes"]), ("scope", []))
         nccl = self.one(b"F0118 23:24:48.788218 37264 parallel.cpp:135] Check failed: result == ncclSuccess (2 vs. 0)\n")
         self.assertEqual([c["cause"] for c in nccl["causes"]], ["shm-too-small", "memlock-limited"])
 
