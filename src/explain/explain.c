@@ -133,12 +133,6 @@ static int is_oom_rule(const struct logrule *r)
 }
 
 /*
- * The figures an out-of-memory message carries, as numbers (logdecode.h):
- * PyTorch's total / allocated / free (+ reserved but unallocated, the job's
- * too), and the request.  The decoded text goes on the free figure (or the
- * request when there is none).
- */
-/*
  * A size captured as name: "10.76 GiB", or a bare number of bytes; a
  * capture named name_gib holds a bare number of GiB (vLLM's "12.18/23.56
  * GiB").  -1 when there is none or it does not parse.
@@ -165,6 +159,12 @@ static void start_figures(const struct logrule *r, const struct logmatch_hit *h,
 		f->own = 0;
 }
 
+/*
+ * The figures an out-of-memory message carries, as numbers (logdecode.h):
+ * PyTorch's total / allocated / free (+ reserved but unallocated, the job's
+ * too), start-up figures (vLLM), and the request.  The decoded text goes on
+ * the free figure (or the start-up free figure, or the request).
+ */
 static enum oom_verdict oom_figures(struct xitem *it, const struct logrule *r, const struct logmatch_hit *h)
 {
 	struct oom_figures f;
@@ -199,9 +199,9 @@ static enum oom_verdict oom_figures(struct xitem *it, const struct logrule *r, c
  * Figures a log gives before any allocation of the job (TensorFlow 1.x's
  * "totalMemory: 10.92GiB freeMemory: 1.02GiB" at start-up, vLLM's "Free
  * memory on device (1.2/23.6 GiB) on startup"; captured as start_total and
- * start_free): what is not free then is held by someone else.  1 when some
- * line of the log says a quarter of a GPU or more was taken before the job
- * began.
+ * start_free): what is not free then is held by someone else.  1 (and the
+ * figures in *held) when some line of the log says so by the same measure
+ * as logdecode_oom_judge() (a quarter of the GPU beyond a context's share).
  */
 static int held_before_start(const struct logmatch *m, struct oom_figures *held)
 {

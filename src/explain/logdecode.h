@@ -48,10 +48,12 @@ char *logdecode_oom(const char *total, const char *allocated, const char *free_)
 double logdecode_size(const char *s);
 /*
  * The verdict behind that text, which decides the cause (explain.c): HELD
- * when a quarter or more of the total is neither this process's nor free
+ * when what is neither this process's nor free, less 768 MiB (a CUDA
+ * context and a desktop's display), is a quarter of the total or more
  * (another holder: gpu-memory-held); OWN when the numbers parse and show no
  * other holder (the job does not fit: scope, like a script error); UNKNOWN
- * when they do not parse (the rule's causes stand).
+ * when they do not parse (then only other evidence in the log can name a
+ * holder, explain.c).
  */
 enum oom_verdict { OOM_UNKNOWN, OOM_HELD, OOM_OWN };
 enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated, const char *free_);
