@@ -203,7 +203,7 @@ static int by_driver_int(const struct confirm_in *ci, const struct logmatch_hit 
 
 	if (!v || here <= 0)
 		return 0;
-	logv = strtol(v, NULL, 10);
+	logv = logdecode_number(v);
 	if (logv <= 0)
 		return 0;
 	if (logv == here) {

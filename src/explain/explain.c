@@ -94,7 +94,8 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 		if (!strcmp(name, "err_name"))
 			ec = errcode_by_name(v, strlen(v));
 		else if ((fam = errcode_family_of_capture(name)) >= 0)
-			ec = errcode_by_number((enum errcode_family)fam, strtol(v, NULL, 10));
+			ec = logdecode_number(v) >= 0 ?
+				     errcode_by_number((enum errcode_family)fam, logdecode_number(v)) : NULL;
 	}
 	for (size_t k = 0; ec && k < sizeof(ec->causes) / sizeof(ec->causes[0]) && ec->causes[k] != CAUSE_NONE &&
 	     n < LR_MAX_CAUSES; k++)
@@ -102,38 +103,195 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 	return n;
 }
 
-/*
- * Values that mean something only together: PyTorch's out-of-memory numbers.
- * They also decide the cause: when this process itself holds the memory
- * (or much is free), nothing else holds it and the job does not fit, which
- * is the script's scope, not the stack's (returns 1: drop the causes).
- */
-static int decode_together(struct xitem *it, const struct logrule *r, const struct logmatch_hit *h)
+/* The capture named name (NULL: the rule has none, or it is empty). */
+static const char *cap_named(const struct logrule *r, const struct logmatch_hit *h, const char *name)
 {
-	const char *v[4] = { NULL, NULL, NULL, NULL };
-	static const char *const names[4] = { "oom_total", "oom_allocated", "oom_free", "oom_reserved" };
-	char *own = NULL;
-	size_t at = 0;
-	int drop;
-
 	for (size_t k = 0; k < r->ncaps; k++)
-		for (int q = 0; q < 4; q++)
-			if (r->capnames[k] && !strcmp(r->capnames[k], names[q])) {
-				v[q] = h->caps[k];
-				if (q == 2)
-					at = k + 1;
-			}
-	if (!at || !v[0] || !v[1] || !v[2])
+		if (r->capnames[k] && !strcmp(r->capnames[k], name) && h->caps[k] && *h->caps[k])
+			return h->caps[k];
+	return NULL;
+}
+
+static int cap_index(const struct logrule *r, const char *name)
+{
+	for (size_t k = 0; k < r->ncaps; k++)
+		if (r->capnames[k] && !strcmp(r->capnames[k], name))
+			return (int)k;
+	return -1;
+}
+
+/*
+ * An out-of-memory report: a cause rule with a capture named oom_* or
+ * start_* (logrules.h).
+ * Running out of GPU memory is most often the job's own size; the stack's
+ * cause (gpu-memory-held) needs evidence that someone else holds it.
+ */
+static int is_oom_rule(const struct logrule *r)
+{
+	if (r->cls != LR_CAUSE)
 		return 0;
-	/* PyTorch 2.x without per-process numbers (Windows): the job's memory
-	 * is what PyTorch allocated plus what it reserved and left unallocated */
-	if (v[3] && logdecode_size(v[1]) >= 0 && logdecode_size(v[3]) >= 0)
-		v[1] = own = xasprintf("%.0f bytes", logdecode_size(v[1]) + logdecode_size(v[3]));
-	if (!it->decoded[at - 1])
-		it->decoded[at - 1] = logdecode_oom(v[0], v[1], v[2]);
-	drop = logdecode_oom_verdict(v[0], v[1], v[2]) == OOM_OWN;
-	free(own);
-	return drop;
+	for (size_t k = 0; k < r->ncaps; k++)
+		if (r->capnames[k] && (!strncmp(r->capnames[k], "oom_", 4) || !strncmp(r->capnames[k], "start_", 6)))
+			return 1;
+	return 0;
+}
+
+/*
+ * A size captured as name: "10.76 GiB", or a bare number of bytes; a
+ * capture named name_gib holds a bare number of GiB (vLLM's "12.18/23.56
+ * GiB").  -1 when there is none or it does not parse.
+ */
+static double cap_size(const struct logrule *r, const struct logmatch_hit *h, const char *name)
+{
+	char gib[48];
+	const char *v = cap_named(r, h, name);
+
+	if (v)
+		return logdecode_size_in(v, 1);
+	snprintf(gib, sizeof(gib), "%s_gib", name);
+	v = cap_named(r, h, gib);
+	return v ? logdecode_size_in(v, 1073741824.0) : -1;
+}
+
+/* Figures taken before the job allocated anything (start_total, start_free). */
+static void start_figures(const struct logrule *r, const struct logmatch_hit *h, struct oom_figures *f)
+{
+	logdecode_oom_figures_init(f);
+	f->total = cap_size(r, h, "start_total");
+	f->free_ = cap_size(r, h, "start_free");
+	if (f->total >= 0 || f->free_ >= 0)
+		f->own = 0;
+}
+
+/*
+ * The figures an out-of-memory message carries, as numbers (logdecode.h):
+ * PyTorch's total / allocated / free (+ reserved but unallocated, the job's
+ * too), start-up figures (vLLM), and the request.  The decoded text goes on
+ * the free figure (or the start-up free figure, or the request).
+ */
+static enum oom_verdict oom_figures(struct xitem *it, const struct logrule *r, const struct logmatch_hit *h)
+{
+	struct oom_figures f;
+	double reserved = cap_size(r, h, "oom_reserved"), in_total = cap_size(r, h, "oom_reserved_total");
+	int at = cap_index(r, "oom_free");
+
+	start_figures(r, h, &f);
+	if (f.own < 0) {
+		f.total = cap_size(r, h, "oom_total");
+		f.own = cap_size(r, h, "oom_allocated");
+		f.free_ = cap_size(r, h, "oom_free");
+		/* PyTorch 2.x: reserved but unallocated is the job's too; 1.x:
+		 * "reserved in total" includes what is allocated */
+		if (f.own >= 0 && reserved >= 0)
+			f.own += reserved;
+		if (in_total > f.own)
+			f.own = in_total;
+	}
+	f.request = cap_size(r, h, "oom_request");
+	if (at < 0)
+		at = cap_index(r, "start_free");
+	if (at < 0)
+		at = cap_index(r, "start_free_gib");
+	if (at < 0)
+		at = cap_index(r, "oom_request");
+	if (at >= 0 && !it->decoded[at])
+		it->decoded[at] = logdecode_oom_text(&f);
+	return logdecode_oom_judge(&f);
+}
+
+/*
+ * Figures a log gives before any allocation of the job (TensorFlow 1.x's
+ * "totalMemory: 10.92GiB freeMemory: 1.02GiB" at start-up, vLLM's "Free
+ * memory on device (1.2/23.6 GiB) on startup"; captured as start_total and
+ * start_free): what is not free then is held by someone else.  1 (and the
+ * figures in *held) when some line of the log says so by the same measure
+ * as logdecode_oom_judge() (a quarter of the GPU beyond a context's share).
+ */
+static int held_before_start(const struct logmatch *m, struct oom_figures *held)
+{
+	double total = -1;
+
+	for (size_t i = 0; i < m->nhits; i++) {
+		struct oom_figures f;
+
+		start_figures(m->hits[i].rule, &m->hits[i], &f);
+		/* TensorFlow 0.x-1.2 printed "Total memory:" and "Free memory:"
+		 * on two lines: a free figure alone goes with the last total */
+		if (f.total < 0 && f.free_ >= 0)
+			f.total = total;
+		if (f.total >= 0)
+			total = f.total;
+		if (logdecode_oom_judge(&f) == OOM_HELD) {
+			*held = f;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Literal evidence of another holder: the condition of some rule's
+ * gpu-memory-held ("?+another process|...", explain.tsv) met by the log.
+ */
+static int holder_named(const struct logmatch *m)
+{
+	const struct logrules *rs = m->rules;
+
+	for (size_t i = 0; i < rs->n; i++)
+		for (size_t c = 0; c < rs->v[i].ncauses; c++)
+			if (rs->v[i].causes[c] == CAUSE_GPU_MEMORY_HELD && rs->v[i].cond[c].kind == LR_COND_IF &&
+			    logmatch_cond_seen(m, &rs->v[i].cond[c]))
+				return 1;
+	return 0;
+}
+
+/*
+ * An error code that means an allocation failed (CUDA_ERROR_OUT_OF_MEMORY,
+ * cudaErrorMemoryAllocation, CUDNN_STATUS_ALLOC_FAILED: the code table
+ * gives them gpu-memory-held alone) is an out-of-memory report too, with
+ * no figures: another holder only on the log's evidence.
+ */
+static int is_alloc_code(const struct logrule *r, const enum cause_id *causes, size_t n)
+{
+	return r->by_code && n == 1 && causes[0] == CAUSE_GPU_MEMORY_HELD;
+}
+
+/*
+ * The causes of an out-of-memory report, by its evidence: its own numbers
+ * first (another holder: gpu-memory-held; the job's own: none, the item is
+ * scope), then other lines of the log (figures from before the job
+ * started; the rule's conditions on literals such as "other process");
+ * without any, the job does not fit: scope, like a script error.  Returns
+ * the number of causes left in causes[]; 0 makes the item scope.
+ */
+static size_t oom_causes(struct xitem *it, const struct logmatch *m, const struct logrule *r,
+			 const struct logmatch_hit *h, enum cause_id causes[LR_MAX_CAUSES], size_t n)
+{
+	enum oom_verdict v = oom_figures(it, r, h);
+	struct oom_figures start;
+	int have = 0, before = 0;
+
+	if (v == OOM_OWN)
+		return 0;
+	if (v == OOM_UNKNOWN && (before = held_before_start(m, &start))) {
+		/* say so on the report's first capture that has nothing to say yet */
+		for (size_t k = 0; k < r->ncaps; k++)
+			if (r->capnames[k] && !it->decoded[k]) {
+				it->decoded[k] = xasprintf("before the job started, %.1f GiB of the GPU's %.1f "
+							   "GiB were not free: another process holds them",
+							   (start.total - start.free_) / 1073741824.0,
+							   start.total / 1073741824.0);
+				break;
+			}
+	}
+	for (size_t c = 0; c < n; c++)
+		have |= causes[c] == CAUSE_GPU_MEMORY_HELD;
+	if ((v == OOM_HELD || before) && !have && n < LR_MAX_CAUSES) {
+		memmove(causes + 1, causes, n * sizeof(*causes));
+		causes[0] = CAUSE_GPU_MEMORY_HELD;
+		n++;
+	}
+	return n;
 }
 
 static int item_confirmed(const struct xitem *it)
@@ -218,6 +376,7 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		const struct logrule *r = h->rule;
 		enum cause_id causes[LR_MAX_CAUSES];
 		size_t ncauses;
+		int scope = 0;
 
 		it->hit = h;
 		it->cls = r->cls;
@@ -225,7 +384,14 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		for (size_t k = 0; k < r->ncaps; k++)
 			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
 		ncauses = rule_causes(m, r, h, causes);
-		if (decode_together(it, r, h)) {
+		if (is_oom_rule(r)) {
+			scope = !(ncauses = oom_causes(it, m, r, h, causes, ncauses));
+		} else if (is_alloc_code(r, causes, ncauses)) {
+			struct oom_figures start;
+
+			scope = !holder_named(m) && !held_before_start(m, &start);
+		}
+		if (scope) {
 			it->cls = LR_SCOPE;
 			it->layer = -1;
 			ncauses = 0;

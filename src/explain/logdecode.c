@@ -9,25 +9,47 @@
 #include "knowledge/curesult.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A decimal number in s (all of it), or -1. */
-static long whole_number(const char *s)
+/*
+ * A decimal number in s (all of it, at most 18 digits: no overflow of a
+ * long), or -1: a sign, white space, hex, an exponent or junk is not one.
+ */
+long logdecode_number(const char *s)
 {
-	char *end;
-	long v;
+	long v = 0;
+	size_t n = 0;
 
-	if (!s || !isdigit((unsigned char)*s) || strlen(s) > 12)
+	if (!s)
 		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end || errno)
+	for (; s[n]; n++) {
+		if (!isdigit((unsigned char)s[n]) || n >= 18)
+			return -1;
+		v = v * 10 + (s[n] - '0');
+	}
+	return n ? v : -1;
+}
+
+/* Up to max hex digits at *p (at least one); advances *p.  0 or -1. */
+static int hex_field(const char **p, int max, unsigned *out)
+{
+	unsigned v = 0;
+	int n = 0;
+
+	while (n < max && isxdigit((unsigned char)(*p)[n])) {
+		char c = (char)tolower((unsigned char)(*p)[n]);
+
+		v = v * 16 + (unsigned)(isdigit((unsigned char)c) ? c - '0' : c - 'a' + 10);
+		n++;
+	}
+	if (!n || isxdigit((unsigned char)(*p)[n]))
 		return -1;
-	return v;
+	*p += n;
+	*out = v;
+	return 0;
 }
 
 int logdecode_cc(const char *value, int *major, int *minor)
@@ -42,13 +64,17 @@ int logdecode_cc(const char *value, int *major, int *minor)
 	else if (!strncmp(p, "compute_", 8))
 		p += 8;
 	if (strchr(p, '.')) {
-		int a, b;
-		char tail;
+		/* "8.6", "12.0": one or two digits, a dot, one digit, nothing else */
+		size_t n = 0;
 
-		if (sscanf(p, "%d.%d%c", &a, &b, &tail) != 2 || a < 1 || a > 99 || b < 0 || b > 9)
+		while (n < 3 && isdigit((unsigned char)p[n]))
+			n++;
+		if (n < 1 || n > 2 || p[n] != '.' || !isdigit((unsigned char)p[n + 1]) || p[n + 2])
 			return -1;
-		*major = a;
-		*minor = b;
+		*major = n == 1 ? p[0] - '0' : (p[0] - '0') * 10 + (p[1] - '0');
+		*minor = p[n + 1] - '0';
+		if (*major < 1)
+			return -1;
 		return 0;
 	}
 	/* "86", "120", "90a" */
@@ -63,7 +89,7 @@ int logdecode_cc(const char *value, int *major, int *minor)
 		digits[n] = 0;
 		if (n < 2 || n > 3 || (p[n] && !isalpha((unsigned char)p[n])))
 			return -1;
-		v = strtol(digits, NULL, 10);
+		v = logdecode_number(digits);
 		*major = (int)(v / 10);
 		*minor = (int)(v % 10);
 	}
@@ -72,21 +98,46 @@ int logdecode_cc(const char *value, int *major, int *minor)
 
 int logdecode_pci(const char *value, char *out, unsigned long size)
 {
-	unsigned dom = 0, bus, dev, fn = 0;
+	unsigned f[4] = { 0, 0, 0, 0 }, dom = 0, bus, dev, fn = 0;
+	static const int width[4] = { 8, 2, 2, 1 };
 	const char *p = value;
-	char tail;
+	int n = 0;
 
 	if (!p || size < 16)
 		return -1;
 	if (!strncmp(p, "PCI:", 4))
 		p += 4;
-	if (sscanf(p, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4 ||
-	    sscanf(p, "%x:%x:%x%c", &dom, &bus, &dev, &tail) == 3) {
-		/* dom:bus:dev[.fn] */
-	} else if (sscanf(p, "%x:%x.%x%c", &bus, &dev, &fn, &tail) == 3) {
-		dom = 0;
-	} else {
+	/*
+	 * dom:bus:dev[.fn] or bus:dev.fn, each field a bounded run of hex
+	 * digits (a field too long is junk, never an overflow)
+	 */
+	while (n < 3) {
+		if (hex_field(&p, width[n], &f[n]) < 0)
+			return -1;
+		n++;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	if (*p == '.') {
+		p++;
+		if (hex_field(&p, 1, &f[3]) < 0)
+			return -1;
+		fn = f[3];
+	} else if (n == 2) {
+		return -1;	/* bus:dev needs its function */
+	}
+	if (*p || n < 2)
 		return -1;
+	if (n == 3) {
+		dom = f[0];
+		bus = f[1];
+		dev = f[2];
+	} else {
+		if (f[0] > 0xff)
+			return -1;
+		bus = f[0];
+		dev = f[1];
 	}
 	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
 		return -1;
@@ -153,7 +204,7 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 	if (!name || !value || !*value)
 		return NULL;
 	name = decode_key(name);
-	v = whole_number(value);
+	v = logdecode_number(value);
 	if (!strcmp(name, "driver_int"))
 		return v >= 0 ? decode_cuda_int(kb, v, "is the newest the driver supports") : NULL;
 	if (!strcmp(name, "cuda_int"))
@@ -261,8 +312,14 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 	return NULL;
 }
 
-/* "10.76 GiB", "643.57 MiB", "0 bytes" -> bytes; -1 when it does not parse. */
-double logdecode_size(const char *s)
+/*
+ * "10.76 GiB", "643.57 MiB", "0 bytes", "10.91GiB", "1,073,741,824 bytes" ->
+ * bytes; -1 when it does not parse.  Digits (commas only between groups of
+ * three), an optional fraction, optional spaces and a unit: no sign, hex,
+ * exponent, "inf" or "nan" (strtod would take them), and no size beyond an
+ * exabyte (no GPU has one; a longer number is junk, not an overflow).
+ */
+static double parse_size(const char *s, double bare)
 {
 	static const struct {
 		const char *unit;
@@ -270,51 +327,132 @@ double logdecode_size(const char *s)
 	} units[] = { { "bytes", 1 }, { "B", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
 		      { "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 }, { "KB", 1e3 },
 		      { "MB", 1e6 }, { "GB", 1e9 }, { "TB", 1e12 } };
-	char *end;
-	double v;
+	double v = 0, scale = 0.1;
+	size_t n = 0, digits = 0, group = 0;
+	int commas = 0;
 
 	if (!s || !isdigit((unsigned char)*s))
 		return -1;
-	v = strtod(s, &end);
-	if (!isfinite(v))	/* hundreds of digits: no size a GPU has */
+	for (; isdigit((unsigned char)s[n]) || s[n] == ','; n++) {
+		if (s[n] == ',') {
+			/* "1,073,741,824": a comma after 1-3 digits, then groups of 3 */
+			if ((commas ? group != 3 : group > 3) || !isdigit((unsigned char)s[n + 1]))
+				return -1;
+			commas = 1;
+			group = 0;
+			continue;
+		}
+		if (++digits > 19)
+			return -1;
+		group++;
+		v = v * 10 + (s[n] - '0');
+	}
+	if (commas && group != 3)
 		return -1;
-	while (*end == ' ')
-		end++;
+	if (s[n] == '.') {
+		if (commas || !isdigit((unsigned char)s[n + 1]))
+			return -1;
+		for (n++; isdigit((unsigned char)s[n]); n++) {
+			if (++digits > 19)
+				return -1;
+			v += (s[n] - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (!s[n] && bare > 0) {
+		v *= bare;
+		return isfinite(v) && v <= 1e18 ? v : -1;
+	}
+	while (s[n] == ' ')
+		n++;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return v * units[i].mult;
+		if (!strcmp(s + n, units[i].unit)) {
+			v *= units[i].mult;
+			return isfinite(v) && v <= 1e18 ? v : -1;
+		}
 	return -1;
 }
 
-enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated, const char *free_)
+double logdecode_size(const char *s)
 {
-	double t = logdecode_size(total), a = logdecode_size(allocated), f = logdecode_size(free_);
-
-	if (t <= 0 || a < 0 || f < 0 || a + f > t * 1.01)
-		return OOM_UNKNOWN;
-	/*
-	 * A quarter of the GPU neither this process's nor free is held by
-	 * someone else (the driver's own context is a few hundred MiB); less,
-	 * and this process had what there was: the job does not fit.
-	 */
-	return t - a - f >= 0.25 * t ? OOM_HELD : OOM_OWN;
+	return parse_size(s, 0);
 }
 
-char *logdecode_oom(const char *total, const char *allocated, const char *free_)
+double logdecode_size_in(const char *s, double unit)
 {
-	double t = logdecode_size(total), a = logdecode_size(allocated), f = logdecode_size(free_), other;
+	return parse_size(s, unit);
+}
 
-	if (t <= 0 || a < 0 || f < 0 || a + f > t * 1.01)
+void logdecode_oom_figures_init(struct oom_figures *f)
+{
+	f->total = f->own = f->free_ = f->request = -1;
+}
+
+enum oom_verdict logdecode_oom_judge(const struct oom_figures *f)
+{
+	double t = f->total, a = f->own, fr = f->free_;
+
+	/* a request larger than the whole GPU fits on no GPU of that size */
+	if (t > 0 && f->request > t)
+		return OOM_OWN;
+	if (t <= 0 || a < 0 || fr < 0 || a + fr > t * 1.01)
+		return OOM_UNKNOWN;
+	/*
+	 * What is neither this process's nor free, less what the CUDA context
+	 * and a desktop's display take anyway (up to about 768 MiB; on a 2 GiB
+	 * laptop GPU that alone is a third), is held by someone else when it is
+	 * a quarter of the GPU or more; less, and this process had what there
+	 * was: the job does not fit.
+	 */
+	return t - a - fr - 768.0 * 1048576.0 >= 0.25 * t ? OOM_HELD : OOM_OWN;
+}
+
+char *logdecode_oom_text(const struct oom_figures *f)
+{
+	double t = f->total, a = f->own, fr = f->free_;
+
+	switch (logdecode_oom_judge(f)) {
+	case OOM_UNKNOWN:
 		return NULL;
-	other = t - a - f;
-	if (logdecode_oom_verdict(total, allocated, free_) == OOM_HELD)
+	case OOM_HELD:
 		return xasprintf("this process had %.0f MiB, %.0f MiB were free: %.1f GiB of the %.1f GiB "
 				 "are held outside this process (another process, or another "
 				 "job on a shared GPU)",
-				 a / 1048576.0, f / 1048576.0, other / 1073741824.0, t / 1073741824.0);
+				 a / 1048576.0, fr / 1048576.0, (t - a - fr) / 1073741824.0, t / 1073741824.0);
+	case OOM_OWN:
+		break;
+	}
+	if (f->request > t)
+		return xasprintf("the request alone (%.1f GiB) is larger than the GPU (%.1f GiB): the "
+				 "model and batch do not fit this GPU", f->request / 1073741824.0,
+				 t / 1073741824.0);
 	if (a >= 0.5 * t)
 		return xasprintf("this process itself had %.1f GiB of the %.1f GiB: the model and batch "
 				 "do not fit this GPU (a smaller batch, or more memory)",
 				 a / 1073741824.0, t / 1073741824.0);
 	return NULL;
+}
+
+static void oom_strings(struct oom_figures *f, const char *total, const char *allocated, const char *free_)
+{
+	logdecode_oom_figures_init(f);
+	f->total = logdecode_size(total);
+	f->own = logdecode_size(allocated);
+	f->free_ = logdecode_size(free_);
+}
+
+enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated, const char *free_)
+{
+	struct oom_figures f;
+
+	oom_strings(&f, total, allocated, free_);
+	return logdecode_oom_judge(&f);
+}
+
+char *logdecode_oom(const char *total, const char *allocated, const char *free_)
+{
+	struct oom_figures f;
+
+	oom_strings(&f, total, allocated, free_);
+	return logdecode_oom_text(&f);
 }

@@ -43,17 +43,39 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
  * sizes are "10.76 GiB", "8.81 MiB", "0 bytes".  NULL when they do not parse.
  */
 char *logdecode_oom(const char *total, const char *allocated, const char *free_);
-/* "10.76 GiB", "643.57 MiB", "0 bytes" -> bytes; -1 when it does not parse or is not finite. */
+/* "10.76 GiB", "643.57 MiB", "0 bytes", "1,073,741,824 bytes" -> bytes; -1 when it does not
+ * parse (a sign, hex, an exponent, junk) or is beyond an exabyte. */
 double logdecode_size(const char *s);
 /*
  * The verdict behind that text, which decides the cause (explain.c): HELD
- * when a quarter or more of the total is neither this process's nor free
+ * when what is neither this process's nor free, less 768 MiB (a CUDA
+ * context and a desktop's display), is a quarter of the total or more
  * (another holder: gpu-memory-held); OWN when the numbers parse and show no
  * other holder (the job does not fit: scope, like a script error); UNKNOWN
- * when they do not parse (the rule's causes stand).
+ * when they do not parse (then only other evidence in the log can name a
+ * holder, explain.c).
  */
 enum oom_verdict { OOM_UNKNOWN, OOM_HELD, OOM_OWN };
 enum oom_verdict logdecode_oom_verdict(const char *total, const char *allocated, const char *free_);
+
+/*
+ * The same figures as numbers (bytes; -1 unknown), kept as numbers from the
+ * parse on: own is what this process holds (PyTorch's allocated plus its
+ * reserved-but-unallocated), request the allocation that failed.  A request
+ * larger than the total is OWN whatever the rest says.
+ */
+struct oom_figures {
+	double total, own, free_, request;
+};
+void logdecode_oom_figures_init(struct oom_figures *f);
+enum oom_verdict logdecode_oom_judge(const struct oom_figures *f);
+char *logdecode_oom_text(const struct oom_figures *f);	/* NULL: nothing to add; free() */
+
+/* The same, where a bare number ("17179869184", "12.18") counts in unit bytes (1, 1 << 30). */
+double logdecode_size_in(const char *s, double unit);
+
+/* A whole decimal number (digits only, at most 18: never an overflow), or -1. */
+long logdecode_number(const char *s);
 
 /* "PCI:0000:3b:00", "0000:3b:00.0", "3b:00.0" -> "0000:3b:00.0" into out (>= 16); 0 or -1. */
 int logdecode_pci(const char *value, char *out, unsigned long size);

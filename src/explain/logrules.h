@@ -55,7 +55,14 @@
  * Capture names carry meaning for decoding (logdecode.h): soname, found,
  * built, cuda_int, driver_int, cudnn_int, sm, cc, xid, pci, cuda_error,
  * cu_name, cuda_name, bytes, gpu, path, errmsg, nccl_err, status, err_name,
- * oom_total, oom_allocated, oom_free.
+ * and the out-of-memory figures: a cause rule with a capture named oom_*
+ * or start_* is an out-of-memory report (explain.c), whose cause
+ * gpu-memory-held stands only on evidence of another holder: its own
+ * figures (oom_total, oom_allocated, oom_free, oom_reserved,
+ * oom_reserved_total, oom_request; start_total, start_free taken before
+ * the job allocated; a name_gib capture is a bare number of GiB), a line
+ * of the log with start_* figures, or the cause's condition; without any
+ * it is the job's own size (scope).  oom_status, oom_shape only mark it.
  *
  *	struct logrules r;
  *	if (logrules_load(ctx->kb_dir, &r, &e) < 0) ...

@@ -232,7 +232,11 @@ class Decoding(unittest.TestCase):
         self.assertEqual(causes(b"pynvml.nvml.NVMLError_GpuIsLost: GPU is lost\n"), ["gpu-lost"])
         self.assertEqual(causes(b"RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH\n"),
                          ["lib-mixed-builds", "cudnn-version-mismatch"])
-        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"),
+        # an allocation-failure code is an out-of-memory report with no figures: the job's size,
+        # unless the log shows another holder (issue 20, oombenign)
+        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"), [])
+        self.assertEqual(causes(b"RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n"
+                                b"nvidia-smi: another process (pid 4242) holds 10 GiB of GPU 0\n"),
                          ["gpu-memory-held"])
         # a code that implies no stack cause names none (an illegal address is the program's bug)
         self.assertEqual(causes(b"CUDA error 700\n"), [])
@@ -355,7 +359,9 @@ class NumbersInContext(unittest.TestCase):
     def test_the_same_number_means_what_its_family_says(self):
         # 2 is CUDA_ERROR_OUT_OF_MEMORY for the driver API and ncclSystemError for NCCL
         cu = self.one(b"RuntimeError: cuCtxSetLimit(STACK_SIZE, 16384) returned CUresult 2\n")
-        self.assertEqual([c["cause"] for c in cu["causes"]], ["gpu-memory-held"])
+        self.assertIn("CUDA_ERROR_OUT_OF_MEMORY", cu["decoded"]["cu_result"])
+        # an allocation failure with no evidence of another holder is the job's own (oombenign)
+        self.assertEqual((cu["class"], cu["causes"]), ("scope", []))
         nccl = self.one(b"F0118 23:24:48.788218 37264 parallel.cpp:135] Check failed: result == ncclSuccess (2 vs. 0)\n")
         # ncclSystemError: an OS call failed (NCCL's WARN line says which); the call itself failed either way
         self.assertEqual([c["cause"] for c in nccl["causes"]], ["shm-too-small", "memlock-limited", "nccl-call-failed"])
@@ -405,3 +411,73 @@ class Typography(unittest.TestCase):
         self.assertEqual(rules_of(smi.decode().replace("\u2019", "&rsquo;").encode()), ["nvidia-smi-no-driver"])
         # near miss: another character in the apostrophe's place is not an apostrophe
         self.assertEqual(rules_of(smi.decode().replace("\u2019", "\u00b4").encode()), [])
+
+
+class OutOfMemory(unittest.TestCase):
+    """An out-of-memory report names gpu-memory-held only on evidence of another holder
+    (issue 20, oombenign): without it the job is too big for the GPU, its own scope."""
+
+    def one(self, text, rule):
+        m = [h for h in hits(text.encode()) if h["rule"] == rule]
+        self.assertTrue(m, f"{rule} did not match")
+        return m[0]
+
+    def test_no_figures_is_the_jobs_size(self):
+        # https://github.com/Azure/MachineLearningNotebooks/issues/880 (TF), jax-ml/jax#8362 (JAX)
+        for text, rule in [
+                ("ResourceExhaustedError: OOM when allocating tensor with shape[16,112,112,147] and type "
+                 "float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n", "tf-oom-tensor"),
+                ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+                 "allocate 17179869184 bytes.\n", "jax-oom"),
+                ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`\n",
+                 "cublas-alloc-failed"),
+                # the PyTorch 2 message wrapped over lines: the figures are not on the matched line
+                ("OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB.\n"
+                 "GPU 0 has a total capacity of 14.74 GiB of which 1.25 GiB is free.\n", "torch-cuda-oom")]:
+            m = self.one(text, rule)
+            self.assertEqual((m["class"], m["causes"]), ("scope", []), rule)
+            self.assertEqual(causes_of(text), [], rule)
+
+    def test_another_holder_in_the_log_names_the_cause(self):
+        # near miss of the above: the same message beside a line saying who holds the memory
+        text = ("ResourceExhaustedError: OOM when allocating tensor with shape[16,112,112,147] and type "
+                "float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"
+                "the GPU is shared: another process (a notebook kernel) holds 10 GiB of it\n")
+        self.assertEqual(causes_of(text), ["gpu-memory-held"])
+
+    def test_other_processes_listed_before_pytorchs_figures(self):
+        # PyTorch 2.1 on Colab (c10/cuda/CUDACachingAllocator.cpp wording): "Process N has" is this
+        # job seen from NVML; PyTorch's own allocated + reserved say it filled the GPU itself
+        m = self.one("OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total "
+                     "capacty of 14.75 GiB of which 1.66 GiB is free. Process 414660 has 13.09 GiB memory in "
+                     "use. Of the allocated memory 10.09 GiB is allocated by PyTorch, and 1.92 GiB is reserved "
+                     "by PyTorch but unallocated.\n", "torch-cuda-oom-v2-pytorch-only")
+        self.assertEqual((m["class"], m["causes"]), ("scope", []))
+
+    def test_small_gpu_context_is_not_another_holder(self):
+        # https://github.com/Rudrabha/Wav2Lip/issues/221 (2 GiB GPU; "Reduce the batch size" fixed it)
+        m = self.one("RuntimeError: CUDA out of memory. Tried to allocate 288.00 MiB (GPU 0; 2.00 GiB total "
+                     "capacity; 849.59 MiB already allocated; 87.44 MiB free; 326.41 MiB cached)\n",
+                     "torch-cuda-oom")
+        self.assertEqual(m["class"], "scope")
+        # near miss: a large GPU nearly all held elsewhere (pytorch/pytorch#40863)
+        m = self.one("RuntimeError: CUDA out of memory. Tried to allocate 60.00 MiB (GPU 0; 11.17 GiB total "
+                     "capacity; 505.96 MiB already allocated; 12.50 MiB free; 530.00 MiB reserved in total by "
+                     "PyTorch)\n", "torch-cuda-oom")
+        self.assertEqual([c["cause"] for c in m["causes"]], ["gpu-memory-held"])
+
+    def test_hostile_figures(self):
+        for size in ["1e309 GiB", "99999999999999999999999 GiB", "0x10 GiB", "-5 GiB"]:
+            text = (f"RuntimeError: CUDA out of memory. Tried to allocate 60.00 MiB (GPU 0; {size} total "
+                    "capacity; 505.96 MiB already allocated; 12.50 MiB free; 530.00 MiB reserved in total)\n")
+            p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=text.encode(),
+                               capture_output=True, timeout=60)
+            self.assertIn(p.returncode, (0, 3), size)
+            self.assertEqual(causes_of(text), [], size)
+
+    def test_webui_banner_alone_names_nothing(self):
+        # the banner prints on every start with another Python; only a failed install is evidence
+        banner = "This program is tested with 3.10.6 Python, but you have 3.11.2.\n"
+        self.assertEqual(causes_of(banner), [])
+        self.assertEqual(causes_of(banner + "ERROR: No matching distribution found for torch==2.1.2\n"),
+                         ["framework-python-unsupported"])

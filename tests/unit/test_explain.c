@@ -359,6 +359,54 @@ static void test_table(void)
 	CHECK_INT(d.derived, 0);
 	table("#  (B)    (elements)   (us)\n 99999999999999999999999999 2 float\n", &d);	/* a size that overflows stays bounded */
 	CHECK_INT(d.derived, 1);
+/* Every number explain reads from a log is checked (issue 20, hostile numbers). */
+static void test_hostile_numbers(void)
+{
+	struct oom_figures f;
+	char bdf[32];
+	int a, b;
+
+	CHECK(logdecode_number("11040") == 11040);
+	CHECK(logdecode_number("999999999999999999") == 999999999999999999L);
+	CHECK(logdecode_number("9999999999999999999") < 0);	/* 19 digits: junk, not an overflow */
+	CHECK(logdecode_number("-1") < 0);
+	CHECK(logdecode_number("+5") < 0);
+	CHECK(logdecode_number(" 5") < 0);
+	CHECK(logdecode_number("5x") < 0);
+	CHECK(logdecode_number("0x10") < 0);
+	CHECK(logdecode_number("") < 0);
+	CHECK(logdecode_number(NULL) < 0);
+	CHECK(logdecode_size("1e309 GiB") < 0);
+	CHECK(logdecode_size("1e3 GiB") < 0);	/* an exponent is no size a log prints */
+	CHECK(logdecode_size("0x10 GiB") < 0);
+	CHECK(logdecode_size("-1 GiB") < 0);
+	CHECK(logdecode_size("inf GiB") < 0);
+	CHECK(logdecode_size("nan bytes") < 0);
+	CHECK(logdecode_size("9999999999 TiB") < 0);	/* beyond an exabyte */
+	CHECK(logdecode_size("1,073,741,824 bytes") == 1073741824.0);
+	CHECK(logdecode_size("1,07,3 bytes") < 0);
+	CHECK(logdecode_size("1,073, bytes") < 0);
+	CHECK(logdecode_size("1,0737 bytes") < 0);
+	CHECK(logdecode_size("10.91GiB") > 10.9 * 1073741824.0);
+	CHECK(logdecode_size("12.18") < 0);		/* a bare number has no unit */
+	CHECK(logdecode_size_in("12.18", 1073741824.0) > 12 * 1073741824.0);
+	CHECK(logdecode_size_in("17179869184", 1) == 17179869184.0);
+	CHECK(logdecode_size("1.") < 0);
+	/* sscanf would have read these; the bounded fields refuse them */
+	CHECK(logdecode_cc("99999999999.6", &a, &b) < 0);
+	CHECK(logdecode_cc("8.6.1", &a, &b) < 0);
+	CHECK(logdecode_cc("-8.6", &a, &b) < 0);
+	CHECK(logdecode_pci("PCI:fffffffffffffffff:3b:00", bdf, sizeof(bdf)) < 0);
+	CHECK(logdecode_pci("0000:3b:00.0junk", bdf, sizeof(bdf)) < 0);
+	CHECK(logdecode_pci("3b:00", bdf, sizeof(bdf)) < 0);
+	/* the figures stay numbers: a request larger than the GPU is the job's own */
+	logdecode_oom_figures_init(&f);
+	f.total = 12.0 * 1073741824.0;
+	f.request = 55.57 * 1073741824.0;
+	CHECK(logdecode_oom_judge(&f) == OOM_OWN);
+	/* a 2 GiB laptop GPU: what the context and display take is no other holder */
+	CHECK(logdecode_oom_verdict("2.00 GiB", "1175.00 MiB", "87.44 MiB") == OOM_OWN);
+	CHECK(logdecode_oom_verdict("11.17 GiB", "530.00 MiB", "12.50 MiB") == OOM_HELD);
 }
 
 int main(void)
@@ -369,5 +417,6 @@ int main(void)
 	RUN(test_conditions);
 	RUN(test_decode);
 	RUN(test_table);
+	RUN(test_hostile_numbers);
 	return tap_done();
 }
