@@ -359,6 +359,8 @@ static void test_table(void)
 	CHECK_INT(d.derived, 0);
 	table("#  (B)    (elements)   (us)\n 99999999999999999999999999 2 float\n", &d);	/* a size that overflows stays bounded */
 	CHECK_INT(d.derived, 1);
+}
+
 /* Every number explain reads from a log is checked (issue 20, hostile numbers). */
 static void test_hostile_numbers(void)
 {
