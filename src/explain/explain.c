@@ -261,8 +261,9 @@ static int is_alloc_code(const struct logrule *r, const enum cause_id *causes, s
  * first (another holder: gpu-memory-held; the job's own: none, the item is
  * scope), then other lines of the log (figures from before the job
  * started; the rule's conditions on literals such as "other process");
- * without any, the job does not fit: scope, like a script error.  Returns
- * the number of causes left in causes[]; 0 makes the item scope.
+ * figures that show the job's own use: scope, like a script error; no
+ * figures and no other evidence: gpu-out-of-memory, neutral.  Returns the
+ * number of causes left in causes[]; 0 makes the item scope.
  */
 static size_t oom_causes(struct xitem *it, const struct logmatch *m, const struct logrule *r,
 			 const struct logmatch_hit *h, enum cause_id causes[LR_MAX_CAUSES], size_t n)
@@ -291,6 +292,12 @@ static size_t oom_causes(struct xitem *it, const struct logmatch *m, const struc
 		causes[0] = CAUSE_GPU_MEMORY_HELD;
 		n++;
 	}
+	/* No figures either way (TensorFlow's "OOM when allocating tensor",
+	 * XLA's "Out of memory while trying to allocate"): the GPU ran out, and
+	 * the log cannot say whether the job is too big or another process
+	 * holds the memory.  Name that, neutral, with nvidia-smi to tell. */
+	if (n == 0 && v == OOM_UNKNOWN)
+		causes[n++] = CAUSE_GPU_OUT_OF_MEMORY;
 	return n;
 }
 
@@ -389,7 +396,9 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		} else if (is_alloc_code(r, causes, ncauses)) {
 			struct oom_figures start;
 
-			scope = !holder_named(m) && !held_before_start(m, &start);
+			/* an allocation that failed, no figures: the neutral cause */
+			if (!holder_named(m) && !held_before_start(m, &start))
+				causes[0] = CAUSE_GPU_OUT_OF_MEMORY;
 		}
 		if (scope) {
 			it->cls = LR_SCOPE;

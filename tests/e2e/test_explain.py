@@ -7,7 +7,9 @@ text must be matched by RULE) and "=== nomatch RULE" (it must not), each with
 a "source:" line.  Every rule of src/knowledge/data/explain.tsv needs two
 match blocks and one nomatch block.  "=== match RULE fits" is a match whose
 own numbers say the job does not fit (an out-of-memory error whose process
-holds the memory): the rule matches and names no cause.  The causes a matched
+holds the memory): the rule matches and names no cause.  "=== match RULE
+neutral" is an out-of-memory report with no figures either way: it names
+gpu-out-of-memory alone (not gpu-memory-held: nothing shows another holder).  The causes a matched
 rule must name come from tests/explain/expected-causes.tsv, written down apart from the
 table explain reads (a test comparing explain's answer with its own table
 could not fail).
@@ -59,10 +61,11 @@ def blocks():
     for path in sorted(glob.glob(os.path.join(FIXTURES, "*.txt"))):
         cur = None
         for line in open(path, encoding="utf-8"):
-            m = re.match(r"^=== (match|nomatch) (\S+)( fits)?$", line.rstrip("\n"))
+            m = re.match(r"^=== (match|nomatch) (\S+)( fits| neutral)?$", line.rstrip("\n"))
             if m:
                 cur = {"kind": m.group(1), "rule": m.group(2), "file": os.path.basename(path),
-                       "source": None, "text": [], "fits": bool(m.group(3))}
+                       "source": None, "text": [], "fits": m.group(3) == " fits",
+                       "neutral": m.group(3) == " neutral"}
                 out.append(cur)
             elif cur is not None and cur["source"] is None and line.startswith("source: "):
                 cur["source"] = line[8:].strip()
@@ -136,6 +139,10 @@ class Fixtures(unittest.TestCase):
                         # the numbers decide: the job itself does not fit, no stack cause
                         self.assertEqual(m["class"], "scope", f"{b['rule']}: not decoded as the job's own")
                         self.assertEqual(m["causes"], [], f"{b['rule']}: a cause for a job that does not fit")
+                    elif b["neutral"]:
+                        # no figures either way: the GPU ran out, nothing says who holds it
+                        self.assertEqual(m["class"], "cause", b["rule"])
+                        self.assertEqual([c["cause"] for c in m["causes"]], ["gpu-out-of-memory"], b["rule"])
                     elif self.expected.get(b["rule"]) == ["@errcode"]:
                         # the error-code table names them: each match block's code implies one
                         self.assertTrue(m["causes"], f"{b['rule']}: no cause for\n{b['text']}")
