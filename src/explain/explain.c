@@ -230,6 +230,29 @@ static int held_before_start(const struct logmatch *m, struct oom_figures *held)
 }
 
 /*
+ * Figures elsewhere in the log that show the job's own size (XLA's "byte
+ * size of input/output arguments (N) exceeds the base limit (M)" before
+ * its allocator's bare "ran out of memory"): 1 when some out-of-memory
+ * line's own numbers say the job does not fit.
+ */
+static int own_size_elsewhere(const struct logmatch *m)
+{
+	for (size_t i = 0; i < m->nhits; i++) {
+		const struct logrule *r = m->hits[i].rule;
+		struct oom_figures f;
+
+		if (!is_oom_rule(r))
+			continue;
+		logdecode_oom_figures_init(&f);
+		f.total = cap_size(r, &m->hits[i], "oom_total");
+		f.request = cap_size(r, &m->hits[i], "oom_request");
+		if (f.total > 0 && f.request > f.total)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Literal evidence of another holder: the condition of some rule's
  * gpu-memory-held ("?+another process|...", explain.tsv) met by the log.
  */
@@ -296,7 +319,7 @@ static size_t oom_causes(struct xitem *it, const struct logmatch *m, const struc
 	 * XLA's "Out of memory while trying to allocate"): the GPU ran out, and
 	 * the log cannot say whether the job is too big or another process
 	 * holds the memory.  Name that, neutral, with nvidia-smi to tell. */
-	if (n == 0 && v == OOM_UNKNOWN)
+	if (n == 0 && v == OOM_UNKNOWN && !own_size_elsewhere(m))
 		causes[n++] = CAUSE_GPU_OUT_OF_MEMORY;
 	return n;
 }
