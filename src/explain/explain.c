@@ -221,22 +221,17 @@ static void item_free(struct xitem *it)
  * next to that specific answer and are dropped; and a line NCCL logged at
  * level INFO ("NCCL INFO NET/IB ... retrying") is never a term row's error.
  */
-static int term_rule(const struct logrule *r)
-{
-	return strncmp(r->id, "term-", 5) == 0;
-}
-
 static void drop_terms(struct explanation *x)
 {
 	int exact = 0;
 	size_t n = 0;
 
 	for (size_t i = 0; i < x->n; i++)
-		exact |= x->items[i].cls == LR_CAUSE && x->items[i].ncauses && !term_rule(x->items[i].hit->rule);
+		exact |= x->items[i].cls == LR_CAUSE && x->items[i].ncauses && !logrule_is_term(x->items[i].hit->rule);
 	for (size_t i = 0; i < x->n; i++) {
 		struct xitem *it = &x->items[i];
 
-		if (term_rule(it->hit->rule) && (exact || strstr(it->hit->text, "NCCL INFO"))) {
+		if (logrule_is_term(it->hit->rule) && (exact || strstr(it->hit->text, "NCCL INFO"))) {
 			x->ncause_items -= it->cls == LR_CAUSE;
 			x->nscope_items -= it->cls == LR_SCOPE;
 			x->nbenign_items -= it->cls == LR_BENIGN;

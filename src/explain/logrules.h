@@ -146,4 +146,12 @@ const struct logrule *logrules_find(const struct logrules *r, const char *id);
 int logrules_lit_match(const struct logrule *rule, const char *text, size_t len,
 		       size_t *cap_off, size_t *cap_len);
 
+/*
+ * The vocabulary tier (issue 20): rows whose id starts "term-" name a cause
+ * from the domain word of an error line ("gres" ... "error"), with a priority
+ * above every exact row.  They are a last resort: explain.c drops them when
+ * an exact row names a cause, and logjoin.c never joins two lines for them.
+ */
+int logrule_is_term(const struct logrule *r);
+
 #endif

@@ -54,6 +54,14 @@ class Terms(unittest.TestCase):
         self.assertEqual(rules(doc), [])
         self.assertEqual(doc["result"]["exit"], 3)
 
+    def test_a_term_row_joins_no_lines(self):
+        # an INFO line ending in a word, then a WARN line of the same rank
+        # (https://github.com/NVIDIA/nccl/issues/380): logjoin must not glue
+        # the two for a term row, or the WARN line is lost with the INFO one
+        log = ("spark01:2683:2780 [0] NCCL INFO Using network IB\n"
+               "spark01:2683:2826 [0] misc/ibvwrap.cc:268 NCCL WARN Call to ibv_create_cq failed\n")
+        self.assertEqual(rules(explain(log)), ["term-nccl-ib"])
+
     def test_the_term_needs_an_error_word_on_its_line(self):
         self.assertEqual(rules(explain("Removing old nvidia-470.57.02 DKMS files...\n")), [])
         self.assertEqual(rules(explain("DKMS: build failed for nvidia/470\n")), ["term-dkms"])
