@@ -8,7 +8,9 @@
  *
  *  - id: stable rule id ("tf-dlopen-failed");
  *  - prio: lower first; on each line the first rule (by prio, then row
- *    order) that matches wins;
+ *    order) that matches wins; the vocabulary tier (ids "term-*", prio 200,
+ *    above every exact row) matches a domain word and an error word on one
+ *    line and counts only when no exact row names a cause (logrule_is_term);
  *  - class: "cause" (points to cause ids of the catalogue), "scope" (a real
  *    failure outside the GPU stack: user code, numerics), "benign" (looks
  *    fatal, is not);
