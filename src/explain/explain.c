@@ -390,6 +390,49 @@ static void pick_primary(struct explanation *x)
 		x->primary = &best->causes[0];
 }
 
+static void item_free(struct xitem *it)
+{
+	for (size_t k = 0; k < LR_MAX_CAPS; k++)
+		free(it->decoded[k]);
+	for (size_t c = 0; c < it->ncauses; c++) {
+		for (size_t e = 0; e < it->causes[c].nevidence; e++)
+			free(it->causes[c].evidence[e]);
+		free(it->causes[c].evidence);
+		free(it->causes[c].fix);
+	}
+}
+
+/*
+ * The vocabulary tier (rows "term-*", issue 20) names a cause from the domain
+ * words of an error line when no exact message shape matched.  It is a last
+ * resort: when any exact row names a cause, the term rows' causes are noise
+ * next to that specific answer and are dropped; and a line NCCL logged at
+ * level INFO ("NCCL INFO NET/IB ... retrying") is never a term row's error.
+ */
+static void drop_terms(struct explanation *x)
+{
+	int exact = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->n; i++)
+		exact |= x->items[i].cls == LR_CAUSE && x->items[i].ncauses && !logrule_is_term(x->items[i].hit->rule);
+	for (size_t i = 0; i < x->n; i++) {
+		struct xitem *it = &x->items[i];
+
+		if (logrule_is_term(it->hit->rule) && (exact || strstr(it->hit->text, "NCCL INFO"))) {
+			x->ncause_items -= it->cls == LR_CAUSE;
+			x->nscope_items -= it->cls == LR_SCOPE;
+			x->nbenign_items -= it->cls == LR_BENIGN;
+			item_free(it);
+			continue;
+		}
+		if (n != i)
+			x->items[n] = *it;
+		n++;
+	}
+	x->n = n;
+}
+
 void explanation_build(struct explanation *x, const struct logmatch *m, const struct kb *kb,
 		       const struct confirm_in *ci)
 {
@@ -444,24 +487,15 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		case LR_BENIGN: x->nbenign_items++; break;
 		}
 	}
+	drop_terms(x);
 	qsort(x->items, x->n, sizeof(*x->items), item_cmp);
 	pick_primary(x);
 }
 
 void explanation_release(struct explanation *x)
 {
-	for (size_t i = 0; i < x->n; i++) {
-		struct xitem *it = &x->items[i];
-
-		for (size_t k = 0; k < LR_MAX_CAPS; k++)
-			free(it->decoded[k]);
-		for (size_t c = 0; c < it->ncauses; c++) {
-			for (size_t e = 0; e < it->causes[c].nevidence; e++)
-				free(it->causes[c].evidence[e]);
-			free(it->causes[c].evidence);
-			free(it->causes[c].fix);
-		}
-	}
+	for (size_t i = 0; i < x->n; i++)
+		item_free(&x->items[i]);
 	free(x->items);
 	memset(x, 0, sizeof(*x));
 }

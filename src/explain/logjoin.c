@@ -30,9 +30,10 @@ void logjoin_release(struct logjoin *j)
 	buf_release(&j->joined);
 }
 
+/* a known message: an exact cause row (a term row's words are too loose to justify a join) */
 static int cause_rule(const struct logrule *r)
 {
-	return r && r->cls == LR_CAUSE;
+	return r && r->cls == LR_CAUSE && !logrule_is_term(r);
 }
 
 static void pass_held(struct logjoin *j)

@@ -586,3 +586,8 @@ int logrules_lit_match(const struct logrule *r, const char *text, size_t len, si
 	}
 	return 0;
 }
+
+int logrule_is_term(const struct logrule *r)
+{
+	return r && strncmp(r->id, "term-", 5) == 0;
+}

@@ -8,7 +8,9 @@
  *
  *  - id: stable rule id ("tf-dlopen-failed");
  *  - prio: lower first; on each line the first rule (by prio, then row
- *    order) that matches wins;
+ *    order) that matches wins; the vocabulary tier (ids "term-*", prio 200,
+ *    above every exact row) matches a domain word and an error word on one
+ *    line and counts only when no exact row names a cause (logrule_is_term);
  *  - class: "cause" (points to cause ids of the catalogue), "scope" (a real
  *    failure outside the GPU stack: user code, numerics), "benign" (looks
  *    fatal, is not);
@@ -152,5 +154,13 @@ const struct logrule *logrules_find(const struct logrules *r, const char *id);
  */
 int logrules_lit_match(const struct logrule *rule, const char *text, size_t len,
 		       size_t *cap_off, size_t *cap_len);
+
+/*
+ * The vocabulary tier (issue 20): rows whose id starts "term-" name a cause
+ * from the domain word of an error line ("gres" ... "error"), with a priority
+ * above every exact row.  They are a last resort: explain.c drops them when
+ * an exact row names a cause, and logjoin.c never joins two lines for them.
+ */
+int logrule_is_term(const struct logrule *r);
 
 #endif
