@@ -25,6 +25,11 @@ def causes_of(text):
     return score.named(GPUDOCTOR, text)[0]
 
 
+# test3's floor: what explain reaches on round 8's held-out logs after the
+# sixth session's rules (set when they were merged; a regression fails).
+TEST3_FLOOR = 35
+
+
 class Corpus(unittest.TestCase):
     def check(self, split):
         r = score.score(GPUDOCTOR, [split])
@@ -47,15 +52,30 @@ class Corpus(unittest.TestCase):
         # sha1 of the thread before any rule of theirs was written.  explain
         # does NOT reach the 85 % goal there: 13/27 and 13/29 named right before
         # this round's rules, 18/27 and 16/29 after (34/56, 61 %), with 3 of 13
-        # benign logs given a stack cause, before and after.  The floors below
-        # are what it honestly reaches, so a regression fails; they are not the
-        # goal (issue 20 stays open).
+        # benign logs given a stack cause, before and after.  The sixth session's
+        # rules reach 42/56 (75 %) and 0 of 13 benign alarms; its engineers saw
+        # the expected causes of test2's misses (not the texts), so test3 below
+        # is the cleaner measure.  The floors are what it honestly reaches, so a
+        # regression fails; they are not the goal.
         r = score.score(GPUDOCTOR, ["test2"])
         self.assertGreaterEqual(r["failures"], 50)
         self.assertGreaterEqual(r["benign"], 10)
         misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
-        self.assertGreaterEqual(r["right"], 34, f"test2: {r['right']}/{r['failures']}\n{misses}")
-        self.assertLessEqual(len(r["alarms"]), 3, f"test2: {r['alarms']}")
+        self.assertGreaterEqual(r["right"], 42, f"test2: {r['right']}/{r['failures']}\n{misses}")
+        self.assertEqual(r["alarms"], [], f"test2: {r['alarms']}")
+
+    def test_third_held_out_set(self):
+        # test3/: round 8 (2026-12-01, sixth session), 73 logs that three independent
+        # evaluators collected from threads nobody had used, labelled before any run
+        # and kept from everyone writing rules (README.md).  Before that session's
+        # rules: 30/57 named right (53 %), 15/16 benign clean.  The floors are what
+        # explain honestly reaches after them (see README.md), not the 85 % goal.
+        r = score.score(GPUDOCTOR, ["test3"])
+        self.assertGreaterEqual(r["failures"], 55)
+        self.assertGreaterEqual(r["benign"], 15)
+        misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
+        self.assertGreaterEqual(r["right"], TEST3_FLOOR, f"test3: {r['right']}/{r['failures']}\n{misses}")
+        self.assertLessEqual(len(r["alarms"]), 1, f"test3: {r['alarms']}")
 
 
 # (cause id, a real text that names it, its source, a near miss that must not)
