@@ -31,7 +31,9 @@
  *    a group that is not a capture; "-" else;
  *  - causes: cause ids (';'-separated) for class cause, "-" otherwise;
  *    "@errcode": the causes the error-code table (errcodes.h) gives the code
- *    captured as err_name (a name), cuda_error (a cudaError_t number) or
+ *    captured as err_name (a name), cu_short, nvml_short or cudnn_short (a
+ *    name without its API's prefix, as wrappers print it: go-nvml's
+ *    ERROR_LIBRARY_NOT_FOUND), cuda_error (a cudaError_t number) or
  *    cu_result (a CUresult number), or as cudnn_code, nccl_code, nvml_code
  *    (a cudnnStatus_t, ncclResult_t or nvmlReturn_t number: the context the
  *    rule's pattern matched names the family); such a rule must give its
@@ -55,6 +57,7 @@
  * Capture names carry meaning for decoding (logdecode.h): soname, found,
  * built, cuda_int, driver_int, cudnn_int, sm, cc, xid, pci, cuda_error,
  * cu_name, cuda_name, bytes, gpu, path, errmsg, nccl_err, status, err_name,
+ * cu_short, nvml_short, cudnn_short,
  * oom_total, oom_allocated, oom_free.
  *
  *	struct logrules r;
