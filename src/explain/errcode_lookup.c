@@ -39,6 +39,48 @@ int errcode_family_of_capture(const char *name)
 	return -1;
 }
 
+static const struct {
+	const char *capture, *prefix;
+	enum errcode_family f;
+} short_caps[] = {
+	{ "cu_short", "CUDA_", ERR_CU }, { "nvml_short", "NVML_", ERR_NVML },
+	{ "cudnn_short", "CUDNN_", ERR_CUDNN },
+};
+
+int errcode_family_of_short_capture(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(short_caps) / sizeof(short_caps[0]); i++)
+		if (!strcmp(name, short_caps[i].capture))
+			return (int)short_caps[i].f;
+	return -1;
+}
+
+const struct errcode *errcode_by_short_name(enum errcode_family f, const char *name, size_t len)
+{
+	const struct errcode *ec;
+	char full[96];
+	const char *prefix = NULL;
+	size_t pl;
+
+	for (size_t i = 0; i < sizeof(short_caps) / sizeof(short_caps[0]); i++)
+		if (short_caps[i].f == f)
+			prefix = short_caps[i].prefix;
+	if (!prefix || !name)
+		return NULL;
+	pl = strlen(prefix);
+	if (len >= pl && !memcmp(name, prefix, pl)) {
+		/* already prefixed: only this family's entry counts */
+		ec = errcode_by_name(name, len);
+		return ec && ec->family == f ? ec : NULL;
+	}
+	if (pl + len >= sizeof(full))
+		return NULL;
+	memcpy(full, prefix, pl);
+	memcpy(full + pl, name, len);
+	ec = errcode_by_name(full, pl + len);
+	return ec && ec->family == f ? ec : NULL;
+}
+
 const char *errcode_family_name(enum errcode_family f)
 {
 	static const char *const names[] = { "CUresult", "cudaError_t", "cudnnStatus_t",

@@ -41,6 +41,17 @@ const struct errcode *errcode_by_number(enum errcode_family f, long code);
  * ("cuInit(0) failed with error code 999", "ncclSuccess (2 vs. 0)").
  */
 int errcode_family_of_capture(const char *name);
+/*
+ * Wrappers print a code's name without its API's prefix: go-nvml's
+ * "ERROR_LIBRARY_NOT_FOUND" (NVML_ERROR_LIBRARY_NOT_FOUND), CUDA.jl's
+ * "ERROR_NO_DEVICE" (CUDA_ERROR_NO_DEVICE), cudnn wrappers' "STATUS_NOT_INITIALIZED".
+ * A rule whose context names the API captures it as cu_short, nvml_short or
+ * cudnn_short; this is the entry of the family's prefix plus the name, or
+ * NULL.  A name that already carries the prefix is looked up as it is.
+ */
+const struct errcode *errcode_by_short_name(enum errcode_family f, const char *name, size_t len);
+/* The family of a short-name capture (cu_short, nvml_short, cudnn_short); -1 for another name. */
+int errcode_family_of_short_capture(const char *name);
 /* "CUresult", "cudaError_t", ... */
 const char *errcode_family_name(enum errcode_family f);
 

@@ -93,6 +93,8 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 			continue;
 		if (!strcmp(name, "err_name"))
 			ec = errcode_by_name(v, strlen(v));
+		else if ((fam = errcode_family_of_short_capture(name)) >= 0)
+			ec = errcode_by_short_name((enum errcode_family)fam, v, strlen(v));
 		else if ((fam = errcode_family_of_capture(name)) >= 0)
 			ec = logdecode_number(v) >= 0 ?
 				     errcode_by_number((enum errcode_family)fam, logdecode_number(v)) : NULL;

@@ -175,6 +175,38 @@ static const char *soname_family(const char *s)
 	return NULL;
 }
 
+/*
+ * Windows names the same libraries without "lib" and with the version in
+ * the name: cudart64_110.dll (CUDA 11.0), cudart64_101.dll (10.1),
+ * cudart64_12.dll (12), cublas64_11.dll, cudnn64_8.dll, cufft64_10.dll (the
+ * library's own major).  Three digits are major and minor (cudart64_110,
+ * cublas64_100); two digits from 20 up are CUDA 8-9's (cudart64_92: 9.2).
+ */
+static char *decode_dll(const char *value)
+{
+	char lib[64];
+	const char *f, *u = strstr(value, "64_"), *dot = strrchr(value, '.');
+	size_t n = 0;
+	long v;
+
+	if (!u || !dot || strcmp(dot, ".dll") || strchr(value, '/') || strchr(value, '\\') ||
+	    (size_t)(u - value) + 4 > sizeof(lib))
+		return NULL;
+	snprintf(lib, sizeof(lib), "lib%.*s", (int)(u - value), value);
+	f = soname_family(lib);
+	u += 3;
+	while (isdigit((unsigned char)u[n]))
+		n++;
+	if (!f || n < 1 || n > 3 || u + n != dot)
+		return NULL;
+	v = strtol(u, NULL, 10);
+	if (n == 3)
+		return xasprintf("%s, CUDA %ld.%ld's (Windows DLL)", f, v / 10, v % 10);
+	if (n == 2 && v >= 20)
+		return xasprintf("%s, CUDA %ld.%ld's (Windows DLL)", f, v / 10, v % 10);
+	return xasprintf("%s, major version %ld (Windows DLL)", f, v);
+}
+
 /* "found_cudnn_int" is read as "cudnn_int": the part after a prefix names the kind. */
 static const char *decode_key(const char *name)
 {
@@ -276,6 +308,14 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 		return ec ? xasprintf("%s %ld = %s", errcode_family_name(ec->family), ec->code, ec->name)
 			  : NULL;
 	}
+	if (errcode_family_of_short_capture(name) >= 0) {
+		/* a name without its API's prefix, in a context naming the API (errcodes.h) */
+		const struct errcode *ec = errcode_by_short_name(
+			(enum errcode_family)errcode_family_of_short_capture(name), value, strlen(value));
+
+		return ec ? xasprintf("%s %ld = %s", errcode_family_name(ec->family), ec->code, ec->name)
+			  : NULL;
+	}
 	if (!strcmp(name, "err_name")) {
 		const struct errcode *ec = errcode_by_name(value, strlen(value));
 
@@ -304,7 +344,7 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 		const char *f = soname_family(value), *so = strstr(value, ".so.");
 
 		if (!f)
-			return NULL;
+			return decode_dll(value);
 		if (so && isdigit((unsigned char)so[4]))
 			return xasprintf("%s, major version %.*s", f, (int)strcspn(so + 4, "."), so + 4);
 		return xasprintf("%s", f);

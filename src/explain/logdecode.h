@@ -9,13 +9,17 @@
  *	cu_result		100 -> CUDA_ERROR_NO_DEVICE (and its usual cause)
  *	cu_name, cuda_name	a name -> its number
  *	err_name		any code name of errcodes.h -> its API and number
+ *	cu_short, nvml_short, cudnn_short  a name without its API's prefix, as
+ *				wrappers print it: ERROR_LIBRARY_NOT_FOUND (go-nvml)
+ *				-> "nvmlReturn_t 12 = NVML_ERROR_LIBRARY_NOT_FOUND"
  *	cudnn_code, nccl_code, nvml_code  2 -> "ncclResult_t 2 = ncclSystemError"
  *	path			/usr/local/cuda/lib64/stubs/libcuda.so -> the stub;
  *				/mnt/c/..., /usr/lib/wsl/lib/... -> WSL
  *	xid			79 -> the XID catalogue's meaning and action
  *	pci			PCI:0000:3b:00 -> 0000:3b:00.0
  *	bytes			199557120 -> 190.3 MiB
- *	soname			libcudnn.so.8 -> "cuDNN, major 8"
+ *	soname			libcudnn.so.8 -> "cuDNN, major 8"; Windows'
+ *				cudart64_110.dll -> "the CUDA runtime, CUDA 11.0's"
  *	oom_total, oom_allocated, oom_free  PyTorch's out-of-memory numbers,
  *				decoded together by logdecode_oom()
  *	oom_reserved		PyTorch 2.x's "reserved by PyTorch but

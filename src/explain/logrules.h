@@ -33,7 +33,9 @@
  *    a group that is not a capture; "-" else;
  *  - causes: cause ids (';'-separated) for class cause, "-" otherwise;
  *    "@errcode": the causes the error-code table (errcodes.h) gives the code
- *    captured as err_name (a name), cuda_error (a cudaError_t number) or
+ *    captured as err_name (a name), cu_short, nvml_short or cudnn_short (a
+ *    name without its API's prefix, as wrappers print it: go-nvml's
+ *    ERROR_LIBRARY_NOT_FOUND), cuda_error (a cudaError_t number) or
  *    cu_result (a CUresult number), or as cudnn_code, nccl_code, nvml_code
  *    (a cudnnStatus_t, ncclResult_t or nvmlReturn_t number: the context the
  *    rule's pattern matched names the family); such a rule must give its
@@ -57,6 +59,8 @@
  * Capture names carry meaning for decoding (logdecode.h): soname, found,
  * built, cuda_int, driver_int, cudnn_int, sm, cc, xid, pci, cuda_error,
  * cu_name, cuda_name, bytes, gpu, path, errmsg, nccl_err, status, err_name,
+ * cu_short, nvml_short, cudnn_short (an error name without its API's
+ * prefix, looked up in the family the line names),
  * and the out-of-memory figures: a cause rule with a capture named oom_*
  * or start_* is an out-of-memory report (explain.c), whose cause
  * gpu-memory-held stands only on evidence of another holder: its own
@@ -64,7 +68,8 @@
  * oom_reserved_total, oom_request; start_total, start_free taken before
  * the job allocated; a name_gib capture is a bare number of GiB), a line
  * of the log with start_* figures, or the cause's condition; without any
- * it is the job's own size (scope).  oom_status, oom_shape only mark it.
+ * its own figures showing the job's use make it scope, and no figures at
+ * all the neutral gpu-out-of-memory.  oom_status, oom_shape only mark it.
  *
  *	struct logrules r;
  *	if (logrules_load(ctx->kb_dir, &r, &e) < 0) ...

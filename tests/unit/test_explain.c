@@ -257,6 +257,43 @@ static void test_decode(void)
 	CHECK_STR(d, "cudnnStatus_t 1001 = CUDNN_STATUS_NOT_INITIALIZED");
 	free(d);
 	CHECK(logdecode(NULL, "nccl_code", "77") == NULL);	/* no such code */
+	/* Windows DLL names: the version is in the name, minor included for CUDA <= 11 */
+	d = logdecode(NULL, "soname", "cudart64_110.dll");
+	CHECK_STR(d, "the CUDA runtime, CUDA 11.0's (Windows DLL)");
+	free(d);
+	d = logdecode(NULL, "soname", "cudart64_12.dll");
+	CHECK_STR(d, "the CUDA runtime, major version 12 (Windows DLL)");
+	free(d);
+	d = logdecode(NULL, "soname", "cudnn64_8.dll");
+	CHECK_STR(d, "cuDNN, major version 8 (Windows DLL)");
+	free(d);
+	d = logdecode(NULL, "soname", "cudart64_92.dll");
+	CHECK_STR(d, "the CUDA runtime, CUDA 9.2's (Windows DLL)");
+	free(d);
+	CHECK(logdecode(NULL, "soname", "zlib64_1.dll") == NULL);	/* not a CUDA library */
+	CHECK(logdecode(NULL, "soname", "cudart64_110.dll.bak") == NULL);
+	CHECK(logdecode(NULL, "soname", "cudart64_.dll") == NULL);
+	/* wrappers' names without the API's prefix (go-nvml, CUDA.jl), by the capture's family */
+	d = logdecode(NULL, "nvml_short", "ERROR_LIBRARY_NOT_FOUND");
+	CHECK_STR(d, "nvmlReturn_t 12 = NVML_ERROR_LIBRARY_NOT_FOUND");
+	free(d);
+	d = logdecode(NULL, "cu_short", "ERROR_NO_DEVICE");
+	CHECK_STR(d, "CUresult 100 = CUDA_ERROR_NO_DEVICE");
+	free(d);
+	/* the same short name is another family's code under another capture */
+	CHECK(errcode_by_short_name(ERR_CU, "ERROR_NOT_SUPPORTED", 19) &&
+	      errcode_by_short_name(ERR_CU, "ERROR_NOT_SUPPORTED", 19)->family == ERR_CU);
+	CHECK(errcode_by_short_name(ERR_NVML, "ERROR_NOT_SUPPORTED", 19) &&
+	      errcode_by_short_name(ERR_NVML, "ERROR_NOT_SUPPORTED", 19)->code == 3);
+	/* already prefixed: kept, but only in its own family */
+	CHECK(errcode_by_short_name(ERR_CU, "CUDA_ERROR_UNKNOWN", 18) &&
+	      errcode_by_short_name(ERR_CU, "CUDA_ERROR_UNKNOWN", 18)->code == 999);
+	CHECK(errcode_by_short_name(ERR_NVML, "CUDA_ERROR_UNKNOWN", 18) == NULL);
+	CHECK(errcode_by_short_name(ERR_CU, "ERROR_NO_SUCH_THING", 19) == NULL);
+	CHECK(errcode_by_short_name(ERR_CUDART, "ERROR_NO_DEVICE", 15) == NULL);	/* no short form */
+	CHECK_INT(errcode_family_of_short_capture("nvml_short"), ERR_NVML);
+	CHECK_INT(errcode_family_of_short_capture("err_name"), -1);
+	CHECK(logdecode(NULL, "nvml_short", "ERROR_NO_DEVICE") == NULL);	/* CUDA's name, NVML's context */
 	d = logdecode_oom("10.76 GiB", "996.23 MiB", "8.81 MiB");
 	CHECK(d && strstr(d, "outside this process"));
 	free(d);
