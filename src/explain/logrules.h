@@ -67,7 +67,7 @@
  * figures (oom_total, oom_allocated, oom_free, oom_reserved,
  * oom_reserved_total, oom_request; start_total, start_free taken before
  * the job allocated; a name_gib capture is a bare number of GiB), a line
- * of the log with start_* figures, or the cause's condition; without any
+ * of the log with start_* figures, or the cause's condition.  Without any,
  * its own figures showing the job's use make it scope, and no figures at
  * all the neutral gpu-out-of-memory.  oom_status, oom_shape only mark it.
  *
