@@ -269,17 +269,20 @@ static void tp_line(struct logtable *t, const struct lognorm_line *l)
 		t->tp_said = 0;
 		return;
 	}
+	/* every line this reads starts with "GPU ": the rest cost nothing more (a 100 MB log stays linear and cheap) */
+	if ((size_t)(e - p) < 4 || memcmp(p, "GPU ", 4))
+		return;
 	if ((size_t)(e - p) >= 8 && !memcmp(p, "GPU 0000", 8)) {
 		t->tp_cur = t->tp_slow = t->tp_maxop = -1;
 		t->tp_said = 0;
 		return;
 	}
-	if ((v = tp_value(l->text, l->len, "GPU Current Temp")) >= 0) {
+	if ((v = tp_value(p, (size_t)(e - p), "GPU Current Temp")) >= 0) {
 		t->tp_cur = v;
 		t->tp_first = l->first;
-	} else if ((v = tp_value(l->text, l->len, "GPU Slowdown Temp")) >= 0) {
+	} else if ((v = tp_value(p, (size_t)(e - p), "GPU Slowdown Temp")) >= 0) {
 		t->tp_slow = v;
-	} else if ((v = tp_value(l->text, l->len, "GPU Max Operating Temp")) >= 0) {
+	} else if ((v = tp_value(p, (size_t)(e - p), "GPU Max Operating Temp")) >= 0) {
 		t->tp_maxop = v;
 	} else {
 		return;
