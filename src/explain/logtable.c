@@ -19,6 +19,7 @@ void logtable_init(struct logtable *t, lognorm_fn next, void *next_arg)
 	t->p2p = LT_P2P_NONE;
 	p2p_clear(t->dis);
 	p2p_clear(t->en);
+	t->tp_cur = t->tp_slow = t->tp_maxop = -1;
 	buf_init(&t->out);
 }
 
@@ -227,6 +228,84 @@ static void nt_judge(struct logtable *t)
 	emit(t, t->nt_first, t->nt_last);
 }
 
+/* "    GPU Current Temp   : 56 C" -> 56 when the line holds the label; -1 otherwise. */
+static int tp_value(const char *s, size_t len, const char *label)
+{
+	const char *p, *e = s + len;
+	int v = 0, digits = 0;
+
+	if (!has(s, len, label))
+		return -1;
+	p = memchr(s, ':', len);
+	if (!p)
+		return -1;
+	for (p++; p < e && (*p == ' ' || *p == '\t'); p++)
+		;
+	while (p < e && *p >= '0' && *p <= '9' && digits < 4) {
+		v = v * 10 + (*p - '0');
+		p++;
+		digits++;
+	}
+	if (!digits || p + 2 > e || p[0] != ' ' || p[1] != 'C')
+		return -1;
+	return v;
+}
+
+/*
+ * nvidia-smi -q's Temperature section: once the current temperature and a
+ * limit are known, say whether the GPU sits at the limit.  One line per
+ * section; "Temperature" (the section's header) and "GPU 0000..." (the next
+ * GPU) start a new one.
+ */
+static void tp_line(struct logtable *t, const struct lognorm_line *l)
+{
+	const char *p = l->text, *e = l->text + l->len;
+	int v;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((size_t)(e - p) >= 11 && !memcmp(p, "Temperature", 11) && !memchr(p, ':', (size_t)(e - p))) {
+		t->tp_cur = t->tp_slow = t->tp_maxop = -1;
+		t->tp_said = 0;
+		return;
+	}
+	/* every line this reads starts with "GPU ": the rest cost nothing more (a 100 MB log stays linear and cheap) */
+	if ((size_t)(e - p) < 4 || memcmp(p, "GPU ", 4))
+		return;
+	if ((size_t)(e - p) >= 8 && !memcmp(p, "GPU 0000", 8)) {
+		t->tp_cur = t->tp_slow = t->tp_maxop = -1;
+		t->tp_said = 0;
+		return;
+	}
+	if ((v = tp_value(p, (size_t)(e - p), "GPU Current Temp")) >= 0) {
+		t->tp_cur = v;
+		t->tp_first = l->first;
+	} else if ((v = tp_value(p, (size_t)(e - p), "GPU Slowdown Temp")) >= 0) {
+		t->tp_slow = v;
+	} else if ((v = tp_value(p, (size_t)(e - p), "GPU Max Operating Temp")) >= 0) {
+		t->tp_maxop = v;
+	} else {
+		return;
+	}
+	if (t->tp_said || t->tp_cur < 0)
+		return;
+	buf_reset(&t->out);
+	if (t->tp_slow > 0 && t->tp_cur >= t->tp_slow)
+		buf_printf(&t->out,
+			   "[gpudoctor] nvidia-smi -q: GPU temperature %d C is at its slowdown temperature %d C "
+			   "(gpudoctor: the GPU is being slowed down to cool)",
+			   t->tp_cur, t->tp_slow);
+	else if (t->tp_maxop > 0 && t->tp_cur + 1 >= t->tp_maxop)
+		buf_printf(&t->out,
+			   "[gpudoctor] nvidia-smi -q: GPU temperature %d C is at its max operating temperature %d C "
+			   "(gpudoctor: the GPU holds its clocks down to stay under it)",
+			   t->tp_cur, t->tp_maxop);
+	else
+		return;
+	t->tp_said = 1;
+	emit(t, t->tp_first, l->last);
+}
+
 void logtable_line_cb(const struct lognorm_line *l, void *arg)
 {
 	struct logtable *t = arg;
@@ -234,6 +313,7 @@ void logtable_line_cb(const struct lognorm_line *l, void *arg)
 	t->next(l, t->next_arg);
 	p2p_line(t, l);
 	nt_line(t, l);
+	tp_line(t, l);
 }
 
 void logtable_finish(struct logtable *t)

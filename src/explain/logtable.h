@@ -25,6 +25,15 @@
  *	"[gpudoctor] nccl-tests: the log ends inside the result table after
  *	 2 rows (last size 2048 bytes), without its 'Avg bus bandwidth' line (...)"
  *
+ *  - nvidia-smi -q prints a GPU's temperatures as "GPU Current Temp : 56 C"
+ *    and its limits as "GPU Slowdown Temp" and "GPU Max Operating Temp", one
+ *    per line in the GPU's Temperature section.  A current temperature at a
+ *    limit (within 1 C of the max operating temperature, where the clock
+ *    control holds it, or at the slowdown temperature) is a GPU held down
+ *    thermally, though no single line says so:
+ *	"[gpudoctor] nvidia-smi -q: GPU temperature 56 C is at its max operating
+ *	 temperature 57 C (...)"
+ *
  * The derived line carries the input line numbers of the table it read.
  * Input is hostile: cells are bounded (LT_MAX_GPUS), numbers are parsed
  * with bounds, and anything that is not a row of the table ends it.
@@ -58,6 +67,9 @@ struct logtable {
 	long nt_rows;
 	long long nt_last_size;
 	long nt_first, nt_last;
+	/* nvidia-smi -q's Temperature section of one GPU, degrees C; < 0 unknown */
+	int tp_cur, tp_slow, tp_maxop, tp_said;
+	long tp_first;
 	struct buf out;
 };
 

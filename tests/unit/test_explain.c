@@ -396,6 +396,27 @@ static void test_table(void)
 	CHECK_INT(d.derived, 0);
 	table("#  (B)    (elements)   (us)\n 99999999999999999999999999 2 float\n", &d);	/* a size that overflows stays bounded */
 	CHECK_INT(d.derived, 1);
+	/* nvidia-smi -q Temperature: at the max operating temperature (within 1 C) or the slowdown temperature */
+	table("    Temperature\n        GPU Current Temp : 56 C\n        GPU Slowdown Temp : 97 C\n"
+	      "        GPU Max Operating Temp : 57 C\n", &d);
+	CHECK_INT(d.derived, 1);
+	CHECK(strstr(d.text, "GPU temperature 56 C is at its max operating temperature 57 C") != NULL);
+	table("    Temperature\n        GPU Current Temp : 92 C\n        GPU Slowdown Temp : 91 C\n"
+	      "        GPU Max Operating Temp : 94 C\n", &d);
+	CHECK_INT(d.derived, 1);
+	CHECK(strstr(d.text, "at its slowdown temperature 91 C") != NULL);
+	/* near misses: a cool GPU; N/A limits; a hostile number; the next GPU's limit against this GPU's temperature */
+	table("    Temperature\n        GPU Current Temp : 57 C\n        GPU Slowdown Temp : 97 C\n"
+	      "        GPU Max Operating Temp : 94 C\n", &d);
+	CHECK_INT(d.derived, 0);
+	table("    Temperature\n        GPU Current Temp : 57 C\n        GPU Slowdown Temp : N/A\n"
+	      "        GPU Max Operating Temp : N/A\n", &d);
+	CHECK_INT(d.derived, 0);
+	table("        GPU Current Temp : 99999999999999 C\n        GPU Max Operating Temp : 57 C\n", &d);
+	CHECK_INT(d.derived, 0);
+	table("GPU 00000000:01:00.0\n    Temperature\n        GPU Current Temp : 80 C\n"
+	      "GPU 00000000:02:00.0\n    Temperature\n        GPU Max Operating Temp : 70 C\n", &d);
+	CHECK_INT(d.derived, 0);
 }
 
 /* Every number explain reads from a log is checked (issue 20, hostile numbers). */
