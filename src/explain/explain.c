@@ -416,8 +416,16 @@ static void drop_terms(struct explanation *x)
 	int exact = 0;
 	size_t n = 0;
 
+	/*
+	 * An exact cause row that its own figures made scope (an out-of-memory
+	 * report of a job too big for the GPU) is a specific answer too: the
+	 * NCCL watchdog's "collective stuck" of the other ranks follows from
+	 * it and must not outrank it as a term guess.
+	 */
 	for (size_t i = 0; i < x->n; i++)
-		exact |= x->items[i].cls == LR_CAUSE && x->items[i].ncauses && !logrule_is_term(x->items[i].hit->rule);
+		exact |= !logrule_is_term(x->items[i].hit->rule) &&
+			 ((x->items[i].cls == LR_CAUSE && x->items[i].ncauses) ||
+			  (x->items[i].cls == LR_SCOPE && x->items[i].hit->rule->cls == LR_CAUSE));
 	for (size_t i = 0; i < x->n; i++) {
 		struct xitem *it = &x->items[i];
 
