@@ -235,15 +235,20 @@ static int held_before_start(const struct logmatch *m, struct oom_figures *held)
  * Figures elsewhere in the log that show the job's own size (XLA's "byte
  * size of input/output arguments (N) exceeds the base limit (M)" before
  * its allocator's bare "ran out of memory"): 1 when some out-of-memory
- * line's own numbers say the job does not fit.
+ * line's own numbers say the job does not fit.  Only a line printed before
+ * the report h (XLA sizes the job when it compiles, then allocates) and not
+ * far before it counts: a log of two jobs pasted one after the other must
+ * not make the first job's report the second job's size.
  */
-static int own_size_elsewhere(const struct logmatch *m)
+#define OWN_SIZE_LINES 1000
+
+static int own_size_elsewhere(const struct logmatch *m, const struct logmatch_hit *h)
 {
 	for (size_t i = 0; i < m->nhits; i++) {
 		const struct logrule *r = m->hits[i].rule;
 		struct oom_figures f;
 
-		if (!is_oom_rule(r))
+		if (!is_oom_rule(r) || h->last < m->hits[i].first || h->first > m->hits[i].last + OWN_SIZE_LINES)
 			continue;
 		logdecode_oom_figures_init(&f);
 		f.total = cap_size(r, &m->hits[i], "oom_total");
@@ -321,7 +326,7 @@ static size_t oom_causes(struct xitem *it, const struct logmatch *m, const struc
 	 * XLA's "Out of memory while trying to allocate"): the GPU ran out, and
 	 * the log cannot say whether the job is too big or another process
 	 * holds the memory.  Name that, neutral, with nvidia-smi to tell. */
-	if (n == 0 && v == OOM_UNKNOWN && !own_size_elsewhere(m))
+	if (n == 0 && v == OOM_UNKNOWN && !own_size_elsewhere(m, h))
 		causes[n++] = CAUSE_GPU_OUT_OF_MEMORY;
 	return n;
 }
@@ -416,8 +421,16 @@ static void drop_terms(struct explanation *x)
 	int exact = 0;
 	size_t n = 0;
 
+	/*
+	 * An exact cause row that its own figures made scope (an out-of-memory
+	 * report of a job too big for the GPU) is a specific answer too: the
+	 * NCCL watchdog's "collective stuck" of the other ranks follows from
+	 * it and must not outrank it as a term guess.
+	 */
 	for (size_t i = 0; i < x->n; i++)
-		exact |= x->items[i].cls == LR_CAUSE && x->items[i].ncauses && !logrule_is_term(x->items[i].hit->rule);
+		exact |= !logrule_is_term(x->items[i].hit->rule) &&
+			 ((x->items[i].cls == LR_CAUSE && x->items[i].ncauses) ||
+			  (x->items[i].cls == LR_SCOPE && x->items[i].hit->rule->cls == LR_CAUSE));
 	for (size_t i = 0; i < x->n; i++) {
 		struct xitem *it = &x->items[i];
 

@@ -66,6 +66,22 @@ class Terms(unittest.TestCase):
         self.assertEqual(rules(explain("Removing old nvidia-470.57.02 DKMS files...\n")), [])
         self.assertEqual(rules(explain("DKMS: build failed for nvidia/470\n")), ["term-dkms"])
 
+    def test_an_out_of_memory_judged_the_jobs_own_size_silences_the_tier(self):
+        # PyTorch 2.x's message (c10/cuda/CUDACachingAllocator.cpp) with figures
+        # that show the job's own use: explain.c makes the exact row scope.  The
+        # other ranks then wait on the dead one; a line of that hang is a term
+        # row's, and must not become the answer over the exact verdict.
+        oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+               "capacity of 79.15 GiB of which 1.00 GiB is free. Including non-PyTorch memory, this process "
+               "has 78.10 GiB memory in use. Of the allocated memory 77.00 GiB is allocated by PyTorch, and "
+               "100.00 MiB is reserved by PyTorch but unallocated.\n")
+        hang = "[rank1]: NCCL all_reduce appears stuck, error: rank 0 never arrived\n"
+        doc = explain(oom + hang)
+        self.assertEqual(rules(doc), ["torch-cuda-oom-v2"])
+        self.assertEqual(doc["result"]["stack_matches"], 0)
+        # near miss: the hang line alone is the tier's
+        self.assertEqual(rules(explain(hang)), ["term-nccl-hang"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,8 +1,10 @@
 /*
  * fuzz_logmatch.c - libFuzzer target for explain's matcher: the embedded
  * rules (explain.tsv) through the anchor automaton and the literal and
- * regex matchers over the input as a log (through logjoin, which retries
- * wrapped lines, and with every cause condition evaluated), and the
+ * regex matchers over the input as a log (through logtable, which reads
+ * p2pBandwidthLatencyTest matrices, nccl-tests tables and nvidia-smi -q
+ * temperatures into derived lines, and logjoin, which retries wrapped
+ * lines, as explain's pipeline does; every cause condition evaluated), and the
  * literal-pattern compiler
  * and matcher with a pattern taken from the input's first line (the rest
  * is matched against it).  Errors are fine; crashes, leaks, out-of-bounds
@@ -14,6 +16,7 @@
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
+#include "explain/logtable.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -49,10 +52,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct logjoin j;
 		int held = 0;
 
+		struct logtable t;
+
 		logjoin_init(&j, &m);
-		lognorm_init(&n, logjoin_line_cb, &j);
+		logtable_init(&t, logjoin_line_cb, &j);
+		lognorm_init(&n, logtable_line_cb, &t);
 		lognorm_feed(&n, (const char *)data, size);
 		lognorm_finish(&n);
+		logtable_finish(&t);
+		logtable_release(&t);
 		logjoin_finish(&j);
 		logjoin_release(&j);
 		for (size_t i = 0; i < rules.n; i++)

@@ -113,6 +113,10 @@ def roots():
     yield r
 
 
+TABLE_SEEDS = [("r8-multigpu-15.txt", b"Unidirectional P2P=Disabled"), ("r8-multigpu-12.txt", b"(elements)"),
+               ("r4-B22.txt", b"Temperature"), ("r8-fleethw-03.txt", b"Temperature")]
+
+
 def main():
     for r in roots():
         from_root(r.path)
@@ -122,6 +126,13 @@ def main():
             data = fh.read()
         seed("fuzz_lognorm", data, b"\x40")
         seed("fuzz_logmatch", data)
+    # logtable's families (p2pBandwidthLatencyTest matrices, nccl-tests'
+    # result table, nvidia-smi -q temperatures): each from its table's start
+    for name, start in TABLE_SEEDS:
+        with open(os.path.join(top, "tests", "explain", "corpus", "dev", name), "rb") as fh:
+            data = fh.read()
+        at = data.find(start)
+        seed("fuzz_logmatch", data[max(at, 0):])
     for f in sorted(glob.glob(os.path.join(top, "src", "knowledge", "data", "*.tsv"))):
         with open(f, "rb") as fh:
             seed("fuzz_kb", fh.read())
