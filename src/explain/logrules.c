@@ -193,11 +193,109 @@ static const char *cell(const struct kb_table *t, size_t row, int c)
 	return strcmp(s, "-") ? s : NULL;
 }
 
+/* Named evidence sets: "#@evset<TAB>name<TAB>lit|lit<TAB>why and source" comment lines (the
+ * TSV readers skip comments, so the file stays a plain table); "@name" in a condition stands for
+ * the set's literals.  A set holds literals only: none starts with '@' (a set may not refer to
+ * another), '+' or '!', none holds '?' or ';' (it cannot define the rule). */
+static const struct lr_evset *find_set(const struct logrules *rs, const char *name, size_t l)
+{
+	for (size_t k = 0; k < rs->nsets; k++)
+		if (strlen(rs->sets[k].name) == l && !memcmp(rs->sets[k].name, name, l))
+			return &rs->sets[k];
+	return NULL;
+}
+
+static int parse_sets(struct logrules *rs, const char *text, size_t len, struct err *e)
+{
+	const char *p = text, *end = text + len;
+	int line = 0;
+
+	for (; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *next = nl ? nl + 1 : end;
+		static const char tag[] = "#@evset\t";
+		const char *name, *lits, *t1, *t2, *q;
+		struct lr_evset *s;
+		size_t n;
+
+		if ((size_t)(le - p) < sizeof(tag) - 1 || memcmp(p, tag, sizeof(tag) - 1)) {
+			p = next;
+			continue;
+		}
+		name = p + sizeof(tag) - 1;
+		t1 = memchr(name, '\t', (size_t)(le - name));
+		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(le - t1 - 1)) : NULL;
+		if (!t1 || !t2 || t2 == t1 + 1 || (size_t)(le - t2 - 1) < 1)
+			return err_set(e, "explain.tsv:%d: an evidence set is '#@evset<TAB>name<TAB>"
+				       "literals<TAB>why and source'", line + 1);
+		if (t1 == name || (size_t)(t1 - name) >= sizeof(s->name))
+			return err_set(e, "explain.tsv:%d: an evidence set needs a name of 1 to %zu "
+				       "characters", line + 1, sizeof(s->name) - 1);
+		for (q = name; q < t1; q++)
+			if (!islower((unsigned char)*q) && !isdigit((unsigned char)*q) && *q != '-')
+				return err_set(e, "explain.tsv:%d: evidence set names are a-z, 0-9 and "
+					       "'-'", line + 1);
+		if (find_set(rs, name, (size_t)(t1 - name)))
+			return err_set(e, "explain.tsv:%d: evidence set @%.*s is defined twice",
+				       line + 1, (int)(t1 - name), name);
+		if (rs->nsets >= LR_MAX_EVSETS)
+			return err_set(e, "explain.tsv:%d: more than %d evidence sets", line + 1,
+				       LR_MAX_EVSETS);
+		for (lits = t1 + 1, n = 1, q = lits; q < t2; q++) {
+			n += *q == '|';
+			if (*q == '?' || *q == ';' || *q == '\r' ||
+			    ((*q == '@' || *q == '+' || *q == '!') && (q == lits || q[-1] == '|')))
+				return err_set(e, "explain.tsv:%d: evidence set @%.*s: a set holds literals "
+					       "only (no '?', ';', no literal starting '@' (another set), "
+					       "'+' or '!')", line + 1, (int)(t1 - name), name);
+			if (*q == '|' && (q == lits || q + 1 == t2 || q[1] == '|'))
+				return err_set(e, "explain.tsv:%d: evidence set @%.*s has an empty literal",
+					       line + 1, (int)(t1 - name), name);
+		}
+		if (n > LR_MAX_EVLITS)
+			return err_set(e, "explain.tsv:%d: evidence set @%.*s has more than %d literals",
+				       line + 1, (int)(t1 - name), name, LR_MAX_EVLITS);
+		s = &rs->sets[rs->nsets++];
+		memcpy(s->name, name, (size_t)(t1 - name));
+		s->name[t1 - name] = 0;
+		s->lits = xstrndup(lits, (size_t)(t2 - lits));
+		p = next;
+	}
+	return 0;
+}
+
+/* One literal (lower-cased) into rs->ev, once; its index into the condition. */
+static int add_ev(struct logrules *rs, struct lr_cond *c, const char *s, size_t l)
+{
+	char *lit;
+	size_t k;
+
+	if (!l || c->nev >= LR_MAX_EVLITS)
+		return -1;
+	lit = xstrndup(s, l);
+	for (char *t = lit; *t; t++)
+		*t = (char)tolower((unsigned char)*t);
+	for (k = 0; k < rs->nev && strcmp(rs->ev[k], lit); k++)
+		;
+	if (k == rs->nev) {
+		if (rs->nev >= LR_MAX_EVIDENCE) {
+			free(lit);
+			return -1;
+		}
+		rs->ev[rs->nev++] = lit;
+	} else {
+		free(lit);
+	}
+	c->ev[c->nev++] = (int)k;
+	return 0;
+}
+
 /*
  * "lit|lit", "+lit|lit" or "!lit|lit" after a cause's '?': each literal (lower-cased)
- * is entered once in rs->ev, the condition keeps the indices.
+ * is entered once in rs->ev, the condition keeps the indices; "@name" is a set's literals.
  */
-static int parse_cond(struct logrules *rs, struct lr_cond *c, const char *s)
+static int parse_cond(struct logrules *rs, struct lr_cond *c, const char *s,
+		      const struct logrule *r, const char *cause, struct err *e)
 {
 	c->kind = LR_COND_GUESS;
 	if (*s == '!' || *s == '+') {
@@ -205,26 +303,32 @@ static int parse_cond(struct logrules *rs, struct lr_cond *c, const char *s)
 		s++;
 	}
 	for (;;) {
-		size_t l = strcspn(s, "|"), k;
-		char *lit;
+		size_t l = strcspn(s, "|");
 
-		if (!l || c->nev >= LR_MAX_EVLITS)
-			return -1;
-		lit = xstrndup(s, l);
-		for (char *t = lit; *t; t++)
-			*t = (char)tolower((unsigned char)*t);
-		for (k = 0; k < rs->nev && strcmp(rs->ev[k], lit); k++)
-			;
-		if (k == rs->nev) {
-			if (rs->nev >= LR_MAX_EVIDENCE) {
-				free(lit);
-				return -1;
+		if (l && *s == '@') {
+			const struct lr_evset *set = find_set(rs, s + 1, l - 1);
+			const char *q;
+
+			if (!set)
+				return err_set(e, "%s:%d: rule %s: cause '%s': no evidence set '%.*s'",
+					       rs->table.name, r->line, r->id, cause, (int)l, s);
+			for (q = set->lits;;) {
+				size_t ql = strcspn(q, "|");
+
+				if (add_ev(rs, c, q, ql) < 0)
+					return err_set(e, "%s:%d: rule %s: cause '%s': more than %d "
+						       "literals with set '%.*s', or more than %d in all",
+						       rs->table.name, r->line, r->id, cause,
+						       LR_MAX_EVLITS, (int)l, s, LR_MAX_EVIDENCE);
+				if (!q[ql])
+					break;
+				q += ql + 1;
 			}
-			rs->ev[rs->nev++] = lit;
-		} else {
-			free(lit);
+		} else if (add_ev(rs, c, s, l) < 0) {
+			return err_set(e, "%s:%d: rule %s: bad condition on cause '%s' (an empty literal, "
+				       "more than %d literals, or more than %d in all)", rs->table.name,
+				       r->line, r->id, cause, LR_MAX_EVLITS, LR_MAX_EVIDENCE);
 		}
-		c->ev[c->nev++] = (int)k;
 		if (!s[l])
 			return 0;
 		s += l + 1;
@@ -290,9 +394,8 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 			id[l] = 0;
 			if ((q = strchr(id, '?')) != NULL) {
 				*q++ = 0;
-				if (parse_cond(rs, &r->cond[r->ncauses], q) < 0)
-					return err_set(e, "%s:%d: rule %s: bad condition on cause '%s'",
-						       file, r->line, r->id, id);
+				if (parse_cond(rs, &r->cond[r->ncauses], q, r, id, e) < 0)
+					return -1;
 			}
 			if (cause_from_id(id) == CAUSE_NONE)
 				return err_set(e, "%s:%d: rule %s: '%s' is not a cause id of the catalogue",
@@ -330,6 +433,8 @@ int logrules_parse(const char *origin, const char *text, size_t len, struct logr
 	r->origin = origin;
 	if (kb_table_parse("explain.tsv", origin, text, len, &r->table, e) < 0)
 		return -1;
+	if (parse_sets(r, text, len, e) < 0)
+		goto fail;
 	for (int i = 0; i < C_N; i++)
 		if ((c[i] = kb_table_col(&r->table, cols[i])) < 0) {
 			err_set(e, "explain.tsv: no column '%s'", cols[i]);
@@ -398,6 +503,8 @@ void logrules_release(struct logrules *r)
 	free(r->v);
 	for (size_t k = 0; k < r->nev; k++)
 		free(r->ev[k]);
+	for (size_t k = 0; k < r->nsets; k++)
+		free(r->sets[k].lits);
 	kb_table_release(&r->table);
 	memset(r, 0, sizeof(*r));
 }

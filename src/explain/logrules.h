@@ -51,6 +51,15 @@
  *	"wsl-lib-not-on-loader-path?+/usr/lib/wsl|/mnt/c/"	only when the log
  *		contains one of the literals;
  *	"libcuda-missing?!/usr/lib/wsl|/mnt/c/"	only when it contains none;
+ *    a literal "@name" stands for the literals of a named evidence set,
+ *    defined once (before the header row) on a comment line
+ *	#@evset<TAB>name<TAB>lit|lit<TAB>why the set is what it is, and its source
+ *    (the TSV readers skip comments; logrules_parse reads these lines), so
+ *    a fix to the evidence reaches every row: "wsl1-no-gpu?+@wsl|@wsl1-kernel".
+ *    Names are a-z, 0-9, '-'; a set holds literals only (none starts with
+ *    '@', '+' or '!', none holds '?' or ';'), at most LR_MAX_EVLITS, and the
+ *    condition after expansion is still at most LR_MAX_EVLITS; an unknown
+ *    name is a load error naming the row and the set;
  *  - layer: the layer the message belongs to (layer_name()); "-" for
  *    scope and benign rules, and for a cause rule: its first cause's layer;
  *  - says: one line, what the message means;
@@ -91,6 +100,7 @@
 #define LR_MAX_EVLITS 16	/* literals in one cause's condition */
 #define LR_MAX_EVIDENCE 256	/* distinct evidence literals, all rules together (56 in use at round 8; several domains add their own) */
 #define LR_MAX_SEGS 20
+#define LR_MAX_EVSETS 64	/* named evidence sets ("#@evset" lines; 8 in use when they came) */
 
 enum lr_class { LR_CAUSE, LR_SCOPE, LR_BENIGN };
 enum lr_kind { LR_LIT, LR_RE, LR_EXC };
@@ -109,6 +119,12 @@ struct lr_cond {
 	enum lr_cond_kind kind;
 	int ev[LR_MAX_EVLITS];	/* indices into struct logrules.ev */
 	size_t nev;
+};
+
+/* A named evidence set: "#@evset<TAB>name<TAB>lit|lit<TAB>why" (see above). */
+struct lr_evset {
+	char name[48];
+	char *lits;		/* "lit|lit", as written */
 };
 
 struct logrule {
@@ -143,6 +159,8 @@ struct logrules {
 	const char *origin;	/* "embedded" or the file read */
 	char *ev[LR_MAX_EVIDENCE];	/* the conditions' literals, lower case, each once */
 	size_t nev;
+	struct lr_evset sets[LR_MAX_EVSETS];
+	size_t nsets;
 };
 
 /* dir NULL: the embedded table; else DIR/explain.tsv when it exists. */

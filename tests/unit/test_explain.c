@@ -201,6 +201,110 @@ static void test_conditions(void)
 	logrules_release(&r);
 }
 
+/* Named evidence sets: "#@evset" lines, "@name" in a condition stands for their literals. */
+#define ROW(causes) "r\t1\tcause\tlit\tNVIDIA-SMI has failed\t-\t-\t" causes "\t-\t-\t-\n"
+static int parse_err(const char *text, struct err *e)
+{
+	struct logrules r;
+
+	if (logrules_parse("test", text, strlen(text), &r, e) == 0) {
+		logrules_release(&r);
+		return 0;
+	}
+	return -1;
+}
+
+static void test_evsets(void)
+{
+	static const char good[] =
+		"#@evset\twsl\t/usr/lib/wsl|WSL2\twhy\n"
+		"#@evset\twsl1\tmicrosoft@microsoft.com\twhy\n" HEAD
+		ROW("nvidia-module-not-loaded?!@wsl|@wsl1;wsl-linux-driver-in-wsl?+@wsl|dxgkrnl");
+	struct logrules r;
+	struct err e;
+	const struct logrule *rule;
+
+	CHECK(logrules_parse("test", good, strlen(good), &r, &e) == 0);
+	rule = &r.v[0];
+	CHECK_INT((int)r.nsets, 2);
+	CHECK_INT((int)rule->cond[0].nev, 3);	/* @wsl's two and @wsl1's one */
+	CHECK_INT((int)rule->cond[1].nev, 3);
+	CHECK_INT((int)r.nev, 4);		/* each literal once, lower case */
+	CHECK(!strcmp(r.ev[rule->cond[0].ev[1]], "wsl2"));
+	CHECK(!strcmp(r.ev[rule->cond[0].ev[2]], "microsoft@microsoft.com"));
+	CHECK(rule->cond[0].ev[0] == rule->cond[1].ev[0]);
+	CHECK(rule->cond[0].kind == LR_COND_UNLESS && rule->cond[1].kind == LR_COND_IF);
+	logrules_release(&r);
+
+	/* an unknown set: an error with the row's line, the rule and the name */
+	CHECK(parse_err("#@evset\twsl\twsl2\twhy\n" HEAD ROW("nouveau-loaded?@nope"), &e) < 0);
+	CHECK(strstr(e.msg, ":3:") && strstr(e.msg, "rule r") && strstr(e.msg, "@nope"));
+	/* a set may not refer to another set, nor carry a rule's syntax */
+	CHECK(parse_err("#@evset\ta\twsl2\tw\n#@evset\tb\tx|@a\tw\n" HEAD ROW("nouveau-loaded?@b"), &e) < 0);
+	CHECK(strstr(e.msg, ":2:") && strstr(e.msg, "@b"));
+	CHECK(parse_err("#@evset\ta\t@a\tw\n" HEAD ROW("nouveau-loaded?@a"), &e) < 0);
+	CHECK(parse_err("#@evset\ta\t+x|y\tw\n" HEAD ROW("nouveau-loaded?@a"), &e) < 0);
+	CHECK(parse_err("#@evset\ta\tx;gpu-lost\tw\n" HEAD ROW("nouveau-loaded?@a"), &e) < 0);
+	CHECK(parse_err("#@evset\ta\tx?y\tw\n" HEAD ROW("nouveau-loaded?@a"), &e) < 0);
+	/* malformed definitions */
+	CHECK(parse_err("#@evset\ta\tx|y\n" HEAD ROW("nouveau-loaded?@a"), &e) < 0);	/* no why */
+	CHECK(parse_err("#@evset\tA b\tx\tw\n" HEAD ROW("nouveau-loaded?x"), &e) < 0);
+	CHECK(parse_err("#@evset\t\tx\tw\n" HEAD ROW("nouveau-loaded?x"), &e) < 0);
+	CHECK(parse_err("#@evset\ta\tx||y\tw\n" HEAD ROW("nouveau-loaded?@a"), &e) < 0);
+	CHECK(parse_err("#@evset\ta\tx\tw\n#@evset\ta\ty\tw\n" HEAD ROW("nouveau-loaded?@a"), &e) < 0);
+	CHECK(strstr(e.msg, "twice") != NULL);
+	/* "@" inside a literal is text; a plain comment is no set */
+	CHECK(parse_err("#@evsets are described above\n" HEAD ROW("nouveau-loaded?a@b"), &e) == 0);
+	/* the limits hold with sets: at most LR_MAX_EVLITS literals in one condition */
+	{
+		char text[4096];
+		size_t o = 0;
+
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "#@evset\tbig\t");
+		for (int i = 0; i < LR_MAX_EVLITS; i++)
+			o += (size_t)snprintf(text + o, sizeof(text) - o, "%sl%d", i ? "|" : "", i);
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "\tw\n" HEAD);
+		snprintf(text + o, sizeof(text) - o, ROW("nouveau-loaded?@big"));
+		CHECK(parse_err(text, &e) == 0);	/* exactly the limit */
+		snprintf(text + o, sizeof(text) - o, ROW("nouveau-loaded?@big|x"));	/* one more */
+		CHECK(parse_err(text, &e) < 0);
+		CHECK(strstr(e.msg, "nouveau-loaded") != NULL);
+		snprintf(text + o, sizeof(text) - o, ROW("nouveau-loaded?x|@big"));
+		CHECK(parse_err(text, &e) < 0);
+		CHECK(strstr(e.msg, "@big") != NULL);
+	}
+	/* hostile: a set of too many literals, too many sets, a huge name: refused, not crashed */
+	{
+		size_t cap = 1u << 20, o = 0;
+		char *text = malloc(cap);
+
+		CHECK(text != NULL);
+		if (!text)
+			return;
+		o += (size_t)snprintf(text, cap, "#@evset\thuge\t");
+		for (int i = 0; i < 20000; i++)
+			o += (size_t)snprintf(text + o, cap - o, "%sx%d", i ? "|" : "", i);
+		snprintf(text + o, cap - o, "\tw\n" HEAD ROW("nouveau-loaded?@huge"));
+		CHECK(parse_err(text, &e) < 0);
+		o = 0;
+		for (int i = 0; i < LR_MAX_EVSETS + 1; i++)
+			o += (size_t)snprintf(text + o, cap - o, "#@evset\ts%d\tx\tw\n", i);
+		snprintf(text + o, cap - o, HEAD ROW("nouveau-loaded?@s0"));
+		CHECK(parse_err(text, &e) < 0);
+		o = (size_t)snprintf(text, cap, "#@evset\t");
+		memset(text + o, 'a', 100000);
+		o += 100000;
+		snprintf(text + o, cap - o, "\tx\tw\n" HEAD ROW("nouveau-loaded?x"));
+		CHECK(parse_err(text, &e) < 0);
+		o = (size_t)snprintf(text, cap, "#@evset\ta\t");
+		memset(text + o, 'x', 500000);
+		o += 500000;
+		snprintf(text + o, cap - o, "\tw\n" HEAD ROW("nouveau-loaded?@a|@a|@a"));
+		CHECK(parse_err(text, &e) == 0);	/* a long literal is only text */
+		free(text);
+	}
+}
+
 static void test_decode(void)
 {
 	char bdf[32], *d;
@@ -475,6 +579,7 @@ int main(void)
 	RUN(test_bad_tables);
 	RUN(test_normaliser);
 	RUN(test_conditions);
+	RUN(test_evsets);
 	RUN(test_decode);
 	RUN(test_table);
 	RUN(test_hostile_numbers);
