@@ -250,10 +250,11 @@ static int own_size_elsewhere(const struct logmatch *m, const struct logmatch_hi
 
 		if (!is_oom_rule(r) || h->last < m->hits[i].first || h->first > m->hits[i].last + OWN_SIZE_LINES)
 			continue;
+		/* a request larger than the GPU: logdecode_oom_judge()'s own rule */
 		logdecode_oom_figures_init(&f);
 		f.total = cap_size(r, &m->hits[i], "oom_total");
 		f.request = cap_size(r, &m->hits[i], "oom_request");
-		if (f.total > 0 && f.request > f.total)
+		if (logdecode_oom_judge(&f) == OOM_OWN)
 			return 1;
 	}
 	return 0;

@@ -37,6 +37,14 @@ static int lit(const char *pattern, const char *line, char *out, size_t size)
 	return ok;
 }
 
+/* One capture decoded as logdecode() would for a rule: the text it gives.
+ * A macro, so that a failure names this file's line. */
+#define CHECK_DECODED(cap, value, want) do { \
+	char *dec_ = logdecode(NULL, (cap), (value)); \
+	CHECK_STR(dec_, (want)); \
+	free(dec_); \
+} while (0)
+
 static void test_literal_captures(void)
 {
 	char c[256];
@@ -319,15 +327,9 @@ static void test_decode(void)
 	CHECK(logdecode_cc("8.6", &a, &b) == 0 && a == 8 && b == 6);
 	CHECK(logdecode_cc("compute_90a", &a, &b) == 0 && a == 9 && b == 0);
 	CHECK(logdecode_cc("sm_", &a, &b) < 0);
-	d = logdecode(NULL, "driver_int", "11040");
-	CHECK_STR(d, "CUDA 11.4 is the newest the driver supports");
-	free(d);
-	d = logdecode(NULL, "cuda_error", "209");
-	CHECK_STR(d, "cudaError_t 209 = cudaErrorNoKernelImageForDevice");
-	free(d);
-	d = logdecode(NULL, "found_cudnn_int", "90100");
-	CHECK_STR(d, "cuDNN 9.1.0");
-	free(d);
+	CHECK_DECODED("driver_int", "11040", "CUDA 11.4 is the newest the driver supports");
+	CHECK_DECODED("cuda_error", "209", "cudaError_t 209 = cudaErrorNoKernelImageForDevice");
+	CHECK_DECODED("found_cudnn_int", "90100", "cuDNN 9.1.0");
 	CHECK(logdecode(NULL, "driver_int", "abc") == NULL);
 	/* what paths give away (issue 20) */
 	d = logdecode(NULL, "path", "/mnt/c/Users/me/AppData/Local/Programs/Python/python.exe");
@@ -338,9 +340,7 @@ static void test_decode(void)
 	free(d);
 	CHECK(logdecode(NULL, "path", "/mnt/data/x") == NULL);	/* near miss: a Linux mount */
 	/* the error-code table: by name (pynvml's spelling too) and the OOM arithmetic */
-	d = logdecode(NULL, "err_name", "NVMLError_GpuIsLost");
-	CHECK_STR(d, "nvmlReturn_t 15 = NVMLError_GpuIsLost");
-	free(d);
+	CHECK_DECODED("err_name", "NVMLError_GpuIsLost", "nvmlReturn_t 15 = NVMLError_GpuIsLost");
 	CHECK(errcode_by_name("CUDA_ERROR_STUB_LIBRARY", 23) &&
 	      errcode_by_name("CUDA_ERROR_STUB_LIBRARY", 23)->causes[0] == CAUSE_LIBCUDA_STUB_ON_PATH);
 	CHECK(errcode_by_number(ERR_CUDART, 35) &&
@@ -351,39 +351,21 @@ static void test_decode(void)
 	CHECK_INT(errcode_family_of_capture("nvml_code"), ERR_NVML);
 	CHECK_INT(errcode_family_of_capture("cu_result"), ERR_CU);
 	CHECK_INT(errcode_family_of_capture("bytes"), -1);
-	d = logdecode(NULL, "nccl_code", "2");
-	CHECK_STR(d, "ncclResult_t 2 = ncclSystemError");
-	free(d);
-	d = logdecode(NULL, "nvml_code", "9");
-	CHECK_STR(d, "nvmlReturn_t 9 = NVML_ERROR_DRIVER_NOT_LOADED");
-	free(d);
-	d = logdecode(NULL, "cudnn_code", "1001");
-	CHECK_STR(d, "cudnnStatus_t 1001 = CUDNN_STATUS_NOT_INITIALIZED");
-	free(d);
+	CHECK_DECODED("nccl_code", "2", "ncclResult_t 2 = ncclSystemError");
+	CHECK_DECODED("nvml_code", "9", "nvmlReturn_t 9 = NVML_ERROR_DRIVER_NOT_LOADED");
+	CHECK_DECODED("cudnn_code", "1001", "cudnnStatus_t 1001 = CUDNN_STATUS_NOT_INITIALIZED");
 	CHECK(logdecode(NULL, "nccl_code", "77") == NULL);	/* no such code */
 	/* Windows DLL names: the version is in the name, minor included for CUDA <= 11 */
-	d = logdecode(NULL, "soname", "cudart64_110.dll");
-	CHECK_STR(d, "the CUDA runtime, CUDA 11.0's (Windows DLL)");
-	free(d);
-	d = logdecode(NULL, "soname", "cudart64_12.dll");
-	CHECK_STR(d, "the CUDA runtime, major version 12 (Windows DLL)");
-	free(d);
-	d = logdecode(NULL, "soname", "cudnn64_8.dll");
-	CHECK_STR(d, "cuDNN, major version 8 (Windows DLL)");
-	free(d);
-	d = logdecode(NULL, "soname", "cudart64_92.dll");
-	CHECK_STR(d, "the CUDA runtime, CUDA 9.2's (Windows DLL)");
-	free(d);
+	CHECK_DECODED("soname", "cudart64_110.dll", "the CUDA runtime, CUDA 11.0's (Windows DLL)");
+	CHECK_DECODED("soname", "cudart64_12.dll", "the CUDA runtime, major version 12 (Windows DLL)");
+	CHECK_DECODED("soname", "cudnn64_8.dll", "cuDNN, major version 8 (Windows DLL)");
+	CHECK_DECODED("soname", "cudart64_92.dll", "the CUDA runtime, CUDA 9.2's (Windows DLL)");
 	CHECK(logdecode(NULL, "soname", "zlib64_1.dll") == NULL);	/* not a CUDA library */
 	CHECK(logdecode(NULL, "soname", "cudart64_110.dll.bak") == NULL);
 	CHECK(logdecode(NULL, "soname", "cudart64_.dll") == NULL);
 	/* wrappers' names without the API's prefix (go-nvml, CUDA.jl), by the capture's family */
-	d = logdecode(NULL, "nvml_short", "ERROR_LIBRARY_NOT_FOUND");
-	CHECK_STR(d, "nvmlReturn_t 12 = NVML_ERROR_LIBRARY_NOT_FOUND");
-	free(d);
-	d = logdecode(NULL, "cu_short", "ERROR_NO_DEVICE");
-	CHECK_STR(d, "CUresult 100 = CUDA_ERROR_NO_DEVICE");
-	free(d);
+	CHECK_DECODED("nvml_short", "ERROR_LIBRARY_NOT_FOUND", "nvmlReturn_t 12 = NVML_ERROR_LIBRARY_NOT_FOUND");
+	CHECK_DECODED("cu_short", "ERROR_NO_DEVICE", "CUresult 100 = CUDA_ERROR_NO_DEVICE");
 	/* the same short name is another family's code under another capture */
 	CHECK(errcode_by_short_name(ERR_CU, "ERROR_NOT_SUPPORTED", 19) &&
 	      errcode_by_short_name(ERR_CU, "ERROR_NOT_SUPPORTED", 19)->family == ERR_CU);
