@@ -79,7 +79,8 @@ static int health_layers_child(const struct gd_ctx *ctx, int hardware_only)
 	struct err e = ERR_INIT;
 	struct kb *kb = NULL;
 
-	if (kb_open(ctx->kb_dir, &kb, &e) < 0) {
+	/* The parent checked --kb by name; this reads it by descriptor. */
+	if (kb_open_trusted(ctx->kb_dir, &kb, &e) < 0) {
 		fprintf(stderr, "gpudoctor: %s\n", tesc(e.msg));
 		return 2;
 	}

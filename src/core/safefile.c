@@ -25,6 +25,20 @@ int safefile_check_stat(const char *what, const struct stat *st, struct err *e)
 	return 0;
 }
 
+int safefile_check_opened(const char *what, const struct stat *st, int is_dir, struct err *e)
+{
+	if (is_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+		return err_set(e, "'%s' is not a %s: not trusted", what,
+			       is_dir ? "directory" : "regular file");
+	if (!owned_by_us(st->st_uid))
+		return err_set(e, "'%s' is owned by uid %ld, not by this user (uid %ld) or root: "
+			       "anyone could have written it", what, (long)st->st_uid, (long)geteuid());
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(is_dir && (st->st_mode & S_ISVTX)))
+		return err_set(e, "'%s' is writable by %s: they could replace it", what,
+			       st->st_mode & S_IWOTH ? "every user" : "its group");
+	return 0;
+}
+
 int safefile_check_file(const char *path, struct err *e)
 {
 	struct stat st;

@@ -23,6 +23,8 @@
  *	if (safefile_write(path, data, len, 0644, 1, &e) < 0) ...
  *	if (safefile_append(path, line, strlen(line), 0644, &e) < 0) ...
  *	if (safefile_check_trusted(lib, &e) < 0) ... refuse to load or obey it ...
+ *	fd = open(path, O_RDONLY | O_NOFOLLOW); fstat(fd, &st);
+ *	if (safefile_check_opened(path, &st, 0, &e) < 0) ... refuse what fd reads ...
  */
 #ifndef GD_SAFEFILE_H
 #define GD_SAFEFILE_H
@@ -52,5 +54,10 @@ int safefile_check_file(const char *path, struct err *e);
 int safefile_check_trusted(const char *path, struct err *e);
 /* The same for a stat result (for files read through core/fs.h). */
 int safefile_check_stat(const char *what, const struct stat *st, struct err *e);
+/* fstat() of what was just opened (O_NOFOLLOW): 0 when it is a regular file
+ * (a directory when is_dir) owned by this user or root and writable by no
+ * one else (a sticky directory excepted).  Checking the open descriptor,
+ * not the name, leaves no window between the check and the read. */
+int safefile_check_opened(const char *what, const struct stat *st, int is_dir, struct err *e);
 
 #endif

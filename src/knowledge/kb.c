@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #define KB_FILE_MAX (16u << 20)
 
@@ -47,47 +49,70 @@ const char *kb_embedded(int i)
 
 /* ---- reading ---- */
 
-static int read_whole(const char *path, struct buf *out, struct err *e)
+/* Read fd (closed here) whole into out; path names it in errors. */
+static int read_whole(int fd, const char *path, struct buf *out, struct err *e)
 {
-	FILE *f = fopen(path, "rb");
 	char chunk[8192];
-	size_t n;
+	ssize_t n;
 
-	if (!f)
-		return err_set_errno(e, "cannot open '%s'", path);
 	buf_reset(out);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		buf_add(out, chunk, n);
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_set_errno(e, "cannot read '%s'", path);
+			close(fd);
+			return -1;
+		}
+		buf_add(out, chunk, (size_t)n);
 		if (out->len > KB_FILE_MAX) {
-			fclose(f);
+			close(fd);
 			return err_set(e, "%s: larger than %u bytes", path, KB_FILE_MAX);
 		}
 	}
-	if (ferror(f)) {
-		fclose(f);
-		return err_set_errno(e, "cannot read '%s'", path);
-	}
-	fclose(f);
+	close(fd);
 	return 0;
 }
 
-static int load_table(const char *dir, int i, struct kb_table *t, struct err *e)
+/*
+ * One table: DIR/name when it is there (opened relative to the directory's
+ * descriptor, so the directory read is the one checked), else the embedded
+ * copy.  trusted: the file must not be a link and must pass
+ * safefile_check_opened() on the descriptor it is read from.
+ */
+static int load_table(int dfd, const char *dir, int i, int trusted, struct kb_table *t,
+		      struct err *e)
 {
 	const char *name = kb_table_names[i];
 
-	if (dir) {
+	if (dfd >= 0) {
 		char *path = xasprintf("%s/%s", dir, name);
+		int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (trusted ? O_NOFOLLOW : 0));
 		struct stat st;
 		int r = 0;
 
-		if (stat(path, &st) == 0) {
+		if (fd >= 0) {
 			struct buf b = BUF_INIT;
+			struct err e2 = ERR_INIT;
 
-			if (!S_ISREG(st.st_mode))
+			if (fstat(fd, &st) < 0)
+				r = err_set_errno(e, "cannot stat '%s'", path);
+			else if (!S_ISREG(st.st_mode))
 				r = err_set(e, "%s: not a regular file", path);
-			else if ((r = read_whole(path, &b, e)) == 0)
+			else if (trusted && safefile_check_opened(path, &st, 0, &e2) < 0)
+				r = err_set(e, "--kb refused: %s", e2.msg);
+			if (r < 0)
+				close(fd);
+			else if ((r = read_whole(fd, path, &b, e)) == 0)
 				r = kb_table_parse(name, path, b.s ? b.s : "", b.len, t, e);
 			buf_release(&b);
+			free(path);
+			return r;
+		}
+		if (errno != ENOENT) {
+			r = trusted && errno == ELOOP
+				    ? err_set(e, "--kb refused: '%s' is a symbolic link", path)
+				    : err_set_errno(e, "cannot open '%s'", path);
 			free(path);
 			return r;
 		}
@@ -111,8 +136,13 @@ int kb_check_trusted(const char *dir, struct err *e)
 	for (int i = 0; i < KB_NTABLES; i++) {
 		char *path = xasprintf("%s/%s", dir, kb_table_names[i]);
 		struct stat st;
-		int r = lstat(path, &st) == 0 ? safefile_check_trusted(path, &e2) : 0;
+		int r = 0;
 
+		/* kb_open_trusted() reads no link (O_NOFOLLOW): refuse one here too. */
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			r = err_set(&e2, "'%s' is a symbolic link", path);
+		else if (lstat(path, &st) == 0)
+			r = safefile_check_trusted(path, &e2);
 		free(path);
 		if (r < 0)
 			return err_set(e, "--kb refused: %s", e2.msg);
@@ -120,26 +150,56 @@ int kb_check_trusted(const char *dir, struct err *e)
 	return 0;
 }
 
-int kb_open(const char *dir, struct kb **out, struct err *e)
+static int kb_load(const char *dir, int trusted, struct kb **out, struct err *e)
 {
-	struct kb *kb = xcalloc(1, sizeof(*kb));
-	struct stat st;
+	struct kb *kb;
+	int dfd = -1;
 
 	*out = NULL;
-	if (dir && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		free(kb);
-		return err_set(e, "--kb '%s': not a directory", dir);
+	if (dir) {
+		struct stat st;
+		struct err e2 = ERR_INIT;
+
+		/* The directory's way is checked by name (no one else may change
+		   it); from here on everything is read through this descriptor. */
+		if (trusted && safefile_check_dir(dir, &e2) < 0)
+			return err_set(e, "--kb refused: %s", e2.msg);
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (trusted ? O_NOFOLLOW : 0));
+		if (dfd < 0 || fstat(dfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			if (dfd >= 0)
+				close(dfd);
+			return err_set(e, "--kb '%s': not a directory", dir);
+		}
+		if (trusted && safefile_check_opened(dir, &st, 1, &e2) < 0) {
+			close(dfd);
+			return err_set(e, "--kb refused: %s", e2.msg);
+		}
 	}
+	kb = xcalloc(1, sizeof(*kb));
 	for (int i = 0; i < KB_NTABLES; i++) {
 		struct conv c = { kb, &kb->tab[i], 0, e };
 
-		if (load_table(dir, i, &kb->tab[i], e) < 0 || converters[i](&c) < 0) {
+		if (load_table(dfd, dir, i, trusted, &kb->tab[i], e) < 0 || converters[i](&c) < 0) {
+			if (dfd >= 0)
+				close(dfd);
 			kb_close(kb);
 			return -1;
 		}
 	}
+	if (dfd >= 0)
+		close(dfd);
 	*out = kb;
 	return 0;
+}
+
+int kb_open(const char *dir, struct kb **out, struct err *e)
+{
+	return kb_load(dir, 0, out, e);
+}
+
+int kb_open_trusted(const char *dir, struct kb **out, struct err *e)
+{
+	return kb_load(dir, 1, out, e);
 }
 
 void kb_close(struct kb *kb)

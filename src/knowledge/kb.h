@@ -27,6 +27,10 @@ void kb_close(struct kb *kb);
  * each table file in it could be written by no one but this user or root
  * (core/safefile.h); its tables decide severities and actions. */
 int kb_check_trusted(const char *dir, struct err *e);
+/* kb_open for such a daemon: the same checks, made on the descriptors the
+ * tables are read from (no link followed), so nothing can be swapped in
+ * between the check and the read.  Use it wherever --kb decides actions. */
+int kb_open_trusted(const char *dir, struct kb **out, struct err *e);
 
 /*
  * A yes/no/unknown answer with the reason and the source it rests on.

@@ -260,9 +260,7 @@ static int setup(struct wd *w, const struct watch_opts *o, struct err *e)
 	if (load_policy(w, e) < 0)
 		return -1;
 	/* Its tables set severities, and so what drains a node. */
-	if (o->ctx->kb_dir && kb_check_trusted(o->ctx->kb_dir, e) < 0)
-		return -1;
-	if (kb_open(o->ctx->kb_dir, (struct kb **)&w->kb, e) < 0)
+	if (kb_open_trusted(o->ctx->kb_dir, (struct kb **)&w->kb, e) < 0)
 		return -1;
 	if (stat(o->state_dir, &st) < 0 && mkdir(o->state_dir, 0755) < 0)
 		return err_set_errno(e, "--state-dir '%s'", o->state_dir);

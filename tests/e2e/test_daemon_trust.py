@@ -85,6 +85,44 @@ class TestKbDir(GDTestCase):
         self.assertNotIn("refused", err)
 
 
+    def test_linked_table_is_refused_by_watch_and_health(self):
+        # The tables are read through O_NOFOLLOW descriptors (kb_open_trusted),
+        # so a link planted for a table is refused, not followed: before, the
+        # name was checked and then opened again, a window to swap the file.
+        kb = tempfile.mkdtemp(prefix="gd-kb-")
+        src = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "src",
+                                           "knowledge", "data", "xid.tsv"))
+        os.symlink(src, os.path.join(kb, "xid.tsv"))
+        rc, out, err = self.health_kb(kb)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("symbolic link", err)
+        sd = tempfile.mkdtemp(prefix="gd-trust-")
+        r = fixtures.healthy_root()
+        rc, out, err = run(["--kb", kb, "--root", r.path, "--timeout", "5", "watch", "--once",
+                            "--state-dir", sd, "--kmsg-file", "/dev/null"], env=clean_env())
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn("--kb refused", err)
+        self.assertIn("symbolic link", err)
+        # Near miss: the same table copied in is read.
+        os.unlink(os.path.join(kb, "xid.tsv"))
+        shutil.copy(src, os.path.join(kb, "xid.tsv"))
+        rc, out, err = self.health_kb(kb)
+        self.assertNotIn("refused", err)
+
+    def test_group_writable_table_is_refused_by_watch(self):
+        kb = tempfile.mkdtemp(prefix="gd-kb-")
+        src = os.path.join(os.path.dirname(__file__), "..", "..", "src", "knowledge", "data", "gpus.tsv")
+        dst = os.path.join(kb, "gpus.tsv")
+        shutil.copy(src, dst)
+        os.chmod(dst, 0o666)
+        sd = tempfile.mkdtemp(prefix="gd-trust-")
+        r = fixtures.healthy_root()
+        rc, out, err = run(["--kb", kb, "--root", r.path, "--timeout", "5", "watch", "--once",
+                            "--state-dir", sd, "--kmsg-file", "/dev/null"], env=clean_env())
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn("writable by every user", err)
+
+
 @unittest.skipUnless(ROOT, "needs root to give the record to another user (chown)")
 class TestRebootRecordOwner(GDTestCase):
     def test_record_of_another_user_drains(self):

@@ -257,9 +257,33 @@ static void test_kb_dir(void)
 	CHECK_INT(kb_open("/nonexistent/kb", &k, &e), -1);
 	CHECK(strstr(e.msg, "not a directory") != NULL);
 	{
-		char path[128];
+		char path[128], link[128];
 
+		/* kb_open_trusted checks what it reads, by descriptor: a table
+		   others may write, or a link, is refused; kb_open reads both. */
+		put("tf.tsv", "# as-of: 2030-01-01\nversion\tpython\tcompiler\tbuild_tool\tcudnn\tcuda\t"
+		    "archs\tarchs_conf\tinstall\tsource\n9.1.0\t3.14\tx\ty\t9.9\t13.1\t-\t-\tpip\t"
+		    "tf-source-md\n");
 		snprintf(path, sizeof(path), "%s/tf.tsv", tmpdir);
+		chmod(tmpdir, 0755);
+		chmod(path, 0644);
+		CHECK_INT(kb_open_trusted(tmpdir, &k, &e), 0);
+		kb_close(k);
+		chmod(path, 0664);
+		CHECK_INT(kb_open_trusted(tmpdir, &k, &e), -1);
+		CHECK(strstr(e.msg, "writable by its group") != NULL);
+		CHECK_INT(kb_open(tmpdir, &k, &e), 0);
+		kb_close(k);
+		chmod(path, 0644);
+		snprintf(link, sizeof(link), "%s/cupy.tsv", tmpdir);
+		CHECK_INT(symlink(path, link), 0);
+		CHECK_INT(kb_open_trusted(tmpdir, &k, &e), -1);
+		CHECK(strstr(e.msg, "symbolic link") != NULL);
+		unlink(link);
+		chmod(tmpdir, 0777);
+		CHECK_INT(kb_open_trusted(tmpdir, &k, &e), -1);
+		CHECK(strstr(e.msg, "writable by every user") != NULL);
+		chmod(tmpdir, 0700);
 		unlink(path);
 		rmdir(tmpdir);
 	}
