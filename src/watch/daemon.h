@@ -67,6 +67,7 @@ struct wd {
 	int st_layer_ok[8];		/* per layer: 1 ok, 0 failed, -1 unknown */
 	char st_error[200];
 	char st_nvml_lib[4096];		/* NVML's library as the static check found it */
+	char nvml_refused[4096];	/* the last one refused as untrusted (logged once) */
 	char fingerprint[512];		/* what the driver's files looked like */
 	unsigned long long st_runs;
 	unsigned long long st_bad_records;	/* findings of the child that did not parse */

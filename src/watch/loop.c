@@ -132,6 +132,26 @@ static void after_static(struct wd *w, const char *nvml_lib)
 		return;
 	if (w->smp.lib && !strcmp(w->smp.lib, nvml_lib))
 		return;
+	/* The sampler's child loads it as this (root) process: never a file,
+	   or a directory on its way, that another user could replace, the
+	   rule --sample-nvml's library obeys.  Refused, nothing is sampled. */
+	{
+		struct err e2 = ERR_INIT;
+
+		if (safefile_check_trusted(nvml_lib, &e2) < 0) {
+			if (strcmp(w->nvml_refused, nvml_lib) && w->o->log) {
+				char *m = xasprintf("watch: NVML library refused, not sampled: %s", e2.msg);
+
+				w->o->log(m);
+				free(m);
+			}
+			size_t n = strnlen(nvml_lib, sizeof(w->nvml_refused) - 1);
+
+			memcpy(w->nvml_refused, nvml_lib, n);
+			w->nvml_refused[n] = 0;
+			return;
+		}
+	}
 	sampler_release(&w->smp);
 	sampler_init(&w->smp, w->o->ctx->self_exe, nvml_lib, w->o->ctx->timeout);
 	sampler_tick(&w->smp, wd_now());

@@ -146,6 +146,22 @@ class WatchNvmlStates(unittest.TestCase):
             w.wait(lambda: active(w, "gpu-lost"), what="gpu lost")
             self.assertEqual(w.get("/healthz")[0], 503)
 
+    def test_nvml_library_others_may_write_is_not_loaded(self):
+        # The sampler's child loads the tree's NVML as root: a library that
+        # another user could replace is refused, like --sample-nvml's, and
+        # nothing is sampled.  Near miss: test_healthy_then_ecc_then_hang_then_gone,
+        # the same root with the library's mode untouched, samples it.
+        r = root_with_boot()
+        lib = r.p("usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.95.05")
+        os.chmod(lib, 0o666)
+        with Watch(r) as w:
+            w.wait(lambda: "NVML library refused" in w.stderr(), what="refusal logged")
+            self.assertIn("writable by every user", w.stderr())
+            w.wait(lambda: metric(w.metrics(), "gpudoctor_gpus", source="pci") is not None,
+                   what="a sweep")
+            self.assertIsNone(metric(w.metrics(), "gpudoctor_gpus", source="nvml"))
+            self.assertIsNone(metric(w.metrics(), "gpudoctor_gpu_temperature_celsius", gpu=0))
+
     def test_nvml_init_fails(self):
         r = root_with_boot()
         with Watch(r, state={"FAKE_NVML_MODE": "init-error:18"}) as w:
