@@ -39,9 +39,7 @@ void health_add_finding(struct health *h, const struct finding *f, int from_watc
 	memset(it, 0, sizeof(*it));
 	it->cause = f->cause;
 	it->gpu = xstrdup(gpu);
-	/* A GPU busy with a job (its memory, its exclusive context) is not a
-	   sick node: draining for it would let any user drain any node. */
-	it->status = (cause_flags(f->cause) & CF_IN_USE) ? STATUS_WARN : f->status;
+	it->status = finding_node_status(f);
 	it->reason = xstrdup(f->title ? f->title : "");
 	it->from_watch = from_watch;
 	it->xid = f->xid;

@@ -69,6 +69,13 @@ enum cause_action finding_action(const struct finding *f)
 		       : CAUSE_ACT_NONE;
 }
 
+enum status finding_node_status(const struct finding *f)
+{
+	if ((cause_flags(f->cause) & CF_IN_USE) && f->status == STATUS_FAIL)
+		return STATUS_WARN;
+	return f->status;
+}
+
 void finding_scope(struct finding *f, int gpu, const char *pci, const char *uuid)
 {
 	f->gpu = gpu < 0 ? -1 : gpu;

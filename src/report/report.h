@@ -100,6 +100,13 @@ void finding_release(struct finding *f);
  * CAUSE_ACT_NONE otherwise.
  */
 enum cause_action finding_action(const struct finding *f);
+/*
+ * The status a node's health gives a finding (health, and so what Slurm
+ * drains): its own status, except that a GPU taken by other work (a cause
+ * flagged CF_IN_USE: a job's memory, an Exclusive_Process context) is at
+ * most a warning, or any user's job would drain the node it runs on.
+ */
+enum status finding_node_status(const struct finding *f);
 
 /*
  * The status of a finding of this cause and reach: the catalogue's class

@@ -69,6 +69,25 @@ static void test_status_is_policy(void)
 	report_release(&r);
 }
 
+/* A node's health: a GPU taken by a job is at most a warning (never drains);
+   a failure of any other cause stays a failure. */
+static void test_node_status(void)
+{
+	struct report r;
+
+	report_init(&r);
+	report_add(&r, LAYER_CUDA, "held", CAUSE_GPU_MEMORY_HELD, REACH_WORK, "held");
+	report_add(&r, LAYER_CUDA, "busy", CAUSE_GPU_EXCLUSIVE_BUSY, REACH_WORK, "busy");
+	report_add(&r, LAYER_LIBRARIES, "b", CAUSE_LIB_SHADOWED, REACH_WORK, "shadowed");
+	report_add(&r, LAYER_DRIVER, "pm", CAUSE_PERSISTENCE_MODE_OFF, REACH_WORK, "pm");
+	r.findings[0].status = r.findings[1].status = STATUS_FAIL;
+	CHECK_INT(finding_node_status(&r.findings[0]), STATUS_WARN);
+	CHECK_INT(finding_node_status(&r.findings[1]), STATUS_WARN);
+	CHECK_INT(finding_node_status(&r.findings[2]), STATUS_FAIL);
+	CHECK_INT(finding_node_status(&r.findings[3]), STATUS_WARN);
+	report_release(&r);
+}
+
 static void test_severity_table(void)
 {
 	CHECK_INT(severity_status(SEV_WARN, REACH_WORK), STATUS_WARN);
@@ -357,6 +376,7 @@ int main(void)
 	RUN(test_layer_worst_and_overall);
 	RUN(test_blocked_layers);
 	RUN(test_status_is_policy);
+	RUN(test_node_status);
 	RUN(test_severity_table);
 	RUN(test_catalogue_round_trip);
 	RUN(test_cause_policy);
