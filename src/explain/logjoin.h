@@ -32,6 +32,8 @@ struct logjoin {
 	struct lognorm_line held;	/* its text and frames live in the buffers below */
 	struct buf text, frames, joined;
 	int have;
+	int known;			/* the held line was matched already: its match */
+	struct logmatch_known match;
 };
 
 void logjoin_init(struct logjoin *j, struct logmatch *m);
