@@ -267,13 +267,32 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 	emit(n, s, len, flags, count, NULL, 0);
 }
 
-/* rsyslog escapes control characters as '#' and three octal digits. */
+/*
+ * rsyslog escapes control characters (codes 0-31 and 127) as '#' and three
+ * octal digits: "#011" is a tab.  Only those are escapes: "#1237" in a
+ * kernel's version ("4.4.0-19041-Microsoft #1237-Microsoft") or "#123" in an
+ * issue number is text (round 9, prec: every '#' and three octal digits
+ * became a space, and WSL 1's kernel string was lost).  The code, or -1.
+ */
+static int octal_escape(const char *p, const char *end)
+{
+	int c;
+
+	if (end - p < 4 || p[0] != '#')
+		return -1;
+	for (int k = 1; k <= 3; k++)
+		if (p[k] < '0' || p[k] > '7')
+			return -1;
+	c = (p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0');
+	return c < 32 || c == 127 ? c : -1;
+}
+
 static int has_octal_escape(const char *s, size_t len)
 {
 	const char *p = s, *end = s + len;
 
-	while ((p = memchr(p, '#', (size_t)(end - p))) && end - p >= 4) {
-		if (p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7')
+	while ((p = memchr(p, '#', (size_t)(end - p)))) {
+		if (octal_escape(p, end) >= 0)
 			return 1;
 		p++;
 	}
@@ -290,10 +309,9 @@ static void decoded_line(struct lognorm *n, const char *s, size_t len)
 	}
 	buf_reset(&n->dec);
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '#' && i + 3 < len && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' &&
-		    s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			int c = (s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0');
+		int c = s[i] == '#' ? octal_escape(s + i, s + len) : -1;
 
+		if (c >= 0) {
 			buf_addc(&n->dec, c == '\t' || c == '\n' ? (char)c : ' ');
 			i += 3;
 		} else {
