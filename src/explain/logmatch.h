@@ -86,6 +86,7 @@ struct logmatch {
 	size_t nhits, hits_cap;
 	uint8_t ev_seen[LR_MAX_EVIDENCE];	/* per evidence literal of the rules: seen in the log */
 	long dropped;			/* matches beyond LM_MAX_HITS */
+	int newest_first;		/* the log reads newest first (lognorm_newest_first()); set by the caller */
 	long lines_seen;		/* normalised lines looked at */
 	long input_lines;		/* last input line number seen */
 };

@@ -22,6 +22,7 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	memset(n, 0, sizeof(*n));
 	n->fn = fn;
 	n->arg = arg;
+	n->clock_last = -1;
 	buf_init(&n->partial);
 	buf_init(&n->scratch);
 	buf_init(&n->dec);
@@ -33,6 +34,12 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	buf_init(&n->tb_last_lib);
 	buf_init(&n->tb_last_user);
 	buf_init(&n->tb_last);
+}
+
+int lognorm_newest_first(const struct lognorm *n)
+{
+	/* a day's wrap at midnight is one step back among many forward */
+	return n->clock_down > n->clock_up;
 }
 
 void lognorm_release(struct lognorm *n)
@@ -211,6 +218,15 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 		return;
 	off = lognorm_strip_prefix(s, len, &flags);
 	n->kmsg = (flags & LN_KMSG) != 0;
+	if (off) {
+		long c = ln_prefix_clock(s, off);
+
+		if (c >= 0) {
+			if (n->clock_last >= 0 && c != n->clock_last)
+				*(c > n->clock_last ? &n->clock_up : &n->clock_down) += 1;
+			n->clock_last = c;
+		}
+	}
 	while (len > off && isspace((unsigned char)s[len - 1]))
 		len--;
 	if (len <= off)

@@ -3,7 +3,8 @@ holds.  The evidence sets of src/knowledge/data/explain.tsv say what they prove:
 named (not the letters 'wsl' inside 'awslabs'), @wsl2-named|@wsl1-kernel tells WSL 2 from
 WSL 1, a container configured without the compute capability is a cause only beside a CUDA
 failure (@no-cuda-symptom), a GPU revoked from a running container needs a container in the
-log.  Each test has its near miss.  And a log of one out-of-memory message repeated is read
+log.  Each test has its near miss.  A job's size found elsewhere in the log counts in the
+log's own order, newest first too.  And a log of one out-of-memory message repeated is read
 in linear time: logjoin matched every such line three times (3.5 CPU s for 10 MB)."""
 import json
 import os
@@ -83,6 +84,45 @@ class RevokedEvidence(unittest.TestCase):
     def test_near_miss_no_devices_in_a_container(self):
         causes = explain("$ docker exec -it trainer nvidia-smi\nNo devices were found\n")
         self.assertIn("container-device-revoked", causes)
+
+
+H200 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "explain", "h200")
+XLA_SIZE = ("E1201 19:12:12.035524    2004 gpu_hlo_schedule.cc:1068] The byte size of input/output arguments "
+            "(240000000004) exceeds the base limit (112583507968). This indicates an error in the calculation!\n")
+STEP = "I1201 19:12:15.000000    2004 main.py:12] compiling step\n"
+JAX_OOM = ("E1201 19:12:22.109113    2004 pjrt_stream_executor_client.cc:2985] Execution of replica 0 failed: "
+           "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 240000000000 bytes.\n")
+
+
+def matches(text):
+    p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=text.encode(),
+                       capture_output=True, env=clean_env(), timeout=60)
+    return [(m["rule"], m["class"], [c["cause"] for c in m["causes"]]) for m in json.loads(p.stdout)["matches"]]
+
+
+class NewestFirst(unittest.TestCase):
+    """XLA sizes a job before it allocates: own_size_elsewhere() looks for the size above
+    the report, or below it when the log's timestamps run backwards (journalctl -r)."""
+
+    def test_size_before_the_report(self):
+        self.assertIn(("jax-oom", "scope", []), matches(XLA_SIZE + STEP + JAX_OOM))
+
+    def test_reversed_log_size_below_the_report(self):
+        self.assertIn(("jax-oom", "scope", []), matches(JAX_OOM + STEP + XLA_SIZE))
+
+    def test_near_miss_forward_log_size_after_the_report(self):
+        # timestamps run forward: a size printed after the report belongs to a later job
+        later = XLA_SIZE.replace("19:12:12", "19:12:32")
+        self.assertIn(("jax-oom", "cause", ["gpu-out-of-memory"]), matches(STEP + JAX_OOM + later))
+
+    def test_near_miss_reversed_two_jobs(self):
+        # two jobs pasted newest first: the second job's size must not size the first's report
+        with open(os.path.join(H200, "jax-oom-held.txt")) as f:
+            held = f.read()
+        with open(os.path.join(H200, "jax-oom-big-noprealloc.txt")) as f:
+            big = f.read()
+        rev = "".join(reversed((held + big).splitlines(True)))
+        self.assertIn(("cuda-oom-generic", "cause", ["gpu-out-of-memory"]), matches(rev))
 
 
 class RepeatedOom(unittest.TestCase):
