@@ -76,6 +76,26 @@ class CapabilitiesEvidence(unittest.TestCase):
 
 
 class RevokedEvidence(unittest.TestCase):
+    def test_nvml_unknown_error_beside_a_gpu_the_driver_could_not_start(self):
+        # on a host whose driver failed to initialise the GPU, not a revoked container
+        causes = explain("$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n$ sudo dmesg | grep NVRM\n"
+                         "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x24:0x65:1457)\n")
+        self.assertNotIn("container-device-revoked", causes)
+        self.assertIn("gpu-lost", causes)
+
+    def test_nvml_unknown_error_under_wsl2(self):
+        causes = explain("Linux 5.15.153.1-microsoft-standard-WSL2\nFailed to initialize NVML: Unknown Error\n")
+        self.assertNotIn("container-device-revoked", causes)
+
+    def test_near_miss_nvml_unknown_error_alone(self):
+        # nvidia-container-toolkit#48: the message of a container whose devices were revoked
+        self.assertIn("container-device-revoked", explain("Failed to initialize NVML: Unknown Error\n"))
+
+    def test_visible_devices_none_hides_the_gpus(self):
+        causes = explain("$ docker run --rm -e NVIDIA_VISIBLE_DEVICES=none nvidia/cuda:12.2.0-base-ubuntu22.04 "
+                         "nvidia-smi\nNo devices were found\n")
+        self.assertIn("gpu-hidden-by-env", causes)
+
     def test_no_devices_on_a_host_is_not_a_revoked_container(self):
         causes = explain("$ nvidia-smi\nNo devices were found\n")
         self.assertNotIn("container-device-revoked", causes)
