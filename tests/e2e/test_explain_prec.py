@@ -59,6 +59,23 @@ class WslEvidence(unittest.TestCase):
         self.assertNotIn("wsl1-no-gpu", causes)
 
 
+class TaintIsNotAFailure(unittest.TestCase):
+    # the kernel prints it while it loads an unsigned module it does not refuse
+    TAINT = "nvidia-uvm: module verification failed: signature and/or required key missing - tainting kernel\n"
+
+    def test_unsigned_uvm_module_that_loaded(self):
+        self.assertEqual(explain(self.TAINT), set())
+
+    def test_near_miss_uvm_that_did_not_load(self):
+        causes = explain(self.TAINT + "modprobe: ERROR: could not insert 'nvidia_uvm': Unknown symbol in module, "
+                                      "or unknown parameter (see dmesg)\n")
+        self.assertTrue(causes)
+
+    def test_near_miss_enforced_signatures_refuse_it(self):
+        causes = explain("Loading of module with unavailable key is rejected\n")
+        self.assertIn("secure-boot-blocks-module", causes)
+
+
 class CapabilitiesEvidence(unittest.TestCase):
     UTILITY = "$ docker run --rm --gpus all,capabilities=utility nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi -L\n"
 
