@@ -125,6 +125,7 @@ static int explain_log(const struct gd_ctx *ctx, const char *name, const char *l
 	lognorm_init(&n, logtable_line_cb, &table);
 	lognorm_feed(&n, log ? log : "", log_len);
 	lognorm_finish(&n);
+	m.newest_first = lognorm_newest_first(&n);
 	logtable_finish(&table);
 	logtable_release(&table);
 	logjoin_finish(&join);

@@ -238,7 +238,9 @@ static int held_before_start(const struct logmatch *m, struct oom_figures *held)
  * line's own numbers say the job does not fit.  Only a line printed before
  * the report h (XLA sizes the job when it compiles, then allocates) and not
  * far before it counts: a log of two jobs pasted one after the other must
- * not make the first job's report the second job's size.
+ * not make the first job's report the second job's size.  In a log that
+ * reads newest first (its timestamps run backwards: journalctl -r, a web
+ * console) "before" is below: the line printed after the report counts.
  */
 #define OWN_SIZE_LINES 1000
 
@@ -248,7 +250,12 @@ static int own_size_elsewhere(const struct logmatch *m, const struct logmatch_hi
 		const struct logrule *r = m->hits[i].rule;
 		struct oom_figures f;
 
-		if (!is_oom_rule(r) || h->last < m->hits[i].first || h->first > m->hits[i].last + OWN_SIZE_LINES)
+		const struct logmatch_hit *o = &m->hits[i];
+
+		if (!is_oom_rule(r))
+			continue;
+		if (m->newest_first ? (h->first > o->last || o->first > h->last + OWN_SIZE_LINES)
+				    : (h->last < o->first || h->first > o->last + OWN_SIZE_LINES))
 			continue;
 		/* a request larger than the GPU: logdecode_oom_judge()'s own rule */
 		logdecode_oom_figures_init(&f);

@@ -43,8 +43,9 @@ static void pass_held(struct logjoin *j)
 	j->held.text = buf_cstr(&j->text);
 	j->held.len = j->text.len;
 	j->held.frames = j->held.frames ? buf_cstr(&j->frames) : NULL;
-	logmatch_line_cb(&j->held, j->m);
+	logmatch_line_known(&j->held, j->m, j->known ? &j->match : NULL);
 	j->have = 0;
+	j->known = 0;
 }
 
 static void hold(struct logjoin *j, const struct lognorm_line *l)
@@ -56,6 +57,7 @@ static void hold(struct logjoin *j, const struct lognorm_line *l)
 	if (l->frames)
 		buf_puts(&j->frames, l->frames);
 	j->have = 1;
+	j->known = 0;
 }
 
 /*
@@ -99,21 +101,29 @@ static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 	       (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)));
 }
 
-/* The joined line (with a space, or without: a word cut by a fixed-width wrap) makes a known message. */
-static const struct logrule *try_join(struct logjoin *j, const struct lognorm_line *l, int space)
+/*
+ * The joined line (with a space, or without: a word cut by a fixed-width
+ * wrap) makes a known message that the held line alone (first, its winner)
+ * does not.  When the held line alone already names a cause, only a more
+ * specific rule (one ranked before it) can replace it, so only those are
+ * tried: a log of one message repeated, each line "wrapped" into the next
+ * by the test above, costs an anchor scan per line, not a regexec.
+ */
+static const struct logrule *try_join(struct logjoin *j, const struct lognorm_line *l, int space,
+				      const struct logrule *first)
 {
 	size_t off[LR_MAX_CAPS], len[LR_MAX_CAPS];
-	const struct logrule *both, *first;
+	const struct logrule *both;
 
 	buf_reset(&j->joined);
 	buf_add(&j->joined, j->text.s, j->text.len);
 	if (space)
 		buf_addc(&j->joined, ' ');
 	buf_add(&j->joined, l->text, l->len);
-	both = logmatch_line(j->m, buf_cstr(&j->joined), j->joined.len, off, len);
+	both = logmatch_line_before(j->m, buf_cstr(&j->joined), j->joined.len,
+				    cause_rule(first) ? first : NULL, off, len);
 	if (!cause_rule(both))
 		return NULL;
-	first = logmatch_line(j->m, buf_cstr(&j->text), j->text.len, off, len);
 	return first != both ? both : NULL;
 }
 
@@ -122,16 +132,24 @@ void logjoin_line_cb(const struct lognorm_line *l, void *arg)
 	struct logjoin *j = arg;
 
 	if (wrapped(j, l)) {
+		size_t off[LR_MAX_CAPS], len[LR_MAX_CAPS];
+		const struct logrule *first = logmatch_line(j->m, buf_cstr(&j->text), j->text.len, off, len);
+
+		/* kept for pass_held(): the held line is not matched twice */
+		logmatch_known_take(j->m, first, off, len, &j->match);
+		j->known = 1;
+
 		/* a mid-word cut only where a fixed-width wrap can put it: a long line, a lower-case rest */
-		if (try_join(j, l, 1) ||
+		if (try_join(j, l, 1, first) ||
 		    (j->text.len >= LJ_WRAP_MIN && islower((unsigned char)l->text[0]) &&
-		     isalpha((unsigned char)j->text.s[j->text.len - 1]) && try_join(j, l, 0))) {
+		     isalpha((unsigned char)j->text.s[j->text.len - 1]) && try_join(j, l, 0, first))) {
 			struct lognorm_line jl = *l;
 
 			jl.text = buf_cstr(&j->joined);
 			jl.len = j->joined.len;
 			jl.first = j->held.first;
 			j->have = 0;
+			j->known = 0;
 			logmatch_line_cb(&jl, j->m);
 			return;
 		}

@@ -12,7 +12,11 @@
  * a word by a fixed-width wrap ("insuffic" / "ient") joined without one;
  * if the joined line makes a known message (a cause rule matches it) that the
  * first line alone does not, the joined line goes to the matcher instead of
- * the two.  Any other line passes through unchanged, one line late.
+ * the two; when the first line alone names a cause already, only a rule
+ * ranked before that one may take the joined line (logmatch_line_before),
+ * and the first line's own match is kept for when it is passed on, so a line
+ * costs at most one full match and an anchor scan.  Any other line passes
+ * through unchanged, one line late.
  *
  *	struct logjoin j;
  *	logjoin_init(&j, &m);			// m: a struct logmatch
@@ -32,6 +36,8 @@ struct logjoin {
 	struct lognorm_line held;	/* its text and frames live in the buffers below */
 	struct buf text, frames, joined;
 	int have;
+	int known;			/* the held line was matched already: its match */
+	struct logmatch_known match;
 };
 
 void logjoin_init(struct logjoin *j, struct logmatch *m);

@@ -269,6 +269,12 @@ static void note_window(struct logmatch *m, size_t ri, size_t start, size_t end,
 const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t len,
 				    size_t *off, size_t *clen)
 {
+	return logmatch_line_before(m, text, len, NULL, off, clen);
+}
+
+const struct logrule *logmatch_line_before(struct logmatch *m, const char *text, size_t len,
+					   const struct logrule *bound, size_t *off, size_t *clen)
+{
 	const size_t nc = (size_t)m->nclasses;
 	const int32_t *row = m->row;
 	const uint8_t *cls = m->cls;
@@ -278,6 +284,7 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 	const struct logrule *won = NULL;
 	size_t budget = LM_LINE_BUDGET;
 	const size_t nrules = m->rules->n;
+	const size_t limit = bound ? (size_t)(bound - m->rules->v) : nrules;
 
 	for (size_t i = 0; i < len; i++) {
 		int32_t e = row[at + cls[p[i]]];
@@ -311,7 +318,8 @@ const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t
 			const size_t *win = &m->win[ri * LM_WINDOWS_PER_RULE * 2];
 
 			m->cand[w] &= m->cand[w] - 1;
-			for (size_t k = 0; k < m->nwin[ri] && !won; k++) {
+			/* past the bound only the candidates' state is reset */
+			for (size_t k = 0; k < m->nwin[ri] && !won && ri < limit; k++) {
 				size_t ws = win[k * 2], we = win[k * 2 + 1];
 
 				if (we - ws > budget)
@@ -409,13 +417,35 @@ int logmatch_cond_seen(const struct logmatch *m, const struct lr_cond *c)
 
 void logmatch_line_cb(const struct lognorm_line *l, void *arg)
 {
-	struct logmatch *m = arg;
+	logmatch_line_known(l, arg, NULL);
+}
+
+void logmatch_known_take(const struct logmatch *m, const struct logrule *r, const size_t *off,
+			 const size_t *clen, struct logmatch_known *k)
+{
+	k->rule = r;
+	memcpy(k->off, off, sizeof(k->off));
+	memcpy(k->clen, clen, sizeof(k->clen));
+	k->won_start = m->won_start;
+	k->won_end = m->won_end;
+}
+
+void logmatch_line_known(const struct lognorm_line *l, struct logmatch *m, const struct logmatch_known *k)
+{
 	size_t off[LR_MAX_CAPS], clen[LR_MAX_CAPS];
 	const struct logrule *r;
 
 	m->lines_seen++;
 	m->input_lines = l->last;
-	r = logmatch_line(m, l->text, l->len, off, clen);
+	if (k) {
+		r = k->rule;
+		memcpy(off, k->off, sizeof(off));
+		memcpy(clen, k->clen, sizeof(clen));
+		m->won_start = k->won_start;
+		m->won_end = k->won_end;
+	} else {
+		r = logmatch_line(m, l->text, l->len, off, clen);
+	}
 	if (l->frames && *l->frames && m->rules->nev)
 		scan_evidence(m, l->frames, strlen(l->frames));
 	if (!r && (l->flags & LN_EXCEPTION) && l->user_frames_only && m->exc_rule) {

@@ -86,6 +86,7 @@ struct logmatch {
 	size_t nhits, hits_cap;
 	uint8_t ev_seen[LR_MAX_EVIDENCE];	/* per evidence literal of the rules: seen in the log */
 	long dropped;			/* matches beyond LM_MAX_HITS */
+	int newest_first;		/* the log reads newest first (lognorm_newest_first()); set by the caller */
 	long lines_seen;		/* normalised lines looked at */
 	long input_lines;		/* last input line number seen */
 };
@@ -96,10 +97,33 @@ void logmatch_release(struct logmatch *m);
 void logmatch_clear(struct logmatch *m);
 /* A lognorm callback: arg is the struct logmatch. */
 void logmatch_line_cb(const struct lognorm_line *l, void *arg);
+/*
+ * A line's match, taken with logmatch_known_take() right after
+ * logmatch_line() on the same text, and handed to logmatch_line_known()
+ * later instead of matching the line again (logjoin matches the line it
+ * holds back before it passes it on); k NULL: match it now.
+ */
+struct logmatch_known {
+	const struct logrule *rule;
+	size_t off[LR_MAX_CAPS], clen[LR_MAX_CAPS];
+	size_t won_start, won_end;
+};
+void logmatch_known_take(const struct logmatch *m, const struct logrule *r, const size_t *off,
+			 const size_t *clen, struct logmatch_known *k);
+void logmatch_line_known(const struct lognorm_line *l, struct logmatch *m, const struct logmatch_known *k);
 /* Whether one of a condition's literals occurred in the log seen so far. */
 int logmatch_cond_seen(const struct logmatch *m, const struct lr_cond *c);
 /* Which rule matches text (NULL: none); captures into off/len (LR_MAX_CAPS each). */
 const struct logrule *logmatch_line(struct logmatch *m, const char *text, size_t len,
 				    size_t *off, size_t *clen);
+/*
+ * The same, among the rules that rank before bound only (a rule of
+ * m->rules; NULL: all): whether text makes a more specific message than
+ * one already known.  Rules at or after the bound cost no regexec: logjoin
+ * asks this of every line it could join (a 10 MB log of one message paid
+ * three full matches a line).
+ */
+const struct logrule *logmatch_line_before(struct logmatch *m, const char *text, size_t len,
+					   const struct logrule *bound, size_t *off, size_t *clen);
 
 #endif

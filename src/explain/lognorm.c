@@ -22,6 +22,7 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	memset(n, 0, sizeof(*n));
 	n->fn = fn;
 	n->arg = arg;
+	n->clock_last = -1;
 	buf_init(&n->partial);
 	buf_init(&n->scratch);
 	buf_init(&n->dec);
@@ -33,6 +34,12 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	buf_init(&n->tb_last_lib);
 	buf_init(&n->tb_last_user);
 	buf_init(&n->tb_last);
+}
+
+int lognorm_newest_first(const struct lognorm *n)
+{
+	/* a day's wrap at midnight is one step back among many forward */
+	return n->clock_down > n->clock_up;
 }
 
 void lognorm_release(struct lognorm *n)
@@ -211,6 +218,15 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 		return;
 	off = lognorm_strip_prefix(s, len, &flags);
 	n->kmsg = (flags & LN_KMSG) != 0;
+	if (off) {
+		long c = ln_prefix_clock(s, off);
+
+		if (c >= 0) {
+			if (n->clock_last >= 0 && c != n->clock_last)
+				*(c > n->clock_last ? &n->clock_up : &n->clock_down) += 1;
+			n->clock_last = c;
+		}
+	}
 	while (len > off && isspace((unsigned char)s[len - 1]))
 		len--;
 	if (len <= off)
@@ -267,13 +283,32 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 	emit(n, s, len, flags, count, NULL, 0);
 }
 
-/* rsyslog escapes control characters as '#' and three octal digits. */
+/*
+ * rsyslog escapes control characters (codes 0-31 and 127) as '#' and three
+ * octal digits: "#011" is a tab.  Only those are escapes: "#1237" in a
+ * kernel's version ("4.4.0-19041-Microsoft #1237-Microsoft") or "#123" in an
+ * issue number is text (round 9, prec: every '#' and three octal digits
+ * became a space, and WSL 1's kernel string was lost).  The code, or -1.
+ */
+static int octal_escape(const char *p, const char *end)
+{
+	int c;
+
+	if (end - p < 4 || p[0] != '#')
+		return -1;
+	for (int k = 1; k <= 3; k++)
+		if (p[k] < '0' || p[k] > '7')
+			return -1;
+	c = (p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0');
+	return c < 32 || c == 127 ? c : -1;
+}
+
 static int has_octal_escape(const char *s, size_t len)
 {
 	const char *p = s, *end = s + len;
 
-	while ((p = memchr(p, '#', (size_t)(end - p))) && end - p >= 4) {
-		if (p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7')
+	while ((p = memchr(p, '#', (size_t)(end - p)))) {
+		if (octal_escape(p, end) >= 0)
 			return 1;
 		p++;
 	}
@@ -290,10 +325,9 @@ static void decoded_line(struct lognorm *n, const char *s, size_t len)
 	}
 	buf_reset(&n->dec);
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '#' && i + 3 < len && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' &&
-		    s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			int c = (s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0');
+		int c = s[i] == '#' ? octal_escape(s + i, s + len) : -1;
 
+		if (c >= 0) {
 			buf_addc(&n->dec, c == '\t' || c == '\n' ? (char)c : ' ');
 			i += 3;
 		} else {

@@ -87,7 +87,13 @@ struct lognorm {
 	int tb_lib_frames, tb_frames;
 	struct buf tb_first_lib, tb_last_lib, tb_last_user, tb_last;
 	int kmsg;		/* the previous record had a kmsg prefix */
+	/* the order of the prefixes' times of day: a log pasted newest first
+	 * (journalctl -r, a web console) has more steps back than forward */
+	long clock_last, clock_up, clock_down;
 };
+
+/* 1 when the log's timestamps run backwards (newest first) more often than forwards. */
+int lognorm_newest_first(const struct lognorm *n);
 
 void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg);
 void lognorm_feed(struct lognorm *n, const char *data, size_t len);

@@ -53,6 +53,21 @@ static size_t clock_at(const char *s, size_t len, size_t i)
 	return j;
 }
 
+long ln_prefix_clock(const char *s, size_t off)
+{
+	/* the prefix's own "hh:mm:ss", wherever it sits in it (syslog after the
+	 * month and day, glog after "E1201 ", ISO after the date's 'T' or ' ') */
+	for (size_t i = 0; i + 8 <= off && i < 64; i++) {
+		size_t j = (i == 0 || !ln_is_digit(s[i - 1])) ? clock_at(s, off, i) : 0;
+
+		if (j && (j == off || !ln_is_digit(s[j])))
+			return ((s[i] - '0') * 10 + (s[i + 1] - '0')) * 3600L +
+			       ((s[i + 3] - '0') * 10 + (s[i + 4] - '0')) * 60L + (s[i + 6] - '0') * 10 +
+			       (s[i + 7] - '0');
+	}
+	return -1;
+}
+
 static int is_tag_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.' || c == '/' ||

@@ -17,5 +17,7 @@
 int ln_is_digit(char c);
 size_t ln_skip_digits(const char *s, size_t len, size_t i);
 size_t ln_skip_spaces(const char *s, size_t len, size_t i);
+/* The time of day a line's prefix (its first off bytes) carries, in seconds; -1 for none. */
+long ln_prefix_clock(const char *s, size_t off);
 
 #endif

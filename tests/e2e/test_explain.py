@@ -61,11 +61,11 @@ def blocks():
     for path in sorted(glob.glob(os.path.join(FIXTURES, "*.txt"))):
         cur = None
         for line in open(path, encoding="utf-8"):
-            m = re.match(r"^=== (match|nomatch) (\S+)( fits| neutral)?$", line.rstrip("\n"))
+            m = re.match(r"^=== (match|nomatch) (\S+)( fits| neutral| unproven)?$", line.rstrip("\n"))
             if m:
                 cur = {"kind": m.group(1), "rule": m.group(2), "file": os.path.basename(path),
                        "source": None, "text": [], "fits": m.group(3) == " fits",
-                       "neutral": m.group(3) == " neutral"}
+                       "neutral": m.group(3) == " neutral", "unproven": m.group(3) == " unproven"}
                 out.append(cur)
             elif cur is not None and cur["source"] is None and line.startswith("source: "):
                 cur["source"] = line[8:].strip()
@@ -135,7 +135,11 @@ class Fixtures(unittest.TestCase):
                 if b["kind"] == "match":
                     self.assertIsNotNone(m, f"{b['rule']} did not match:\n{b['text']}\n"
                                             f"matched: {[x['rule'] for x in doc['matches']]}")
-                    if b["fits"]:
+                    if b["unproven"]:
+                        # the message alone (a configuration), none of its conditions' evidence: no cause
+                        self.assertTrue(self.rules[b["rule"]]["conditional"], b["rule"])
+                        self.assertEqual(m["causes"], [], f"{b['rule']}: a cause without its evidence")
+                    elif b["fits"]:
                         # the numbers decide: the job itself does not fit, no stack cause
                         self.assertEqual(m["class"], "scope", f"{b['rule']}: not decoded as the job's own")
                         self.assertEqual(m["causes"], [], f"{b['rule']}: a cause for a job that does not fit")

@@ -555,6 +555,50 @@ static void test_hostile_numbers(void)
 	CHECK(logdecode_oom_verdict("11.17 GiB", "530.00 MiB", "12.50 MiB") == OOM_HELD);
 }
 
+static void ignore_line(const struct lognorm_line *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+}
+
+static int newest_first(const char *in)
+{
+	struct lognorm n;
+	int r;
+
+	lognorm_init(&n, ignore_line, NULL);
+	lognorm_feed(&n, in, strlen(in));
+	lognorm_finish(&n);
+	r = lognorm_newest_first(&n);
+	lognorm_release(&n);
+	return r;
+}
+
+/* the order of a log's timestamps (round 9, prec): explain.c reads a job's size by it */
+static void test_log_order(void)
+{
+	static const char fwd[] = "E1201 19:12:12.035524 2004 a.cc:1] one\nE1201 19:12:22.1 2004 a.cc:1] two\n"
+				  "E1201 19:12:23.1 2004 a.cc:1] three\n";
+	static const char rev[] = "Dec 01 19:12:23 node01 kernel: three\nDec 01 19:12:22 node01 kernel: two\n"
+				  "Dec 01 19:12:12 node01 kernel: one\n";
+
+	CHECK(!newest_first(fwd));
+	CHECK(newest_first(rev));
+	CHECK(!newest_first("no times here\nat all 12:00:00 in the text, not a prefix\n09:00:00 x\n"));
+	/* midnight: one step back among steps forward */
+	CHECK(!newest_first("2024-01-01T23:59:58 a\n2024-01-01T23:59:59 b\n2024-01-02T00:00:01 c\n"
+			    "2024-01-02T00:00:02 d\n"));
+	/* the rsyslog escape is a control character only: '#123' of a kernel version is text */
+	{
+		struct collect c;
+
+		norm("Linux 4.4.0-19041-Microsoft #1237-Microsoft\n", &c);
+		CHECK(c.n == 1 && strstr(c.text[0], "#1237-Microsoft"));
+		norm("a#011b\n", &c);
+		CHECK(c.n == 1 && !strstr(c.text[0], "#011"));
+	}
+}
+
 int main(void)
 {
 	RUN(test_literal_captures);
@@ -565,5 +609,6 @@ int main(void)
 	RUN(test_decode);
 	RUN(test_table);
 	RUN(test_hostile_numbers);
+	RUN(test_log_order);
 	return tap_done();
 }
