@@ -25,9 +25,11 @@ def causes_of(text):
     return score.named(GPUDOCTOR, text)[0]
 
 
-# test3's floor: what explain reaches on round 8's held-out logs after the
-# sixth session's rules (set when they were merged; a regression fails).
-TEST3_FLOOR = 35
+# Floors: what explain honestly reaches on each later set (a regression fails);
+# they are not the 85 % goal.  test3 was opened to rule writers in round 9, after
+# its score was reported, so it is now a regression set; test4 is held out.
+TEST3_FLOOR = 52
+TEST4_FLOOR = 20
 
 
 class Corpus(unittest.TestCase):
@@ -61,21 +63,36 @@ class Corpus(unittest.TestCase):
         self.assertGreaterEqual(r["failures"], 50)
         self.assertGreaterEqual(r["benign"], 10)
         misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
-        self.assertGreaterEqual(r["right"], 42, f"test2: {r['right']}/{r['failures']}\n{misses}")
+        self.assertGreaterEqual(r["right"], 43, f"test2: {r['right']}/{r['failures']}\n{misses}")
         self.assertEqual(r["alarms"], [], f"test2: {r['alarms']}")
 
-    def test_third_held_out_set(self):
+    def test_third_set(self):
         # test3/: round 8 (2026-12-01, sixth session), 73 logs that three independent
-        # evaluators collected from threads nobody had used, labelled before any run
-        # and kept from everyone writing rules (README.md).  Before that session's
-        # rules: 30/57 named right (53 %), 15/16 benign clean.  The floors are what
-        # explain honestly reaches after them (see README.md), not the 85 % goal.
+        # evaluators collected from threads nobody had used, labelled before any run.
+        # Held out through round 8 (before that session's rules 30/57, after 35/57,
+        # 1/16 benign alarm); opened to the rule writers of round 9 once that score was
+        # reported (README.md), so it is no longer a measure of generalization, only a
+        # floor: 52/57, 0/16 benign alarms after round 9.
         r = score.score(GPUDOCTOR, ["test3"])
         self.assertGreaterEqual(r["failures"], 55)
         self.assertGreaterEqual(r["benign"], 15)
         misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
         self.assertGreaterEqual(r["right"], TEST3_FLOOR, f"test3: {r['right']}/{r['failures']}\n{misses}")
-        self.assertLessEqual(len(r["alarms"]), 1, f"test3: {r['alarms']}")
+        self.assertEqual(r["alarms"], [], f"test3: {r['alarms']}")
+
+    def test_fourth_held_out_set(self):
+        # test4/: the held-out half of round 9 (2026-12-01, seventh session): logs that
+        # five independent evaluators collected from threads nobody had used, labelled
+        # before any run, split by sha1 of the thread URL (8-f here; 0-7 went to dev/
+        # after the first wave's score was taken).  No rule was written from these
+        # texts.  Before the session's rules 19/33, after both waves 20/33 (61 %),
+        # 0/15 benign alarms: under the 85 % goal (README.md).
+        r = score.score(GPUDOCTOR, ["test4"])
+        self.assertGreaterEqual(r["failures"], 30)
+        self.assertGreaterEqual(r["benign"], 10)
+        misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
+        self.assertGreaterEqual(r["right"], TEST4_FLOOR, f"test4: {r['right']}/{r['failures']}\n{misses}")
+        self.assertEqual(r["alarms"], [], f"test4: {r['alarms']}")
 
 
 # (cause id, a real text that names it, its source, a near miss that must not)
