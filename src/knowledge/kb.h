@@ -25,7 +25,8 @@ int kb_open(const char *dir, struct kb **out, struct err *e);
 void kb_close(struct kb *kb);
 /* For a privileged daemon (watch, health) given --kb DIR: 0 when DIR and
  * each table file in it could be written by no one but this user or root
- * (core/safefile.h); its tables decide severities and actions. */
+ * (core/safefile.h); its tables decide severities and actions.  It opens
+ * them as kb_open_trusted() does (a check before any work is started). */
 int kb_check_trusted(const char *dir, struct err *e);
 /* kb_open for such a daemon: the same checks, made on the descriptors the
  * tables are read from (no link followed), so nothing can be swapped in
