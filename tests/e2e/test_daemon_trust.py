@@ -19,6 +19,7 @@ import fixtures
 from test_health_slurm import FakeScontrol, set_watch, health_slurm, BOOT1
 
 ROOT = os.geteuid() == 0
+DATA = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "src", "knowledge", "data"))
 
 
 def watch_once(sd):
@@ -60,6 +61,20 @@ class TestKbDir(GDTestCase):
         r = fixtures.healthy_root()
         return run(["--kb", kb, "health"], root=r.path, env=clean_env())
 
+    def watch_kb(self, kb):
+        r = fixtures.healthy_root()
+        return run(["--kb", kb, "--root", r.path, "--timeout", "5", "watch", "--once",
+                    "--state-dir", tempfile.mkdtemp(prefix="gd-trust-"), "--kmsg-file", "/dev/null"],
+                   env=clean_env())
+
+    def kb_with(self, table, mode):
+        # a --kb directory holding a copy of one of the project's tables
+        kb = tempfile.mkdtemp(prefix="gd-kb-")
+        dst = os.path.join(kb, table)
+        shutil.copy(os.path.join(DATA, table), dst)
+        os.chmod(dst, mode)
+        return kb, dst
+
     def test_world_writable_kb_dir_is_refused(self):
         kb = tempfile.mkdtemp(prefix="gd-kb-")
         os.chmod(kb, 0o777)
@@ -72,11 +87,7 @@ class TestKbDir(GDTestCase):
         self.assertNotIn("refused", err)
 
     def test_group_writable_table_is_refused(self):
-        kb = tempfile.mkdtemp(prefix="gd-kb-")
-        src = os.path.join(os.path.dirname(__file__), "..", "..", "src", "knowledge", "data", "xid.tsv")
-        dst = os.path.join(kb, "xid.tsv")
-        shutil.copy(src, dst)
-        os.chmod(dst, 0o664)
+        kb, dst = self.kb_with("xid.tsv", 0o664)
         rc, out, err = self.health_kb(kb)
         self.assertEqual(rc, 2, out + err)
         self.assertIn("writable by its group", err)
@@ -84,22 +95,17 @@ class TestKbDir(GDTestCase):
         rc, out, err = self.health_kb(kb)
         self.assertNotIn("refused", err)
 
-
     def test_linked_table_is_refused_by_watch_and_health(self):
         # The tables are read through O_NOFOLLOW descriptors (kb_open_trusted),
         # so a link planted for a table is refused, not followed: before, the
         # name was checked and then opened again, a window to swap the file.
         kb = tempfile.mkdtemp(prefix="gd-kb-")
-        src = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "src",
-                                           "knowledge", "data", "xid.tsv"))
+        src = os.path.join(DATA, "xid.tsv")
         os.symlink(src, os.path.join(kb, "xid.tsv"))
         rc, out, err = self.health_kb(kb)
         self.assertEqual(rc, 2, out + err)
         self.assertIn("symbolic link", err)
-        sd = tempfile.mkdtemp(prefix="gd-trust-")
-        r = fixtures.healthy_root()
-        rc, out, err = run(["--kb", kb, "--root", r.path, "--timeout", "5", "watch", "--once",
-                            "--state-dir", sd, "--kmsg-file", "/dev/null"], env=clean_env())
+        rc, out, err = self.watch_kb(kb)
         self.assertNotEqual(rc, 0, out)
         self.assertIn("--kb refused", err)
         self.assertIn("symbolic link", err)
@@ -110,15 +116,8 @@ class TestKbDir(GDTestCase):
         self.assertNotIn("refused", err)
 
     def test_group_writable_table_is_refused_by_watch(self):
-        kb = tempfile.mkdtemp(prefix="gd-kb-")
-        src = os.path.join(os.path.dirname(__file__), "..", "..", "src", "knowledge", "data", "gpus.tsv")
-        dst = os.path.join(kb, "gpus.tsv")
-        shutil.copy(src, dst)
-        os.chmod(dst, 0o666)
-        sd = tempfile.mkdtemp(prefix="gd-trust-")
-        r = fixtures.healthy_root()
-        rc, out, err = run(["--kb", kb, "--root", r.path, "--timeout", "5", "watch", "--once",
-                            "--state-dir", sd, "--kmsg-file", "/dev/null"], env=clean_env())
+        kb, _ = self.kb_with("gpus.tsv", 0o666)
+        rc, out, err = self.watch_kb(kb)
         self.assertNotEqual(rc, 0, out)
         self.assertIn("writable by every user", err)
 
