@@ -122,9 +122,12 @@ static const struct logrule *try_join(struct logjoin *j, const struct lognorm_li
 	buf_add(&j->joined, l->text, l->len);
 	both = logmatch_line_before(j->m, buf_cstr(&j->joined), j->joined.len,
 				    cause_rule(first) ? first : NULL, off, len);
-	if (!cause_rule(both))
+	if (!cause_rule(both) || first == both)
 		return NULL;
-	return first != both ? both : NULL;
+	/* every rule ranked before it was tried and failed: it is the joined
+	   line's full match, kept so the line is not matched again */
+	logmatch_known_take(j->m, both, off, len, &j->jmatch);
+	return both;
 }
 
 void logjoin_line_cb(const struct lognorm_line *l, void *arg)
@@ -150,7 +153,7 @@ void logjoin_line_cb(const struct lognorm_line *l, void *arg)
 			jl.first = j->held.first;
 			j->have = 0;
 			j->known = 0;
-			logmatch_line_cb(&jl, j->m);
+			logmatch_line_known(&jl, j->m, &j->jmatch);
 			return;
 		}
 	}

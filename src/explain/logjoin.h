@@ -38,6 +38,7 @@ struct logjoin {
 	int have;
 	int known;			/* the held line was matched already: its match */
 	struct logmatch_known match;
+	struct logmatch_known jmatch;	/* the joined line's match, found by try_join() */
 };
 
 void logjoin_init(struct logjoin *j, struct logmatch *m);
