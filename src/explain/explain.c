@@ -209,7 +209,7 @@ static enum oom_verdict oom_figures(struct xitem *it, const struct logrule *r, c
  * figures in *held) when some line of the log says so by the same measure
  * as logdecode_oom_judge() (a quarter of the GPU beyond a context's share).
  */
-static int held_before_start(const struct logmatch *m, struct oom_figures *held)
+static int held_before_start_scan(const struct logmatch *m, struct oom_figures *held)
 {
 	double total = -1;
 
@@ -229,6 +229,24 @@ static int held_before_start(const struct logmatch *m, struct oom_figures *held)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The log's start-up figures are the log's, not a hit's: found once per
+ * explanation (on the first out-of-memory report that asks), then kept.
+ */
+struct start_memo {
+	int known, held;
+	struct oom_figures start;
+};
+
+static int held_before_start(const struct logmatch *m, struct start_memo *s)
+{
+	if (!s->known) {
+		s->held = held_before_start_scan(m, &s->start);
+		s->known = 1;
+	}
+	return s->held;
 }
 
 /*
@@ -303,23 +321,24 @@ static int is_alloc_code(const struct logrule *r, const enum cause_id *causes, s
  * figures and no other evidence: gpu-out-of-memory, neutral.  Returns the
  * number of causes left in causes[]; 0 makes the item scope.
  */
-static size_t oom_causes(struct xitem *it, const struct logmatch *m, const struct logrule *r,
-			 const struct logmatch_hit *h, enum cause_id causes[LR_MAX_CAUSES], size_t n)
+static size_t oom_causes(struct xitem *it, const struct logmatch *m, struct start_memo *sm,
+			 const struct logrule *r, const struct logmatch_hit *h,
+			 enum cause_id causes[LR_MAX_CAUSES], size_t n)
 {
 	enum oom_verdict v = oom_figures(it, r, h);
-	struct oom_figures start;
+	const struct oom_figures *start = &sm->start;
 	int have = 0, before = 0;
 
 	if (v == OOM_OWN)
 		return 0;
-	if (v == OOM_UNKNOWN && (before = held_before_start(m, &start))) {
+	if (v == OOM_UNKNOWN && (before = held_before_start(m, sm))) {
 		/* say so on the report's first capture that has nothing to say yet */
 		for (size_t k = 0; k < r->ncaps; k++)
 			if (r->capnames[k] && !it->decoded[k]) {
 				it->decoded[k] = xasprintf("before the job started, %.1f GiB of the GPU's %.1f "
 							   "GiB were not free: another process holds them",
-							   (start.total - start.free_) / 1073741824.0,
-							   start.total / 1073741824.0);
+							   (start->total - start->free_) / 1073741824.0,
+							   start->total / 1073741824.0);
 				break;
 			}
 	}
@@ -466,6 +485,10 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 	x->live = ci != NULL;
 	x->items = xcalloc(m->nhits + 1, sizeof(*x->items));
 	x->n = m->nhits;
+	/* per log, not per hit: found at most once */
+	struct start_memo sm = { 0, 0, { 0 } };
+	int holder = -1;
+
 	for (size_t i = 0; i < m->nhits; i++) {
 		struct xitem *it = &x->items[i];
 		const struct logmatch_hit *h = &m->hits[i];
@@ -481,12 +504,12 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
 		ncauses = rule_causes(m, r, h, causes);
 		if (is_oom_rule(r)) {
-			scope = !(ncauses = oom_causes(it, m, r, h, causes, ncauses));
+			scope = !(ncauses = oom_causes(it, m, &sm, r, h, causes, ncauses));
 		} else if (is_alloc_code(r, causes, ncauses)) {
-			struct oom_figures start;
-
 			/* an allocation that failed, no figures: the neutral cause */
-			if (!holder_named(m) && !held_before_start(m, &start))
+			if (holder < 0)
+				holder = holder_named(m);
+			if (!holder && !held_before_start(m, &sm))
 				causes[0] = CAUSE_GPU_OUT_OF_MEMORY;
 		}
 		if (scope) {
@@ -502,7 +525,6 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 			xc->id = cat ? cat->id : "?";
 			xc->layer = cat ? (int)cat->layer : r->layer;
 			xc->title = cat ? cat->title : NULL;
-			confirm_cause(ci, h, xc);
 		}
 		switch (it->cls) {
 		case LR_CAUSE: x->ncause_items++; break;
@@ -511,6 +533,10 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		}
 	}
 	drop_terms(x);
+	/* confirmed live only when kept: the term rows dropped above cost no probe */
+	for (size_t i = 0; i < x->n; i++)
+		for (size_t c = 0; c < x->items[i].ncauses; c++)
+			confirm_cause(ci, x->items[i].hit, &x->items[i].causes[c]);
 	qsort(x->items, x->n, sizeof(*x->items), item_cmp);
 	pick_primary(x);
 }
