@@ -52,7 +52,7 @@
  *		contains one of the literals;
  *	"libcuda-missing?!/usr/lib/wsl|/mnt/c/"	only when it contains none;
  *    a literal "@name" stands for the literals of a named evidence set,
- *    defined once (before the header row) on a comment line
+ *    defined once, on a comment line anywhere in the file (by custom at the top)
  *	#@evset<TAB>name<TAB>lit|lit<TAB>why the set is what it is, and its source
  *    (the TSV readers skip comments; logrules_parse reads these lines), so
  *    a fix to the evidence reaches every row: "wsl1-no-gpu?+@wsl|@wsl1-kernel".
