@@ -3,6 +3,7 @@
  * matcher.  See logrules.h for the table's format.
  */
 #include "explain/logrules.h"
+#include "explain/rulecheck.h"
 
 #include "core/buf.h"
 #include "core/xalloc.h"
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 extern const char gd_explain_tsv[];
@@ -341,7 +341,7 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 	struct logrule *r = &rs->v[rs->n];
 	const char *cls = t->rows[i].cell[c[C_CLASS]], *m = t->rows[i].cell[c[C_MATCH]];
 	const char *causes = cell(t, i, c[C_CAUSES]), *layer = t->rows[i].cell[c[C_LAYER]];
-	const char *file = t->name;
+	const char *file = t->name, *why;
 	char *end;
 	long prio;
 
@@ -353,6 +353,8 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 	r->says = cell(t, i, c[C_SAYS]);
 	r->source = cell(t, i, c[C_SOURCE]);
 	rs->n++;		/* released with the others even when it fails below */
+	if (rulecheck_row(r->id, m[0] == 'r' ? r->pattern : NULL, &why) < 0)
+		return err_set(e, "%s:%d: a rule refused: %s", file, r->line, why);
 	errno = 0;
 	prio = strtol(t->rows[i].cell[c[C_PRIO]], &end, 10);
 	if (*end || errno || prio < 0 || prio > 1000000)
@@ -692,9 +694,4 @@ int logrules_lit_match(const struct logrule *r, const char *text, size_t len, si
 		from = at + 1;
 	}
 	return 0;
-}
-
-int logrule_is_term(const struct logrule *r)
-{
-	return r && strncmp(r->id, "term-", 5) == 0;
 }

@@ -90,6 +90,7 @@
 
 #include <regex.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/err.h"
 #include "knowledge/causes.h"
@@ -184,6 +185,9 @@ int logrules_lit_match(const struct logrule *rule, const char *text, size_t len,
  * above every exact row.  They are a last resort: explain.c drops them when
  * an exact row names a cause, and logjoin.c never joins two lines for them.
  */
-int logrule_is_term(const struct logrule *r);
+static inline int logrule_is_term(const struct logrule *r)
+{
+	return r && strncmp(r->id, "term-", 5) == 0;
+}
 
 #endif

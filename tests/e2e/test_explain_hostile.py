@@ -126,6 +126,58 @@ class Linear(unittest.TestCase):
         self.assertLessEqual(cpu, 1.0 * SLOW, "100 MB took %.2f CPU s" % cpu)
 
 
+class HostileRuleTable(unittest.TestCase):
+    """--kb DIR's explain.tsv is outside input too: a rule id is printed as it
+    is, and glibc compiles and runs its regexes (src/explain/rulecheck.h)."""
+
+    def kb_with_row(self, edit):
+        with open(RULES, "rb") as f:
+            lines = f.read().split(b"\n")
+        n = next(i for i, l in enumerate(lines) if l.startswith(b"nvidia-smi-gpu-lost\t"))
+        cells = lines[n].split(b"\t")
+        edit(cells)
+        lines[n] = b"\t".join(cells)
+        d = tempfile.mkdtemp(prefix="gd-kbrules-")
+        with open(os.path.join(d, "explain.tsv"), "wb") as f:
+            f.write(b"\n".join(lines))
+        return d
+
+    def explain(self, kb, text):
+        p = subprocess.run([GPUDOCTOR, "--kb", kb, "explain", "--no-live", "-"], input=text,
+                           capture_output=True, timeout=30 * SLOW, env=clean_env())
+        return p.returncode, p.stdout + p.stderr
+
+    def test_back_reference_is_refused_not_run(self):
+        # before: regexec backtracked on a 3000-byte line past any timeout
+        def edit(c):
+            c[4], c[6] = b"Unable to determine the device handle(a*)*\\1(a*)*\\2x", b"p,q"
+        rc, out = self.explain(self.kb_with_row(edit), b"Unable to determine the device handle" + b"a" * 3000 + b"\n")
+        self.assertNotEqual(rc, 0)
+        self.assertIn(b"back-reference", out)
+
+    def test_stacked_bounds_are_refused_not_compiled(self):
+        # before: regcomp expanded 255^3 copies and never returned
+        def edit(c):
+            c[4] = b"a{1,255}{1,255}{1,255}"
+        rc, out = self.explain(self.kb_with_row(edit), b"\n")
+        self.assertNotEqual(rc, 0)
+        self.assertIn(b"bounded repetition", out)
+
+    def test_rule_id_with_an_escape_is_refused(self):
+        def edit(c):
+            c[0] = b"id-\x1b[31m"
+        rc, out = self.explain(self.kb_with_row(edit), b"GPU is lost\n")
+        self.assertNotEqual(rc, 0)
+        self.assertNotIn(b"\x1b", out)
+        self.assertIn(b"rule id", out)
+
+    def test_near_miss_the_table_as_shipped_loads(self):
+        rc, out = self.explain(self.kb_with_row(lambda c: None),
+                               b"Unable to determine the device handle for GPU 0000:3b:00.0: GPU is lost\n")
+        self.assertEqual(rc, 0, out)
+        self.assertIn(b"nvidia-smi-gpu-lost", out)
+
+
 class Nul(unittest.TestCase):
     def explain(self, data):
         rc, out, _, _ = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", "-"], data)

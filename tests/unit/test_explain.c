@@ -7,6 +7,7 @@
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
 #include "explain/logtable.h"
+#include "explain/rulecheck.h"
 
 #include <stdlib.h>
 
@@ -599,6 +600,32 @@ static void test_log_order(void)
 	}
 }
 
+/* A --kb rule table is outside input: ids printed raw, regexes glibc runs. */
+static void test_rulecheck(void)
+{
+	const char *why = NULL;
+
+	CHECK_INT(rulecheck_row("nvrm-xid-79", "NVRM: Xid \\(PCI:([0-9a-f:.]+)\\): ([0-9]+)", &why), 0);
+	CHECK_INT(rulecheck_row("a", "x{0,200} y{0,40}(z{0,4})?[{}\\1]{2}", &why), 0);	/* side by side, in brackets */
+	CHECK_INT(rulecheck_row("a", "(ab)*c{1,3}", &why), 0);
+	CHECK_INT(rulecheck_row("a", "a{", &why), 0);			/* a literal brace: regcomp decides */
+	CHECK_INT(rulecheck_row("id-\x1b[31m", NULL, &why), -1);
+	CHECK(strstr(why, "rule id") != NULL);
+	CHECK_INT(rulecheck_row("Upper", NULL, &why), -1);
+	CHECK_INT(rulecheck_row("", NULL, &why), -1);
+	CHECK_INT(rulecheck_row("a", "handle(a*)*\\1(a*)*\\2x", &why), -1);
+	CHECK(strstr(why, "back-reference") != NULL);
+	CHECK_INT(rulecheck_row("a", "a{1,255}{1,255}{1,255}", &why), -1);
+	CHECK(strstr(why, "on a bounded repetition") != NULL);
+	CHECK_INT(rulecheck_row("a", "(x(a{1,9})){1,9}", &why), -1);
+	CHECK_INT(rulecheck_row("a", "a{1,256}", &why), -1);
+	CHECK_INT(rulecheck_row("a", "a{3,}", &why), 0);
+	CHECK_INT(rulecheck_row("a", "a{300,}", &why), -1);
+	CHECK_INT(rulecheck_row("a", "[[:alpha:]", &why), -1);
+	/* the same text as a lit rule's pattern is not a regex */
+	CHECK_INT(rulecheck_row("a", NULL, &why), 0);
+}
+
 int main(void)
 {
 	RUN(test_literal_captures);
@@ -610,5 +637,6 @@ int main(void)
 	RUN(test_table);
 	RUN(test_hostile_numbers);
 	RUN(test_log_order);
+	RUN(test_rulecheck);
 	return tap_done();
 }
