@@ -193,6 +193,7 @@ void logmatch_release(struct logmatch *m)
 	free(m->cand);
 	free(m->nwin);
 	free(m->win);
+	linememo_release(&m->memo);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -285,7 +286,22 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 	size_t budget = LM_LINE_BUDGET;
 	const size_t nrules = m->rules->n;
 	const size_t limit = bound ? (size_t)(bound - m->rules->v) : nrules;
+	uint64_t hash;
+	const struct linememo_slot *memo = linememo_find(&m->memo, text, len, &hash);
+	struct linememo_slot put = {.nev = 0};
 
+	if (memo) {
+		/* the line was seen: its evidence literals and its winner among all rules */
+		for (uint8_t k = 0; k < memo->nev; k++)
+			m->ev_seen[memo->ev[k]] = 1;
+		if (!memo->rule || (size_t)(memo->rule - m->rules->v) >= limit)
+			return NULL;
+		memcpy(off, memo->off, LR_MAX_CAPS * sizeof(*off));
+		memcpy(clen, memo->clen, LR_MAX_CAPS * sizeof(*clen));
+		m->won_start = memo->won_start;
+		m->won_end = memo->won_end;
+		return memo->rule;
+	}
 	for (size_t i = 0; i < len; i++) {
 		int32_t e = row[at + cls[p[i]]];
 
@@ -299,6 +315,7 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 
 					if (ri >= nrules) {
 						m->ev_seen[ri - nrules] = 1;
+						linememo_note_ev(&put, ri - nrules);
 						continue;
 					}
 					m->cand[ri / 64] |= 1ull << (ri % 64);
@@ -307,8 +324,10 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 			any = 1;
 		}
 	}
-	if (!any)
+	if (!any) {
+		linememo_put(&m->memo, hash, text, len, &put);	/* no candidate: no rule, before any bound */
 		return NULL;
+	}
 	/* rules are sorted by priority: the lowest set bit that matches wins */
 	for (size_t w = 0; w < m->ncand_words; w++) {
 		while (m->cand[w]) {
@@ -335,6 +354,18 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 			}
 			m->nwin[ri] = 0;
 		}
+	}
+	/* a miss before a bound says nothing of the rules after it: only a full answer is kept */
+	if (won || limit == nrules) {
+		/* the memo answers for any bound: it holds the winner among all rules */
+		put.rule = won;
+		if (won) {
+			put.won_start = m->won_start;
+			put.won_end = m->won_end;
+			memcpy(put.off, off, sizeof(put.off));
+			memcpy(put.clen, clen, sizeof(put.clen));
+		}
+		linememo_put(&m->memo, hash, text, len, &put);
 	}
 	return won;
 }

@@ -27,6 +27,8 @@
  * Matches are collected as hits: one per (rule, captured values), with the
  * number of lines, the first and last line numbers and the first line's
  * text, so that a log with ten thousand copies of one error yields one hit.
+ * A line that reaches the patterns is looked up first in a memo of the
+ * lines matched before (linememo.h): repeated lines cost one regexec pass.
  *
  *	struct logmatch m;
  *	logmatch_init(&m, &rules);
@@ -40,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "explain/linememo.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
 
@@ -81,6 +84,7 @@ struct logmatch {
 	uint64_t *cand;			/* candidate bitset, per line */
 	size_t ncand_words;
 	const struct logrule *exc_rule;	/* the "exc" rule, or NULL */
+	struct linememo memo;		/* line text -> match, for repeated lines (linememo.h) */
 	/* results */
 	struct logmatch_hit *hits;
 	size_t nhits, hits_cap;

@@ -235,6 +235,34 @@ class Speed(unittest.TestCase):
         self.assertLess(best, 3.0, f"100 MB took {best:.2f} s")
         print(f"\n  explain ({os.path.relpath(exe, REPO)}): 100 MB in {best:.2f} s", file=sys.stderr)
 
+    def test_100_mb_of_a_repeated_error_report(self):
+        # A crash loop or a job's ranks repeat a whole report, not one line:
+        # lognorm folds only consecutive copies, so each line of the block
+        # reached the patterns every time (50 MB of one NCCL report took
+        # 9 s).  logmatch remembers a line's match (linememo.h).
+        import time
+        if os.environ.get("GD_SKIP_SPEED"):
+            self.skipTest("GD_SKIP_SPEED set")
+        block = b""
+        for name in ("r8-multigpu-05", "r8-multigpu-06", "r8-containers-10", "r8-installpkg-02"):
+            with open(os.path.join(REPO, "tests/explain/corpus/dev", name + ".txt"), "rb") as f:
+                block += f.read()
+        data = block * (100 * 1024 * 1024 // len(block))
+        exe = GPUDOCTOR
+        plain = os.path.join(REPO, "build", "gpudoctor")
+        if os.sep + "build-asan" + os.sep in GPUDOCTOR and os.access(plain, os.X_OK):
+            exe = plain
+        once = sorted(set(rules_of(block, exe)))
+        self.assertTrue(once)
+        t = time.monotonic()
+        many = sorted(set(rules_of(data, exe)))
+        took = time.monotonic() - t
+        # the same rules match the block once and a thousand times
+        self.assertEqual(once, many)
+        self.assertLess(took, 3.0, f"100 MB of a repeated report took {took:.2f} s")
+        print(f"\n  explain ({os.path.relpath(exe, REPO)}): 100 MB of a repeated report in {took:.2f} s",
+              file=sys.stderr)
+
 
 def hits(data):
     import json

@@ -2,6 +2,7 @@
 #include "tap.h"
 
 #include "explain/errcodes.h"
+#include "explain/linememo.h"
 #include "explain/logdecode.h"
 #include "explain/logmatch.h"
 #include "explain/lognorm.h"
@@ -626,6 +627,64 @@ static void test_rulecheck(void)
 	CHECK_INT(rulecheck_row("a", NULL, &why), 0);
 }
 
+/* A repeated line is answered from the memo: the same rule, captures and window; evidence still seen. */
+static void test_linememo(void)
+{
+	static const char table[] = HEAD
+		"hi\t1\tcause\tre\tXid \\(PCI:([0-9a-f:.]+)\\): ([0-9]+)\txid\t-,-\tgpu-xid-error\t-\t-\t-\n"
+		"lo\t2\tcause\tlit\tfallen off the bus\t-\t-\tgpu-lost?!nvlink\t-\t-\t-\n";
+	static const char line[] = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.";
+	struct logrules r;
+	struct logmatch m;
+	size_t off[LR_MAX_CAPS], clen[LR_MAX_CAPS], off2[LR_MAX_CAPS], clen2[LR_MAX_CAPS];
+	const struct logrule *a, *b;
+	char longer[LINEMEMO_MAX_LINE + 64];
+
+	if (logrules_parse("test", table, strlen(table), &r, NULL) != 0) {
+		CHECK(!"the table parses");
+		return;
+	}
+	logmatch_init(&m, &r);
+	a = logmatch_line(&m, line, strlen(line), off, clen);
+	CHECK(a == &r.v[0]);
+	CHECK_INT((int)m.memo.found, 0);
+	b = logmatch_line(&m, line, strlen(line), off2, clen2);
+	CHECK(b == a);
+	CHECK_INT((int)m.memo.found, 1);
+	CHECK(memcmp(off, off2, sizeof(off)) == 0 && memcmp(clen, clen2, sizeof(clen)) == 0);
+	CHECK_INT((int)clen2[1], 2);	/* "79" */
+	/* a bound at or before the winner: no rule before it matched */
+	CHECK(logmatch_line_before(&m, line, strlen(line), &r.v[0], off2, clen2) == NULL);
+	CHECK(logmatch_line_before(&m, line, strlen(line), &r.v[1], off2, clen2) == &r.v[0]);
+	/* a line that differs in one byte is matched anew */
+	{
+		char other[sizeof(line)];
+
+		memcpy(other, line, sizeof(line));
+		other[30] = '8';	/* "79," becomes "798" */
+		CHECK(logmatch_line(&m, other, strlen(other), off2, clen2) == &r.v[0]);
+		CHECK_INT((int)clen2[1], 3);
+		CHECK(memcmp(other + off2[1], "798", 3) == 0);
+	}
+	/* a miss is remembered too, and the evidence literal is still seen after a clear */
+	CHECK(logmatch_line(&m, "nvlink down, xid later", 22, off2, clen2) == NULL);
+	logmatch_clear(&m);
+	CHECK(logmatch_line(&m, "nvlink down, xid later", 22, off2, clen2) == NULL);
+	CHECK(logmatch_cond_seen(&m, &r.v[1].cond[0]));
+	/* a line too long to remember still matches */
+	memset(longer, 'y', sizeof(longer));
+	memcpy(longer + sizeof(longer) - sizeof(line), line, sizeof(line));
+	{
+		unsigned long before = m.memo.found;
+
+		CHECK(logmatch_line(&m, longer, strlen(longer), off2, clen2) == &r.v[0]);
+		CHECK(logmatch_line(&m, longer, strlen(longer), off2, clen2) == &r.v[0]);
+		CHECK(m.memo.found == before);
+	}
+	logmatch_release(&m);
+	logrules_release(&r);
+}
+
 int main(void)
 {
 	RUN(test_literal_captures);
@@ -638,5 +697,6 @@ int main(void)
 	RUN(test_hostile_numbers);
 	RUN(test_log_order);
 	RUN(test_rulecheck);
+	RUN(test_linememo);
 	return tap_done();
 }
