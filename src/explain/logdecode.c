@@ -72,7 +72,7 @@ int logdecode_cc(const char *value, int *major, int *minor)
 		unsigned long h = 0;
 		size_t n = 0;
 
-		for (p += 2; isxdigit((unsigned char)p[n]) && n < 5; n++)
+		for (p += 2; n < 5 && isxdigit((unsigned char)p[n]); n++)
 			h = h * 16 + (unsigned long)(isdigit((unsigned char)p[n]) ? p[n] - '0' : tolower((unsigned char)p[n]) - 'a' + 10);
 		if (n < 3 || n > 4 || p[n] || (h >> 8) < 1 || (h >> 8) > 99 || (h & 0xff) > 9)
 			return -1;
