@@ -63,6 +63,23 @@ int logdecode_cc(const char *value, int *major, int *minor)
 		p += 3;
 	else if (!strncmp(p, "compute_", 8))
 		p += 8;
+	else if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+		/*
+		 * TensorRT's "Unsupported SM: 0x601" (NVIDIA/TensorRT#3826, a GTX 1080 Ti,
+		 * 6.1; #2727 "0x809", an RTX 4080, 8.9): major << 8 | minor, as 3 or 4
+		 * hex digits and nothing after them.
+		 */
+		unsigned long h = 0;
+		size_t n = 0;
+
+		for (p += 2; n < 5 && isxdigit((unsigned char)p[n]); n++)
+			h = h * 16 + (unsigned long)(isdigit((unsigned char)p[n]) ? p[n] - '0' : tolower((unsigned char)p[n]) - 'a' + 10);
+		if (n < 3 || n > 4 || p[n] || (h >> 8) < 1 || (h >> 8) > 99 || (h & 0xff) > 9)
+			return -1;
+		*major = (int)(h >> 8);
+		*minor = (int)(h & 0xff);
+		return 0;
+	}
 	if (strchr(p, '.')) {
 		/* "8.6", "12.0": one or two digits, a dot, one digit, nothing else */
 		size_t n = 0;

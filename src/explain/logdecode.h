@@ -83,7 +83,7 @@ long logdecode_number(const char *s);
 
 /* "PCI:0000:3b:00", "0000:3b:00.0", "3b:00.0" -> "0000:3b:00.0" into out (>= 16); 0 or -1. */
 int logdecode_pci(const char *value, char *out, unsigned long size);
-/* "sm_86", "86", "8.6", "compute_90" -> 8, 6; 0 or -1. */
+/* "sm_86", "86", "8.6", "compute_90", TensorRT's "0x806" -> 8, 6; 0 or -1. */
 int logdecode_cc(const char *value, int *major, int *minor);
 
 #endif

@@ -329,6 +329,11 @@ static void test_decode(void)
 	CHECK(logdecode_cc("8.6", &a, &b) == 0 && a == 8 && b == 6);
 	CHECK(logdecode_cc("compute_90a", &a, &b) == 0 && a == 9 && b == 0);
 	CHECK(logdecode_cc("sm_", &a, &b) < 0);
+	CHECK(logdecode_cc("0x601", &a, &b) == 0 && a == 6 && b == 1);
+	CHECK(logdecode_cc("0xc00", &a, &b) == 0 && a == 12 && b == 0);
+	CHECK(logdecode_cc("0x6a1", &a, &b) < 0);
+	CHECK(logdecode_cc("0x60", &a, &b) < 0);
+	CHECK(logdecode_cc("0x601z", &a, &b) < 0);
 	CHECK_DECODED("driver_int", "11040", "CUDA 11.4 is the newest the driver supports");
 	CHECK_DECODED("cuda_error", "209", "cudaError_t 209 = cudaErrorNoKernelImageForDevice");
 	CHECK_DECODED("found_cudnn_int", "90100", "cuDNN 9.1.0");
