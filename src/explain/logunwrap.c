@@ -262,24 +262,29 @@ static int word_at(const char *p, const char *end)
 }
 
 /*
- * Cheap first: the ASCII phrases start with one of these capitals and
- * carry a word no English message has; the others hold a byte >= 0x80.
+ * Cheap first (a 100 MB log's every line passes here): a line with a byte
+ * >= 0x80 is searched whole; an ASCII one only after each ": ", where
+ * strerror()'s words stand ("/dev/nvidia0: Keine Berechtigung"); five
+ * memmem() calls a line doubled explain's time on an ordinary log.
  */
 int logunwrap_locale_found(const char *s, size_t len)
 {
-	const char *end = s + len;
+	const char *p, *end = s + len;
 	unsigned char high = 0;
 
 	/* an OR over the line the compiler vectorises: no early exit */
 	for (size_t i = 0; i < len; i++)
 		high |= (unsigned char)s[i];
-	if (!(high & 0x80) && !memmem(s, len, "nicht", 5) && !memmem(s, len, "Berechtigung", 12) &&
-	    !memmem(s, len, "Permiso", 7) && !memmem(s, len, "No existe", 9) && !memmem(s, len, "Aucun", 5))
+	if (high & 0x80) {
+		for (p = s; p < end; p++)
+			if ((*p == 'K' || *p == 'F' || *p == 'D' || *p == 'A' || *p == 'P' || *p == 'L' ||
+			     *p == 'N' || (unsigned char)*p >= 0x80) &&
+			    word_at(p, end) >= 0)
+				return 1;
 		return 0;
-	for (const char *p = s; p < end; p++)
-		if ((*p == 'K' || *p == 'F' || *p == 'D' || *p == 'A' || *p == 'P' || *p == 'L' || *p == 'N' ||
-		     (unsigned char)*p >= 0x80) &&
-		    word_at(p, end) >= 0)
+	}
+	for (p = s; (p = memchr(p, ':', (size_t)(end - p))) && end - p > 3; p++)
+		if (p[1] == ' ' && strchr("KDAPN", p[2]) && word_at(p + 2, end) >= 0)
 			return 1;
 	return 0;
 }
