@@ -416,6 +416,7 @@ static void clean_piece(struct lognorm *n, const char *s, size_t len)
 static void raw_piece(struct lognorm *n, const char *s, size_t len)
 {
 	const char *cr;
+	size_t off, mlen;
 
 	while (len && s[len - 1] == '\r')
 		len--;
@@ -429,6 +430,11 @@ static void raw_piece(struct lognorm *n, const char *s, size_t len)
 			break;
 		}
 		len = (size_t)(cr - s);
+	}
+	/* a JSON record: its message alone (logunwrap.h) */
+	if (len && s[len - 1] == '}' && logunwrap_json_message(s, len, &off, &mlen)) {
+		s += off;
+		len = mlen;
 	}
 	/* a quoted string: its escapes decoded, its escaped newlines as
 	 * spaces (logunwrap.h says why the line is not split there) */

@@ -127,6 +127,53 @@ void logunwrap_escaped(struct buf *out, const char *s, size_t len)
 	}
 }
 
+/* ---- one JSON record a line ---- */
+
+/* The raw (still escaped) value of "key":"..." at s[i..]: its end, or 0. */
+static size_t json_string_end(const char *s, size_t len, size_t i)
+{
+	for (size_t j = i; j < len; j++) {
+		if (s[j] == '\\')
+			j++;
+		else if (s[j] == '"')
+			return j;
+	}
+	return 0;
+}
+
+/* After "key" at i: spaces, ':', spaces, '"'; the index after the quote, or 0. */
+static size_t json_value_at(const char *s, size_t len, size_t i)
+{
+	while (i < len && s[i] == ' ')
+		i++;
+	if (i >= len || s[i] != ':')
+		return 0;
+	for (i++; i < len && s[i] == ' '; i++)
+		;
+	return i < len && s[i] == '"' ? i + 1 : 0;
+}
+
+int logunwrap_json_message(const char *s, size_t len, size_t *off, size_t *n)
+{
+	size_t i = 0, v = 0, end;
+	const char *at;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i >= len || s[i] != '{' || s[len - 1] != '}')
+		return 0;
+	/* docker's "log" leads its record; journald's "MESSAGE" is anywhere */
+	if (len - i > 6 && !memcmp(s + i + 1, "\"log\"", 5))
+		v = json_value_at(s, len, i + 6);
+	else if ((at = memmem(s + i, len - i, "\"MESSAGE\"", 9)))
+		v = json_value_at(s, len, (size_t)(at - s) + 9);
+	if (!v || !(end = json_string_end(s, len, v)))
+		return 0;
+	*off = v;
+	*n = end - v;
+	return 1;
+}
+
 /* ---- colour codes without their ESC ---- */
 
 /*

@@ -16,6 +16,10 @@
  *    backslash before anything else.  A line with a Windows path written
  *    with single backslashes ("C:\Users\nvidia") is not a quoted string:
  *    its "\n" is a folder, and only its escaped quotes are decoded;
+ *  - a JSON record a line (docker's json-file '{"log":"...","stream":...}',
+ *    `journalctl -o json`'s "MESSAGE"): logunwrap_json_message() gives the
+ *    message's span, still escaped, so the record's other fields do not
+ *    trail the message (a rule ending at the line's end failed on them);
  *  - colour codes whose ESC was lost on the way (a web page, a CI viewer,
  *    `cat -v`): "[0m", "[1;31m", "[K", "^[[31m" are dropped from a line
  *    that carries a reset ("[0m", "[m", "[39m" or "[K") or the caret form;
@@ -38,6 +42,9 @@
 #include <stddef.h>
 
 #include "core/buf.h"
+
+/* 1 and the span [*off, *off + *n) of the message of a JSON record line; 0 for another line. */
+int logunwrap_json_message(const char *s, size_t len, size_t *off, size_t *n);
 
 int logunwrap_escaped_found(const char *s, size_t len);
 void logunwrap_escaped(struct buf *out, const char *s, size_t len);

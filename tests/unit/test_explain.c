@@ -186,7 +186,14 @@ static void test_unwrap(void)
 	norm("RuntimeError('CUDA error: device-side assert triggered\\nCUDA kernel errors')\n", &c);
 	CHECK_STR(c.text[0], "RuntimeError('CUDA error: device-side assert triggered CUDA kernel errors')");
 	norm("{\"log\":\"\\u001b[31mRuntimeError: x\\u001b[0m\\n\",\"stream\":\"stderr\"}\n", &c);
-	CHECK_STR(c.text[0], "RuntimeError: x \",\"stream\":\"stderr\"}");
+	CHECK_STR(c.text[0], "RuntimeError: x");
+	/* one JSON record a line: the message alone, not the fields behind it */
+	norm("{\"log\":\"max locked memory       (kbytes, -l) 64\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:00:00Z\"}\n", &c);
+	CHECK_STR(c.text[0], "max locked memory       (kbytes, -l) 64");
+	norm("{\"__CURSOR\":\"s=1\",\"MESSAGE\" : \"NVRM: Xid (PCI:0000:3b:00): 79, pid=1\",\"PRIORITY\":\"4\"}\n", &c);
+	CHECK_STR(c.text[0], "NVRM: Xid (PCI:0000:3b:00): 79, pid=1");
+	norm("{\"level\":\"error\",\"msg\":\"x\"}\n", &c);	/* near miss: another record stays whole */
+	CHECK_STR(c.text[0], "{\"level\":\"error\",\"msg\":\"x\"}");
 	/* near miss: a Windows path's "\nvcuda.dll" is a file, single or doubled */
 	norm("Error loading \"C:\\Windows\\System32\\nvcuda.dll\"\n", &c);
 	CHECK_STR(c.text[0], "Error loading \"C:\\Windows\\System32\\nvcuda.dll\"");

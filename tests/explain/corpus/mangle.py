@@ -39,7 +39,8 @@ MANGLINGS = {
     "srun": per_line(lambda l: "3: " + l),
     # docker's json-file driver
     "json": per_line(lambda l: json.dumps({"log": l + "\n", "stream": "stderr",
-                                           "time": "2024-05-01T10:00:00.1Z"})),
+                                           "time": "2024-05-01T10:00:00.1Z"},
+                                          separators=(",", ":"))),
     # colour whose ESC a web page dropped
     "ansi-lost": per_line(lambda l: "[1;31m" + l + "[0m"),
     "crlf": lambda t: t.replace("\n", "\r\n"),
