@@ -13,6 +13,7 @@
 
 #include "explain/logescape.h"
 #include "explain/lognorm_prefix.h"
+#include "explain/logunwrap.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -28,6 +29,9 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	buf_init(&n->dec);
 	buf_init(&n->html);
 	buf_init(&n->typo);
+	buf_init(&n->esc);
+	buf_init(&n->resid);
+	buf_init(&n->loc);
 	buf_init(&n->pend);
 	buf_init(&n->pend_frames);
 	buf_init(&n->tb_first_lib);
@@ -49,6 +53,9 @@ void lognorm_release(struct lognorm *n)
 	buf_release(&n->dec);
 	buf_release(&n->html);
 	buf_release(&n->typo);
+	buf_release(&n->esc);
+	buf_release(&n->resid);
+	buf_release(&n->loc);
 	buf_release(&n->pend);
 	buf_release(&n->pend_frames);
 	buf_release(&n->tb_first_lib);
@@ -375,9 +382,41 @@ static void strip_ansi(struct buf *out, const char *s, size_t len)
 	}
 }
 
+/* One line of text, cleaned of what a terminal, a web page or a locale put in it. */
+static void clean_piece(struct lognorm *n, const char *s, size_t len)
+{
+	if (memchr(s, '\033', len)) {
+		strip_ansi(&n->scratch, s, len);
+		s = n->scratch.s;
+		len = n->scratch.len;
+	}
+	if (memchr(s, '[', len) && logunwrap_residue_found(s, len)) {
+		logunwrap_residue(&n->resid, s, len);
+		s = n->resid.s;
+		len = n->resid.len;
+	}
+	if (memchr(s, '&', len) && logescape_html_found(s, len)) {
+		logescape_html(&n->html, s, len);
+		s = n->html.s;
+		len = n->html.len;
+	}
+	if ((memchr(s, 0xc2, len) || memchr(s, 0xe2, len)) && logescape_typo_found(s, len)) {
+		logescape_typo(&n->typo, s, len);
+		s = n->typo.s;
+		len = n->typo.len;
+	}
+	if (logunwrap_locale_found(s, len)) {
+		logunwrap_locale(&n->loc, s, len);
+		s = n->loc.s;
+		len = n->loc.len;
+	}
+	decoded_line(n, s, len);
+}
+
 static void raw_piece(struct lognorm *n, const char *s, size_t len)
 {
 	const char *cr;
+	size_t off, mlen;
 
 	while (len && s[len - 1] == '\r')
 		len--;
@@ -392,22 +431,19 @@ static void raw_piece(struct lognorm *n, const char *s, size_t len)
 		}
 		len = (size_t)(cr - s);
 	}
-	if (memchr(s, '\033', len)) {
-		strip_ansi(&n->scratch, s, len);
-		s = n->scratch.s;
-		len = n->scratch.len;
+	/* a JSON record: its message alone (logunwrap.h) */
+	if (len && s[len - 1] == '}' && logunwrap_json_message(s, len, &off, &mlen)) {
+		s += off;
+		len = mlen;
 	}
-	if (memchr(s, '&', len) && logescape_html_found(s, len)) {
-		logescape_html(&n->html, s, len);
-		s = n->html.s;
-		len = n->html.len;
+	/* a quoted string: its escapes decoded, its escaped newlines as
+	 * spaces (logunwrap.h says why the line is not split there) */
+	if (memchr(s, '\\', len) && logunwrap_escaped_found(s, len)) {
+		logunwrap_escaped(&n->esc, s, len);
+		s = n->esc.s;
+		len = n->esc.len;
 	}
-	if ((memchr(s, 0xc2, len) || memchr(s, 0xe2, len)) && logescape_typo_found(s, len)) {
-		logescape_typo(&n->typo, s, len);
-		s = n->typo.s;
-		len = n->typo.len;
-	}
-	decoded_line(n, s, len);
+	clean_piece(n, s, len);
 }
 
 /*

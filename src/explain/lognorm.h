@@ -12,6 +12,10 @@
  *    terminal showed); ANSI CSI/OSC sequences are dropped; CRLF ends a line
  *    like LF, and a log that uses CR alone (no LF before its first CR, or in
  *    its first MiB) is split at each CR;
+ *  - messages inside escaped strings (JSON, Go %q, Python repr: "\n",
+ *    "\\n", "\"") are decoded, escaped newlines as spaces; colour
+ *    codes that lost their ESC ("[0m") are dropped; localised glibc and
+ *    Windows words become English (logunwrap.h);
  *  - pasted forms: e-mail/markdown quoting ("> ", "> > ") is removed, and a
  *    line that carries HTML escapes (&lt; &gt; &amp; &quot; &#39; &#x27;
  *    &#NN;) is unescaped (logs copied from a web page or an issue's HTML);
@@ -21,7 +25,11 @@
  *  - prefixes are removed repeatedly: kmsg "6,123,456,-;", dmesg
  *    "[ 12.345678]" and "[Mon Nov 30 08:12:01 2026]", syslog/journal
  *    "Nov 30 08:12:01 host tag[pid]:", ISO timestamps (with an optional
- *    "host tag:" behind them), "[rank3]:"/"[default0]:" of torchrun;
+ *    "host tag:" behind them), "[rank3]:"/"[default0]:" of torchrun, and
+ *    the log collectors' (CRI "stderr F", MPI "[1,0]<stderr>:", compose
+ *    "svc-1  | ", Ray/vLLM "(Worker pid=1)", srun -l "0: ", "[INFO]",
+ *    "[launch.py:12:main]", "##[error]", "ERROR:root:", journald -o
+ *    verbose "MESSAGE=", docker json-file '{"log":"');
  *    rsyslog's "message repeated N times: [ msg]" becomes msg with count N;
  *  - kmsg dictionary lines (" KEY=value") are dropped; an "NVRM:" line that
  *    continues the previous one (indented without a timestamp, or starting
@@ -74,6 +82,9 @@ struct lognorm {
 	struct buf dec;		/* #NNN decoding */
 	struct buf html;	/* HTML unescaping */
 	struct buf typo;	/* typography to ASCII (logescape.h) */
+	struct buf esc;		/* an escaped string's decoding (logunwrap.h) */
+	struct buf resid;	/* colour codes without their ESC dropped */
+	struct buf loc;		/* localised words in English */
 	int nl_seen;		/* a '\n' was seen: CR alone is a progress-bar redraw */
 	int cr_only;		/* lines end with CR alone */
 	/* the folding candidate */

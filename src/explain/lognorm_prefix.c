@@ -3,7 +3,8 @@
  * found and skipped (lognorm_strip_prefix, lognorm.h): kmsg
  * "6,123,456,-;", syslog's "<13>" priority (RFC 3164) and RFC 5424's header, dmesg "[ 12.345678]" with its -T and -H forms,
  * syslog/journal "Nov 30 08:12:01 host tag[pid]:", ISO timestamps, glog,
- * torchrun "[rank3]:" and c10 "[W socket.cpp:663]".  Hostile input: every
+ * torchrun "[rank3]:" and c10 "[W socket.cpp:663]", and the prefixes of
+ * log collectors and launchers (collector_at).  Hostile input: every
  * scan is bounded by the line's length, never by a NUL.
  */
 #include "explain/lognorm.h"
@@ -148,7 +149,6 @@ static size_t glog_at(const char *s, size_t len, size_t i)
 	return 0;
 }
 
-/* One prefix at s[i..]: the index after it, or 0 when there is none. */
 /*
  * A syslog priority "<13>" (RFC 3164: the BSD form follows and is skipped
  * by the next round), and RFC 5424's "<13>1 TIMESTAMP HOST APP PROCID MSGID
@@ -188,6 +188,88 @@ static size_t syslog_pri_at(const char *s, size_t len, size_t i, unsigned *flags
 	return f == 6 ? j : 0;
 }
 
+/* ---- the prefixes log collectors and launchers add ---- */
+
+static int is_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+/* A logging level in capitals ("INFO", "WARNING"), n bytes at s. */
+static int level_word(const char *s, size_t n)
+{
+	static const char *const levels[] = { "DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL",
+					      "FATAL", "NOTICE", "TRACE" };
+
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++)
+		if (strlen(levels[l]) == n && !memcmp(s, levels[l], n))
+			return 1;
+	return 0;
+}
+
+/*
+ * One collector's prefix at s[i..]: the index after it, or 0.  Each is the
+ * documented form of its tool: CRI's log format "<time> <stream> <P|F> "
+ * (kubernetes/cri-api, kubelet logs), Open MPI's --tag-output
+ * "[job,rank]<stderr>:", GitHub Actions' "##[error]" workflow commands,
+ * journalctl -o verbose's "MESSAGE=", docker's json-file '{"log":"',
+ * Ray's and vLLM's "(Actor pid=N, ip=A)", srun --label's "N: ", Python
+ * logging's default "LEVEL:logger:", docker compose's "service-1  | ".
+ */
+static size_t collector_at(const char *s, size_t len, size_t i)
+{
+	size_t j, k;
+
+	if (len - i > 9 && (!memcmp(s + i, "stdout ", 7) || !memcmp(s + i, "stderr ", 7)) &&
+	    (s[i + 7] == 'F' || s[i + 7] == 'P') && s[i + 8] == ' ')
+		return i + 9;
+	if (len - i >= 9 && (!memcmp(s + i, "<stderr>:", 9) || !memcmp(s + i, "<stdout>:", 9)))
+		return i + 9;
+	if (len - i > 4 && s[i] == '#' && s[i + 1] == '#' && s[i + 2] == '[') {
+		for (k = i + 3; k < len && k - i < 24 && isalpha((unsigned char)s[k]); k++)
+			;
+		if (k < len && s[k] == ']' && k > i + 3)
+			return k + 1;
+	}
+	if (len - i > 8 && (!memcmp(s + i, "MESSAGE=", 8) || !memcmp(s + i, "{\"log\":\"", 8)))
+		return i + 8;
+	if (s[i] == '(') {
+		for (k = i + 1; k < len && k - i < 96 && s[k] != ')' && s[k] != '('; k++)
+			;
+		if (k + 1 < len && s[k] == ')' && s[k + 1] == ' ' &&
+		    (memmem(s + i, k - i, "pid=", 4) || (k - i == 7 && !memcmp(s + i + 1, "raylet", 6))))
+			return k + 2;
+		return 0;
+	}
+	if (ln_is_digit(s[i])) {
+		j = ln_skip_digits(s, len, i);
+		if (j - i <= 5 && j + 2 < len && s[j] == ':' && s[j + 1] == ' ' && s[j + 2] != ' ')
+			return j + 2;
+		return 0;
+	}
+	if (isupper((unsigned char)s[i])) {
+		for (j = i; j < len && j - i < 9 && isupper((unsigned char)s[j]); j++)
+			;
+		if (j < len && s[j] == ':' && level_word(s + i, j - i)) {
+			for (k = j + 1; k < len && k - j < 64 && is_name_char(s[k]); k++)
+				;
+			if (k < len && s[k] == ':' && k > j + 1)
+				return k + 1;
+		}
+	}
+	if (is_name_char(s[i])) {
+		/* not a table: no other " | " in the line, no closing '|' */
+		for (j = i; j < len && j - i < 64 && is_name_char(s[j]); j++)
+			;
+		k = ln_skip_spaces(s, len, j);
+		if (k > j && k + 1 < len && s[k] == '|' && s[k + 1] == ' ' && s[len - 1] != '|' &&
+		    !memmem(s + k + 1, len - k - 1, " | ", 3))
+			return k + 2;
+	}
+	return 0;
+}
+
+/* One prefix at s[i..]: the index after it, or 0 when there is none. */
 static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
 {
 	size_t j;
@@ -281,6 +363,19 @@ static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
 			other += !ln_is_digit(s[m]) && !mark && s[m] != ' ' &&
 				 !(s[m] == '+' && m == ln_skip_spaces(s, k, i + 1));
 		}
+		/* Open MPI "[1,0]<stderr>:" (its comma is no decimal mark) */
+		if (k + 1 < len && s[k + 1] == '<' && collector_at(s, len, k + 1))
+			return k + 1;
+		/* DeepSpeed and other loggers: "[INFO]", "[launch.py:12:main]" */
+		if (level_word(s + i + 1, k - i - 1))
+			return end;
+		if (k - i > 4 && !memchr(s + i + 1, ' ', k - i - 1)) {
+			const char *pt = memchr(s + i + 1, '.', k - i - 1);
+			const char *colon_at = pt ? memchr(pt, ':', (size_t)(s + k - pt)) : NULL;
+
+			if (colon_at && colon_at + 1 < s + k && ln_is_digit(colon_at[1]))
+				return end;
+		}
 		/* dmesg "[ 1234.567890]", dmesg -H "[  +0,000150]" */
 		if (dig && dot == 1 && !other) {
 			*flags |= LN_KERNEL;
@@ -318,7 +413,7 @@ static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
 	}
 	if ((j = glog_at(s, len, i)))
 		return j;
-	return 0;
+	return collector_at(s, len, i);
 }
 
 size_t lognorm_strip_prefix(const char *s, size_t len, unsigned *flags)

@@ -175,6 +175,74 @@ static void test_normaliser(void)
 	CHECK_INT(c.first[0], 1);
 }
 
+/* Mangled forms (logunwrap.h, collectors in lognorm_prefix.c): each turned back, and a near miss left alone. */
+static void test_unwrap(void)
+{
+	struct collect c;
+
+	/* a Go error quoted twice, as docker prints nvidia-container-cli's stderr */
+	norm("stderr: nvidia-container-cli: requirement error: unsatisfied condition: cuda\\u003e=12.4\\\\n\\\"\": unknown\n", &c);
+	CHECK_STR(c.text[0], "stderr: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4 \"\": unknown");
+	/* a Python repr; JSON's ESC */
+	norm("RuntimeError('CUDA error: device-side assert triggered\\nCUDA kernel errors')\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError('CUDA error: device-side assert triggered CUDA kernel errors')");
+	norm("{\"log\":\"\\u001b[31mRuntimeError: x\\u001b[0m\\n\",\"stream\":\"stderr\"}\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError: x");
+	/* one JSON record a line: the message alone, not the fields behind it */
+	norm("{\"log\":\"max locked memory       (kbytes, -l) 64\\n\",\"stream\":\"stdout\",\"time\":\"2024-05-01T10:00:00Z\"}\n", &c);
+	CHECK_STR(c.text[0], "max locked memory       (kbytes, -l) 64");
+	norm("{\"__CURSOR\":\"s=1\",\"MESSAGE\" : \"NVRM: Xid (PCI:0000:3b:00): 79, pid=1\",\"PRIORITY\":\"4\"}\n", &c);
+	CHECK_STR(c.text[0], "NVRM: Xid (PCI:0000:3b:00): 79, pid=1");
+	norm("{\"level\":\"error\",\"msg\":\"x\"}\n", &c);	/* near miss: another record stays whole */
+	CHECK_STR(c.text[0], "{\"level\":\"error\",\"msg\":\"x\"}");
+	/* near miss: a Windows path's "\nvcuda.dll" is a file, single or doubled */
+	norm("Error loading \"C:\\Windows\\System32\\nvcuda.dll\"\n", &c);
+	CHECK_STR(c.text[0], "Error loading \"C:\\Windows\\System32\\nvcuda.dll\"");
+	norm("at C:\\Users\\nvidia\\x.py\n", &c);
+	CHECK_STR(c.text[0], "at C:\\Users\\nvidia\\x.py");
+	/* colour codes that lost their ESC; "[mem ...]" is text */
+	norm("[1;31mRuntimeError[0m: CUDA error[m[K\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError: CUDA error");
+	norm("^[[31mERROR^[[0m x\n", &c);
+	CHECK_STR(c.text[0], "ERROR x");
+	norm("BAR 1 [mem size 0x400000000 64bit pref]: can't assign; no space [Kernel]\n", &c);
+	CHECK_STR(c.text[0], "BAR 1 [mem size 0x400000000 64bit pref]: can't assign; no space [Kernel]");
+	/* localised glibc and Windows words */
+	norm("libcuda.so.1: Kann die Shared-Object-Datei nicht \xc3\xb6" "ffnen: Datei oder Verzeichnis nicht gefunden\n", &c);
+	CHECK_STR(c.text[0], "libcuda.so.1: cannot open shared object file: No such file or directory");
+	norm("libcudart.so.12\xef\xbc\x9a\xe6\x97\xa0\xe6\xb3\x95\xe6\x89\x93\xe5\xbc\x80\xe5\x85\xb1\xe4\xba\xab\xe5\xaf\xb9\xe8\xb1\xa1\xe6\x96\x87\xe4\xbb\xb6\n", &c);
+	CHECK_STR(c.text[0], "libcudart.so.12: cannot open shared object file");
+	norm("/dev/nvidia0: Keine Berechtigung\n", &c);
+	CHECK_STR(c.text[0], "/dev/nvidia0: Permission denied");
+	norm("das ist nicht gut\n", &c);	/* near miss */
+	CHECK_STR(c.text[0], "das ist nicht gut");
+	/* collectors' prefixes */
+	norm("2024-05-01T10:00:00.123456789Z stderr F RuntimeError: CUDA error: out of memory\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError: CUDA error: out of memory");
+	norm("[1,3]<stderr>:NCCL WARN Cuda failure 'out of memory'\n", &c);
+	CHECK_STR(c.text[0], "NCCL WARN Cuda failure 'out of memory'");
+	norm("ollama-1  | time=2024 level=INFO msg=x\n", &c);
+	CHECK_STR(c.text[0], "time=2024 level=INFO msg=x");
+	norm("| 0  NVIDIA A100 | 00000000:3B:00.0 Off |\n", &c);	/* near miss: a table row */
+	CHECK_STR(c.text[0], "| 0  NVIDIA A100 | 00000000:3B:00.0 Off |");
+	norm("(RayWorkerWrapper pid=123, ip=10.0.0.2) RuntimeError: x\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError: x");
+	norm("0: RuntimeError: y\n", &c);
+	CHECK_STR(c.text[0], "RuntimeError: y");
+	norm("[2024-05-01 10:00:00,123] [INFO] [launch.py:146:main] WORLD INFO DICT\n", &c);
+	CHECK_STR(c.text[0], "WORLD INFO DICT");
+	norm("2024-05-01T10:00:00.1234567Z ##[error]Process completed with exit code 1.\n", &c);
+	CHECK_STR(c.text[0], "Process completed with exit code 1.");
+	norm("WARNING:tensorflow:No GPU\n", &c);
+	CHECK_STR(c.text[0], "No GPU");
+	norm("    MESSAGE=NVRM: Xid (PCI:0000:3b:00): 79\n", &c);
+	CHECK_STR(c.text[0], "NVRM: Xid (PCI:0000:3b:00): 79");
+	/* a traceback behind rank prefixes is still a traceback */
+	norm("[1,0]<stderr>:Traceback (most recent call last):\n[1,0]<stderr>:  File \"/x.py\", line 1, in <module>\n[1,0]<stderr>:RuntimeError: z\n", &c);
+	CHECK_INT(c.n, 1);
+	CHECK_STR(c.text[0], "RuntimeError: z");
+}
+
 /* A cause's condition: its literals are found anywhere in the log, ignoring case. */
 static void test_conditions(void)
 {
@@ -695,6 +763,7 @@ int main(void)
 	RUN(test_literal_captures);
 	RUN(test_bad_tables);
 	RUN(test_normaliser);
+	RUN(test_unwrap);
 	RUN(test_conditions);
 	RUN(test_evsets);
 	RUN(test_decode);
