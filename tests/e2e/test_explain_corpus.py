@@ -29,7 +29,8 @@ def causes_of(text):
 # they are not the 85 % goal.  test3 was opened to rule writers in round 9, after
 # its score was reported, so it is now a regression set; test4 is held out.
 TEST3_FLOOR = 52
-TEST4_FLOOR = 20
+TEST4_FLOOR = 21
+TEST5_FLOOR = 23
 
 
 class Corpus(unittest.TestCase):
@@ -87,6 +88,16 @@ class Corpus(unittest.TestCase):
         # texts.  Before the session's rules 19/33, after both waves 20/33 (61 %),
         # 0/15 benign alarms: under the 85 % goal (README.md).
         self.floor("test4", 30, 10, TEST4_FLOOR)
+
+    def test_fifth_held_out_set(self):
+        # test5/: the held-out half of round 10 (2026-12-02, eighth session): logs that
+        # six independent evaluators collected from threads nobody had used while the
+        # session's engineers wrote rules from other threads, labelled before any run;
+        # split by sha1 of the thread URL (8-f here, 0-7 to dev/ for the second wave).
+        # No rule was written from these texts.  Before the session 22/43, after the
+        # first wave 22/43, after both waves 23/43 (53 %), 0/9 benign alarms: far under
+        # the 85 % goal (README.md).
+        self.floor("test5", 40, 9, TEST5_FLOOR)
 
 
 # (cause id, a real text that names it, its source, a near miss that must not)
