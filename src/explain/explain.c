@@ -437,6 +437,26 @@ static void item_free(struct xitem *it)
 }
 
 /*
+ * A row whose every cause needs evidence ("?+") and found none says
+ * nothing: its line is configuration (CUDA_VISIBLE_DEVICES=0,1 in a run
+ * that works, a status block's "State : In Progress" outside nvidia-smi's
+ * Fabric section), not a failure, and must not become the log's lowest
+ * failure with no cause: it is reported as a benign line (class benign, no
+ * layer), still listed with the rule that matched.
+ */
+static int says_nothing(const struct xitem *it)
+{
+	const struct logrule *r = it->hit->rule;
+
+	if (it->cls != LR_CAUSE || it->ncauses || r->by_code || !r->ncauses)
+		return 0;
+	for (size_t k = 0; k < r->ncauses; k++)
+		if (r->cond[k].kind != LR_COND_IF)
+			return 0;
+	return 1;
+}
+
+/*
  * The vocabulary tier (rows "term-*", issue 20) names a cause from the domain
  * words of an error line when no exact message shape matched.  It is a last
  * resort: when any exact row names a cause, the term rows' causes are noise
@@ -525,6 +545,10 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 			xc->id = cat ? cat->id : "?";
 			xc->layer = cat ? (int)cat->layer : r->layer;
 			xc->title = cat ? cat->title : NULL;
+		}
+		if (says_nothing(it)) {
+			it->cls = LR_BENIGN;
+			it->layer = -1;
 		}
 		switch (it->cls) {
 		case LR_CAUSE: x->ncause_items++; break;

@@ -67,5 +67,24 @@ class H200Captures(unittest.TestCase):
         self.assertIn("fabric-manager-not-running", causes(explain(text)))
 
 
+class SaysNothing(unittest.TestCase):
+    """A row whose every cause needs evidence ("?+") and found none is a benign
+    line (explain.c says_nothing()): configuration, not a failure."""
+
+    def test_visible_devices_in_a_run_that_works(self):
+        doc = explain("+ export CUDA_VISIBLE_DEVICES=0,1\nepoch 1 step 100 loss 0.231 on cuda:0\n")
+        self.assertEqual([(m["rule"], m["class"]) for m in doc["matches"]], [("fw-cvd-set-no-gpu", "benign")])
+        self.assertEqual(doc["result"]["stack_matches"], 0)
+        self.assertEqual(doc["result"]["exit"], 3)
+
+    def test_a_status_block_in_progress_outside_fabric(self):
+        doc = explain("Migration job 42\n    State : In Progress\n    Done  : 40 %\n")
+        self.assertEqual(doc["result"]["stack_matches"], 0)
+
+    def test_near_miss_the_setting_with_its_symptom_still_names(self):
+        doc = explain("+ export CUDA_VISIBLE_DEVICES=7\nRuntimeError: No CUDA GPUs are available\n")
+        self.assertIn("gpu-hidden-by-env", causes(doc))
+
+
 if __name__ == "__main__":
     unittest.main()
