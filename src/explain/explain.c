@@ -321,6 +321,14 @@ static int is_alloc_code(const struct logrule *r, const enum cause_id *causes, s
  * figures and no other evidence: gpu-out-of-memory, neutral.  Returns the
  * number of causes left in causes[]; 0 makes the item scope.
  */
+static int rule_lists(const struct logrule *r, enum cause_id c)
+{
+	for (size_t k = 0; k < r->ncauses; k++)
+		if (r->causes[k] == c)
+			return 1;
+	return 0;
+}
+
 static size_t oom_causes(struct xitem *it, const struct logmatch *m, struct start_memo *sm,
 			 const struct logrule *r, const struct logmatch_hit *h,
 			 enum cause_id causes[LR_MAX_CAUSES], size_t n)
@@ -353,7 +361,10 @@ static size_t oom_causes(struct xitem *it, const struct logmatch *m, struct star
 	 * XLA's "Out of memory while trying to allocate"): the GPU ran out, and
 	 * the log cannot say whether the job is too big or another process
 	 * holds the memory.  Name that, neutral, with nvidia-smi to tell. */
-	if (n == 0 && v == OOM_UNKNOWN && !own_size_elsewhere(m, h))
+	/* A rule that lists gpu-out-of-memory itself says, by its conditions,
+	 * when the neutral cause stands; none left means the log showed the
+	 * job's own use (its backward pass: @training-step, explain.tsv). */
+	if (n == 0 && v == OOM_UNKNOWN && !own_size_elsewhere(m, h) && !rule_lists(r, CAUSE_GPU_OUT_OF_MEMORY))
 		causes[n++] = CAUSE_GPU_OUT_OF_MEMORY;
 	return n;
 }

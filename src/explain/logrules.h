@@ -78,7 +78,9 @@
  * the job allocated; a name_gib capture is a bare number of GiB), a line
  * of the log with start_* figures, or the cause's condition.  Without any,
  * its own figures showing the job's use make it scope, and no figures at
- * all the neutral gpu-out-of-memory.  oom_status, oom_shape only mark it.
+ * all the neutral gpu-out-of-memory, unless the rule lists gpu-out-of-memory
+ * itself: then its conditions decide, and none met is scope (a backward
+ * pass's OOM, @training-step).  oom_status, oom_shape only mark it.
  *
  *	struct logrules r;
  *	if (logrules_load(ctx->kb_dir, &r, &e) < 0) ...
