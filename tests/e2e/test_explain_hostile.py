@@ -125,6 +125,25 @@ class Linear(unittest.TestCase):
         self.assertIn("no-kernel-image", rules_of(json.loads(out)))
         self.assertLessEqual(cpu, 1.0 * SLOW, "100 MB took %.2f CPU s" % cpu)
 
+    def test_hundred_megabytes_of_non_ascii_progress(self):
+        # tqdm's block characters and a Chinese training log: a lead byte every
+        # few bytes, each tried against every localised word (logunwrap.c) took
+        # 9 s for 100 MB; the words are indexed by their first byte
+        lines = "".join("Epoch %d: %d%%|%s%s| %d/1000 [00:10<00:12, 45.0it/s] \u8bad\u7ec3\u635f\u5931 0.%04d "
+                        "\u9a8c\u8bc1 %d\n" % (i // 100, i % 100, "\u2588" * (i % 40), " " * (40 - i % 40), i, i, i)
+                        for i in range(2000)).encode()
+        data = lines * (100 * MB // len(lines) + 1) + KERNEL_IMAGE.encode() + b"\n"
+        with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
+            f.write(data)
+            name = f.name
+        try:
+            rc, out, _, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", name])
+        finally:
+            os.unlink(name)
+        self.assertEqual(rc, 0)
+        self.assertIn("no-kernel-image", rules_of(json.loads(out)))
+        self.assertLessEqual(cpu, 1.0 * SLOW, "100 MB took %.2f CPU s" % cpu)
+
 
 class HostileRuleTable(unittest.TestCase):
     """--kb DIR's explain.tsv is outside input too: a rule id is printed as it
