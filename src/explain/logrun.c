@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Keep the newest half when the copy passes cap; count the lines dropped. */
@@ -162,9 +163,30 @@ static void follow_stop(int tty, pid_t pid, int ws)
 	kill(-pid, SIGCONT);
 }
 
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * How long, once the command's own process has ended, its pipes are still
+ * read.  A process it left behind (`daemon &`, a worker whose launcher
+ * died, or a child caught between fork and exec when a signal came, which
+ * then never sees it) keeps the pipes open, possibly for ever; waiting for
+ * their EOF hung gpudoctor.  What such a process still prints within the
+ * quiet gap is kept; after the gap, or after the cap however chatty it is,
+ * we explain what came and leave it running, as a shell would.
+ */
+#define DRAIN_QUIET_MS 1000
+#define DRAIN_CAP_MS 5000
+
 int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped_lines,
 		   int *status, struct err *e)
 {
+	long long reaped_at = 0, last_out = 0;
 	int po[2], pe[2], ws = 0, reaped = 0, tty = -1, wait_errno = 0;
 	pid_t pid;
 	struct pollfd fds[2];
@@ -254,15 +276,35 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 	fds[0] = (struct pollfd){ po[0], POLLIN, 0 };
 	fds[1] = (struct pollfd){ pe[0], POLLIN, 0 };
 	while (open_fds) {
+		struct timespec gap, *timeout = NULL;
+
 		if (!reaped) {
 			pid_t w = waitpid(pid, &ws, WNOHANG | WUNTRACED);
 
 			if (w == pid && WIFSTOPPED(ws))
 				follow_stop(tty, pid, ws);
-			else if (w == pid)
+			else if (w == pid) {
 				reaped = 1;
+				reaped_at = last_out = now_ms();
+			}
 		}
-		if (ppoll(fds, 2, NULL, &poll_mask) < 0) {
+		if (reaped) {
+			long long t = now_ms(), left = last_out + DRAIN_QUIET_MS - t;
+
+			if (reaped_at + DRAIN_CAP_MS - t < left)
+				left = reaped_at + DRAIN_CAP_MS - t;
+			if (left <= 0) {
+				static const char note[] = "gpudoctor: the command ended, but a process "
+					"it started still holds its output open; explaining what came so far\n";
+
+				(void)!write(2, note, sizeof(note) - 1);
+				break;
+			}
+			gap.tv_sec = (time_t)(left / 1000);
+			gap.tv_nsec = (long)(left % 1000) * 1000000;
+			timeout = &gap;
+		}
+		if (ppoll(fds, 2, timeout, &poll_mask) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -287,6 +329,7 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 				passthrough_ok[i] = 0;
 			buf_add(out, chunk, (size_t)n);
 			keep_tail(out, cap, dropped_lines);
+			last_out = now_ms();
 		}
 	}
 	for (int i = 0; i < 2; i++)

@@ -8,7 +8,10 @@
  * stderr as it arrives (so the user sees what they would have seen), and
  * keeps a copy of both streams interleaved in arrival order.  When the copy
  * passes `cap` bytes, its oldest half is dropped (the error is at the end)
- * and *dropped_lines counts the lines that went.
+ * and *dropped_lines counts the lines that went.  Once the command's own
+ * process has ended, its pipes are read until they close or stay quiet for
+ * a second (five at most): a process it left behind that keeps them open
+ * does not hang us.
  *
  *	struct buf log = BUF_INIT;
  *	int status;

@@ -224,8 +224,14 @@ class Nul(unittest.TestCase):
 class RunSignals(unittest.TestCase):
     """A real signal to `gpudoctor explain --run -- sh -c ...`."""
 
+    # "ready" only once the sleeper has exec'd: between fork and exec it
+    # still runs sh's trap handler, and a signal caught there is lost at
+    # exec, so under load the sleeper outlived the signal and its trap's
+    # kill (seen in CI: sh exited 7, sleep 300 kept the pipes open)
     SCRIPT = ("trap 'echo got-$SIG >&2; kill $SLEEPER 2>/dev/null; exit 7' %s; "
-              "sleep 300 & SLEEPER=$!; echo sleeper=$SLEEPER; echo ready; "
+              "sleep 300 & SLEEPER=$!; "
+              "while [ \"$(cat /proc/$SLEEPER/comm 2>/dev/null)\" = sh ]; do :; done; "
+              "echo sleeper=$SLEEPER; echo ready; "
               "while :; do sleep 0.05; done")
 
     def start(self, script):
@@ -289,6 +295,59 @@ class RunSignals(unittest.TestCase):
         out, err = self.finish(p)
         self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
         self.assertTrue(self.gone(info["sleeper"]), "the command's child outlived it")
+
+    def kill_group_named_in(self, out):
+        # the command's own group (the sh's pid), where what it left runs on
+        for line in out.decode().splitlines():
+            if line.startswith("group="):
+                try:
+                    os.killpg(int(line[6:]), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    def test_a_process_left_behind_holding_the_pipes_does_not_hang_it(self):
+        # the command ends; its background child keeps stdout and stderr open
+        t0 = time.monotonic()
+        p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
+                              "echo group=$$; sleep 300 & exit 4"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+                             start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            self.fail("gpudoctor waited for the pipes of a process the command left behind")
+        self.kill_group_named_in(out)
+        self.assertEqual(p.returncode, 4, err)
+        self.assertLess(time.monotonic() - t0, 15)
+        self.assertIn(b"still holds its output open", err)
+
+    def test_a_chatty_process_left_behind_is_cut_off(self):
+        # one that never goes quiet is read for a few seconds, not for ever
+        p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
+                              "echo group=$$; (while :; do echo tick; sleep 0.1; done) & exit 3"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+                             start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            self.fail("gpudoctor kept reading a process that never goes quiet")
+        self.kill_group_named_in(out)
+        self.assertEqual(p.returncode, 3, err)
+        self.assertIn(b"tick", out)
+
+    def test_near_miss_what_a_background_process_prints_soon_is_kept(self):
+        # a short gap after the command ends is still read, and the pipes'
+        # EOF ends it without the note
+        p = subprocess.run([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
+                            "(sleep 0.3; echo late-line) & exit 0"],
+                           capture_output=True, env=clean_env(), timeout=30)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn(b"late-line", p.stdout)
+        self.assertNotIn(b"still holds its output open", p.stderr)
 
     def test_near_miss_without_a_signal_the_status_is_the_commands(self):
         p = subprocess.run([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c", "exit 5"],
