@@ -30,7 +30,7 @@ def causes_of(text):
 # its score was reported, so it is now a regression set; test4 is held out.
 TEST3_FLOOR = 52
 TEST4_FLOOR = 21
-TEST5_FLOOR = 23
+TEST5_FLOOR = 25
 
 
 class Corpus(unittest.TestCase):
@@ -69,7 +69,7 @@ class Corpus(unittest.TestCase):
         # the expected causes of test2's misses (not the texts), so test3 below
         # is the cleaner measure.  The floors are what it honestly reaches, so a
         # regression fails; they are not the goal.
-        self.floor("test2", 50, 10, 43)
+        self.floor("test2", 50, 10, 44)
 
     def test_third_set(self):
         # test3/: round 8 (2026-12-01, sixth session), 73 logs that three independent
@@ -96,7 +96,9 @@ class Corpus(unittest.TestCase):
         # split by sha1 of the thread URL (8-f here, 0-7 to dev/ for the second wave).
         # No rule was written from these texts.  Before the session 22/43, after the
         # first wave 22/43, after both waves 23/43 (53 %), 0/9 benign alarms: far under
-        # the 85 % goal (README.md).
+        # the 85 % goal (README.md).  Ninth session: 25/43 once a program that finds no
+        # driver names the container started without GPUs beside the host's causes
+        # (test_explain_no_driver_in_container.py).
         self.floor("test5", 40, 9, TEST5_FLOOR)
 
 
