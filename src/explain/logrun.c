@@ -178,10 +178,66 @@ static long long now_ms(void)
  * then never sees it) keeps the pipes open, possibly for ever; waiting for
  * their EOF hung gpudoctor.  What such a process still prints within the
  * quiet gap is kept; after the gap, or after the cap however chatty it is,
- * we explain what came and leave it running, as a shell would.
+ * we explain what came, and a relay (pass_on_rest) keeps copying what it
+ * prints to where it went before, as the command alone would have: closing
+ * the pipes instead would kill it with SIGPIPE at its next write.
  */
 #define DRAIN_QUIET_MS 1000
 #define DRAIN_CAP_MS 5000
+
+/*
+ * The relay: a child that copies the pipes still open to our stdout and
+ * stderr until their writers close them, then exits.  It keeps no other
+ * descriptor of ours (a log file, a socket) open, ignores SIGPIPE and
+ * discards what it cannot write, so a closed terminal never reaches the
+ * command's leftovers as a signal.  0, or -1 when it could not be started
+ * (then the pipes close with us, as before).
+ */
+static int pass_on_rest(struct pollfd *fds, const sigset_t *old_mask)
+{
+	pid_t r = fork();
+
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);	/* a terminal with tostop, once the shell has it back */
+	for (size_t i = 0; i < NFWD; i++)
+		signal(fwd_signals[i], SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, old_mask, NULL);
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != fds[0].fd && fd != fds[1].fd)
+			close(fd);
+	for (;;) {
+		int open_fds = 0;
+
+		for (int i = 0; i < 2; i++)
+			open_fds += fds[i].fd >= 0;
+		if (!open_fds)
+			_exit(0);
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		for (int i = 0; i < 2; i++) {
+			char chunk[1 << 16];
+			ssize_t n;
+
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(fds[i].fd, chunk, sizeof(chunk));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				continue;
+			}
+			(void)write_all(i ? 2 : 1, chunk, (size_t)n);
+		}
+	}
+}
 
 int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped_lines,
 		   int *status, struct err *e)
@@ -295,9 +351,11 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 				left = reaped_at + DRAIN_CAP_MS - t;
 			if (left <= 0) {
 				static const char note[] = "gpudoctor: the command ended, but a process "
-					"it started still holds its output open; explaining what came so far\n";
+					"it started still holds its output open; explaining what came so far "
+					"(what it prints from now on is passed on, not explained)\n";
 
 				(void)!write(2, note, sizeof(note) - 1);
+				(void)pass_on_rest(fds, &old_mask);
 				break;
 			}
 			gap.tv_sec = (time_t)(left / 1000);

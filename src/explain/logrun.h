@@ -11,7 +11,9 @@
  * and *dropped_lines counts the lines that went.  Once the command's own
  * process has ended, its pipes are read until they close or stay quiet for
  * a second (five at most): a process it left behind that keeps them open
- * does not hang us.
+ * does not hang us; what it prints after that is passed on to our stdout
+ * and stderr by a relay child (not kept), so it is neither cut off nor
+ * killed by a closed pipe.
  *
  *	struct buf log = BUF_INIT;
  *	int status;

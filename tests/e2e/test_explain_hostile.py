@@ -305,39 +305,55 @@ class RunSignals(unittest.TestCase):
                 except ProcessLookupError:
                     pass
 
+    def run_leaving_one_behind(self, script):
+        # gpudoctor's own output to files: a relay keeps copying what the
+        # process left behind prints, so its pipes stay open after we end,
+        # as they would have with the command alone
+        with tempfile.TemporaryDirectory() as d:
+            o, e = os.path.join(d, "out"), os.path.join(d, "err")
+            t0 = time.monotonic()
+            with open(o, "wb") as fo, open(e, "wb") as fe:
+                p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
+                                      "echo group=$$; " + script],
+                                     stdout=fo, stderr=fe, env=clean_env(), start_new_session=True)
+                try:
+                    p.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+                    self.fail("gpudoctor waited for the pipes of a process the command left behind")
+            took = time.monotonic() - t0
+            with open(o, "rb") as fo:
+                at_exit = fo.read()
+            time.sleep(1)
+            with open(o, "rb") as fo, open(e, "rb") as fe:
+                out, err = fo.read(), fe.read()
+            self.kill_group_named_in(out)
+            try:
+                os.killpg(p.pid, signal.SIGKILL)	# the relay, in gpudoctor's group
+            except ProcessLookupError:
+                pass
+            return p.returncode, took, at_exit, out, err
+
     def test_a_process_left_behind_holding_the_pipes_does_not_hang_it(self):
         # the command ends; its background child keeps stdout and stderr open
-        t0 = time.monotonic()
-        p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
-                              "echo group=$$; sleep 300 & exit 4"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
-                             start_new_session=True)
-        try:
-            out, err = p.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
-            self.fail("gpudoctor waited for the pipes of a process the command left behind")
-        self.kill_group_named_in(out)
-        self.assertEqual(p.returncode, 4, err)
-        self.assertLess(time.monotonic() - t0, 15)
+        rc, took, _, out, err = self.run_leaving_one_behind("sleep 300 & exit 4")
+        self.assertEqual(rc, 4, err)
+        self.assertLess(took, 15)
         self.assertIn(b"still holds its output open", err)
 
-    def test_a_chatty_process_left_behind_is_cut_off(self):
-        # one that never goes quiet is read for a few seconds, not for ever
-        p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
-                              "echo group=$$; (while :; do echo tick; sleep 0.1; done) & exit 3"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
-                             start_new_session=True)
-        try:
-            out, err = p.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
-            self.fail("gpudoctor kept reading a process that never goes quiet")
-        self.kill_group_named_in(out)
-        self.assertEqual(p.returncode, 3, err)
-        self.assertIn(b"tick", out)
+    def test_a_chatty_process_left_behind_is_cut_off_and_passed_on(self):
+        # one that never goes quiet is read for a few seconds, not for ever;
+        # what it prints after that still reaches our stdout (the relay), and
+        # it is not killed by a closed pipe
+        rc, took, at_exit, out, err = self.run_leaving_one_behind(
+            "(i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.1; done) & exit 3")
+        self.assertEqual(rc, 3, err)
+        self.assertLess(took, 15)
+        self.assertIn(b"tick-1\n", at_exit)
+        # a second after gpudoctor ended, more ticks reached its stdout: passed
+        # on by the relay, from a process a closed pipe did not kill
+        self.assertGreater(out.count(b"tick-"), at_exit.count(b"tick-") + 3, (took, at_exit[-40:], out[-40:]))
 
     def test_near_miss_what_a_background_process_prints_soon_is_kept(self):
         # a short gap after the command ends is still read, and the pipes'
