@@ -84,8 +84,30 @@ static int ends_open(const char *s, size_t len)
 }
 
 /*
+ * l is the value an interactive prompt echoed for the call on the held line
+ * (">>> torch.cuda.is_available()" then "False"; "tf.config.list_physical_devices('GPU')"
+ * then "[]"): the question and its answer are one statement that rows are
+ * written for on one line ("is_available() False"), and users paste them from
+ * a REPL or a notebook on two (issue 20, round 11, fwlib).  Only the bare
+ * values such probes answer with, so a log line that happens to start with
+ * "True" is not glued to a call.
+ */
+static int repl_value(const char *s, size_t len)
+{
+	static const char *const values[] = { "False", "True", "None", "[]", "0", "'cpu'", "'gpu'" };
+
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		if (strlen(values[i]) == len && !memcmp(values[i], s, len))
+			return 1;
+	return 0;
+}
+
+/*
  * The held line stops mid-phrase and l goes on with a lower-case word, or
- * with any word after a word that cannot end a sentence.
+ * with any word after a word that cannot end a sentence; or the held line is
+ * a call and l the value a prompt echoed for it (repl_value()).
  */
 static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 {
@@ -97,8 +119,9 @@ static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 	last = (unsigned char)j->text.s[j->text.len - 1];
 	first = (unsigned char)l->text[0];
 	/* "cuInit(0)" on a line of its own before "failed with ..." ends a call, not a sentence */
-	return (isalnum(last) || last == ')') &&
-	       (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)));
+	return ((isalnum(last) || last == ')') &&
+		(islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)))) ||
+	       (last == ')' && repl_value(l->text, l->len));
 }
 
 /*

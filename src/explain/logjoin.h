@@ -8,7 +8,8 @@
  * that line ends mid-phrase (a letter, digit or ')', no sentence end) and the next
  * one starts with a lower-case letter, or with a capital after a word no
  * sentence ends with ("insufficient for" / "CUDA runtime version"), it tries
- * the two joined with a space, and for a long line (LJ_WRAP_MIN) cut inside
+ * the two joined with a space (so too a call on a prompt's line, ">>> torch.cuda.is_available()",
+ * and the bare value echoed on the next, "False"), and for a long line (LJ_WRAP_MIN) cut inside
  * a word by a fixed-width wrap ("insuffic" / "ient") joined without one;
  * if the joined line makes a known message (a cause rule matches it) that the
  * first line alone does not, the joined line goes to the matcher instead of
