@@ -84,6 +84,28 @@ static int ends_open(const char *s, size_t len)
 }
 
 /*
+ * l is what an interactive Python printed for the expression on the line
+ * before: a bare False/True/None, or IPython's "Out[2]: False".  A session
+ * pasted as ">>> torch.cuda.is_available()" / "False" says on two lines
+ * what a rule reads on one ("torch.cuda.is_available() False").
+ */
+static int repl_result(const struct lognorm_line *l)
+{
+	size_t i = 0;
+
+	if (l->len > 4 && !strncmp(l->text, "Out[", 4)) {
+		for (i = 4; i < l->len && isdigit((unsigned char)l->text[i]); i++)
+			;
+		if (i == 4 || i + 2 > l->len || l->text[i] != ']' || l->text[i + 1] != ':')
+			return 0;
+		for (i += 2; i < l->len && l->text[i] == ' '; i++)
+			;
+	}
+	return (l->len - i == 5 && !strncmp(l->text + i, "False", 5)) ||
+	       (l->len - i == 4 && (!strncmp(l->text + i, "True", 4) || !strncmp(l->text + i, "None", 4)));
+}
+
+/*
  * The held line stops mid-phrase and l goes on with a lower-case word, or
  * with any word after a word that cannot end a sentence.
  */
@@ -97,8 +119,9 @@ static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 	last = (unsigned char)j->text.s[j->text.len - 1];
 	first = (unsigned char)l->text[0];
 	/* "cuInit(0)" on a line of its own before "failed with ..." ends a call, not a sentence */
-	return (isalnum(last) || last == ')') &&
-	       (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)));
+	return ((isalnum(last) || last == ')') &&
+		(islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)))) ||
+	       (last == ')' && repl_result(l));
 }
 
 /*

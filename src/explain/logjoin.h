@@ -10,6 +10,8 @@
  * sentence ends with ("insufficient for" / "CUDA runtime version"), it tries
  * the two joined with a space, and for a long line (LJ_WRAP_MIN) cut inside
  * a word by a fixed-width wrap ("insuffic" / "ient") joined without one;
+ * an interactive Python's result under its expression (">>> f()" / "False",
+ * IPython's "Out[2]: False") is tried joined too;
  * if the joined line makes a known message (a cause rule matches it) that the
  * first line alone does not, the joined line goes to the matcher instead of
  * the two; when the first line alone names a cause already, only a rule
