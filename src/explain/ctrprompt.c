@@ -76,8 +76,8 @@ int ctrprompt_line(const char *t, size_t len)
 		bracket = 1;
 		i++;
 	}
-	if (len - i >= 12 && (!strncmp(t + i, "Singularity>", 12) ||
-			      (len - i >= 10 && !strncmp(t + i, "Apptainer>", 10))))
+	if ((len - i >= 12 && !strncmp(t + i, "Singularity>", 12)) ||
+	    (len - i >= 10 && !strncmp(t + i, "Apptainer>", 10)))
 		return 1;
 	if (len - i >= 15 && !strncmp(t + i, "I have no name!", 15))
 		u = i + 15;
