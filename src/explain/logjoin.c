@@ -86,20 +86,31 @@ static int ends_open(const char *s, size_t len)
 /*
  * l is the value an interactive prompt echoed for the call on the held line
  * (">>> torch.cuda.is_available()" then "False"; "tf.config.list_physical_devices('GPU')"
- * then "[]"): the question and its answer are one statement that rows are
- * written for on one line ("is_available() False"), and users paste them from
- * a REPL or a notebook on two (issue 20, round 11, fwlib).  Only the bare
- * values such probes answer with, so a log line that happens to start with
- * "True" is not glued to a call.
+ * then "[]"; IPython's "Out[2]: False"): the question and its answer are one
+ * statement that rows are written for on one line ("is_available() False"),
+ * and users paste them from a REPL or a notebook on two (issue 20, round 11,
+ * fwlib and ctr found it apart).  Only the bare values such probes answer
+ * with, so a log line that happens to start with "True" is not glued to a call.
  */
 static int repl_value(const char *s, size_t len)
 {
 	static const char *const values[] = { "False", "True", "None", "[]", "0", "'cpu'", "'gpu'" };
+	size_t i = 0;
 
+	if (len > 4 && !strncmp(s, "Out[", 4)) {
+		for (i = 4; i < len && isdigit((unsigned char)s[i]); i++)
+			;
+		if (i == 4 || i + 2 > len || s[i] != ']' || s[i + 1] != ':')
+			return 0;
+		for (i += 2; i < len && s[i] == ' '; i++)
+			;
+		s += i;
+		len -= i;
+	}
 	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
 		len--;
-	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
-		if (strlen(values[i]) == len && !memcmp(values[i], s, len))
+	for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++)
+		if (strlen(values[k]) == len && !memcmp(values[k], s, len))
 			return 1;
 	return 0;
 }

@@ -11,6 +11,8 @@
  * the two joined with a space (so too a call on a prompt's line, ">>> torch.cuda.is_available()",
  * and the bare value echoed on the next, "False"), and for a long line (LJ_WRAP_MIN) cut inside
  * a word by a fixed-width wrap ("insuffic" / "ient") joined without one;
+ * an interactive Python's result under its expression (">>> f()" / "False",
+ * IPython's "Out[2]: False") is tried joined too;
  * if the joined line makes a known message (a cause rule matches it) that the
  * first line alone does not, the joined line goes to the matcher instead of
  * the two; when the first line alone names a cause already, only a rule

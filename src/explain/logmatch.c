@@ -5,6 +5,7 @@
 #include "explain/logmatch.h"
 
 #include "core/xalloc.h"
+#include "explain/ctrprompt.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -157,6 +158,10 @@ void logmatch_init(struct logmatch *m, const struct logrules *rules)
 		if (rules->v[i].kind == LR_EXC && !m->exc_rule)
 			m->exc_rule = &rules->v[i];
 	build(m);
+	m->ev_prompt = -1;
+	for (size_t k = 0; k < rules->nev; k++)
+		if (!strcmp(rules->ev[k], CTRPROMPT_EV))
+			m->ev_prompt = (int)k;
 	m->ncand_words = (rules->n + 63) / 64 + 1;
 	m->cand = xcalloc(m->ncand_words, sizeof(*m->cand));
 	m->nwin = xcalloc(rules->n + 1, sizeof(*m->nwin));
@@ -477,6 +482,8 @@ void logmatch_line_known(const struct lognorm_line *l, struct logmatch *m, const
 	} else {
 		r = logmatch_line(m, l->text, l->len, off, clen);
 	}
+	if (m->ev_prompt >= 0 && ctrprompt_line(l->text, l->len))
+		m->ev_seen[m->ev_prompt] = 1;
 	if (l->frames && *l->frames && m->rules->nev)
 		scan_evidence(m, l->frames, strlen(l->frames));
 	if (!r && (l->flags & LN_EXCEPTION) && l->user_frames_only && m->exc_rule) {

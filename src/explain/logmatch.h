@@ -22,7 +22,9 @@
  * The literals of the rules' cause conditions (logrules.h) go into the same
  * automaton; a line that contains one sets its flag in ev_seen, whether or
  * not a rule matches the line, and so do the traceback frames kept with an
- * exception line.
+ * exception line.  One literal is set by a test instead of by its text:
+ * CTRPROMPT_EV, on a line that starts with a container's shell prompt
+ * (ctrprompt.h).
  *
  * Matches are collected as hits: one per (rule, captured values), with the
  * number of lines, the first and last line numbers and the first line's
@@ -89,6 +91,7 @@ struct logmatch {
 	struct logmatch_hit *hits;
 	size_t nhits, hits_cap;
 	uint8_t ev_seen[LR_MAX_EVIDENCE];	/* per evidence literal of the rules: seen in the log */
+	int ev_prompt;			/* the evidence literal CTRPROMPT_EV stands for (ctrprompt.h), -1: none */
 	long dropped;			/* matches beyond LM_MAX_HITS */
 	int newest_first;		/* the log reads newest first (lognorm_newest_first()); set by the caller */
 	long lines_seen;		/* normalised lines looked at */
