@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #define LN_KMSG 0x100u		/* internal: the record had a /dev/kmsg prefix */
+#define LN_WRITER 0x200u	/* internal: the prefix names the writer (a rank, a host, a pid) */
 
 int ln_is_digit(char c);
 size_t ln_skip_digits(const char *s, size_t len, size_t i);
