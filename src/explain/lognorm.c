@@ -107,6 +107,7 @@ static void emit(struct lognorm *n, const char *s, size_t len, unsigned flags, l
 	n->pl.count = count;
 	n->pl.flags = flags;
 	n->pl.writer = n->cur_writer;
+	n->pl.record = n->cur_record;
 	n->pl.user_frames_only = user_only;
 	n->have_pend = 1;
 	n->pend_nvrm_open = nvrm_open(s, len);
@@ -235,9 +236,25 @@ static struct lognorm_tb *tb_slot(struct lognorm *n, const char *key, size_t key
  * host name with a digit ("worker-1", "node03", "ip-10-0-0-1"), then ": ".
  * Programs print the same form ("python3: can't open file",
  * "libcudnn.so.8: cannot open"), so the prefix goes only where it repeats
- * the line before's, or where another prefix or a traceback follows it.
+ * the line before's, or where another prefix, indented text or a
+ * traceback follows it.
  * The length of the host and its ": ", or 0.
  */
+/* s[0..n) is a dotted quad */
+static int ipv4(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (int part = 0; part < 4; part++) {
+		size_t d = ln_skip_digits(s, n, i);
+
+		if (d == i || d - i > 3 || (part < 3 && (d >= n || s[d] != '.')))
+			return 0;
+		i = d + (part < 3);
+	}
+	return i == n;
+}
+
 static size_t host_at(const char *s, size_t len)
 {
 	size_t i = 0;
@@ -248,7 +265,9 @@ static size_t host_at(const char *s, size_t len)
 		alpha |= isalpha((unsigned char)s[i]) != 0;
 		i++;
 	}
-	if (!digit || !alpha || i + 1 >= len || s[i] != ':' || s[i + 1] != ' ' || memmem(s, i, ".so", 3))
+	/* a name with a letter and a digit, or an IPv4 address ("10.0.0.6: ") */
+	if (!digit || (!alpha && !ipv4(s, i)) || i + 1 >= len || s[i] != ':' || s[i + 1] != ' ' ||
+	    memmem(s, i, ".so", 3))
 		return 0;
 	return i + 2;
 }
@@ -269,10 +288,20 @@ static size_t strip_host(struct lognorm *n, const char *s, size_t len)
 	if (same)
 		return h;
 	rest = ln_skip_spaces(s, len, h);
-	if (lognorm_strip_prefix(s + rest, len - rest, &fl) ||
+	/* indented text behind it (a program's "name: msg" has one space) */
+	if (rest > h || lognorm_strip_prefix(s + rest, len - rest, &fl) ||
 	    (len - rest >= 9 && !memcmp(s + rest, "Traceback", 9)))
 		return h;
 	return 0;
+}
+
+static unsigned fnv1a(const char *s, size_t n)
+{
+	unsigned h = 2166136261u;
+
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ (unsigned char)s[k]) * 16777619u;
+	return h ? h : 1;
 }
 
 /* Ray's log deduplication: "msg [repeated 3x across cluster]"; the count, or 0. */
@@ -317,20 +346,16 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 	if (n->kmsg && len > 1 && s[0] == ' ' && s[1] != ' ' && memchr(s, '=', len))
 		return;
 	host = strip_host(n, s, len);
-	key_len = host && host - 1 < LN_KEY_MAX ? host - 1 : 0;	/* "worker-1:" */
+	/* "worker-1:", stripped or not: the first line of a host's run keeps it */
+	key_len = n->host_len && n->host_len - 1 < LN_KEY_MAX ? n->host_len - 1 : 0;
 	memcpy(key, s, key_len);
 	off = host + lognorm_strip_prefix_key(s + host, len - host, &flags, key + key_len,
 					      LN_KEY_MAX - key_len, &kl);
 	key_len += kl;
-	/* FNV-1a: logjoin joins a wrapped line only to its own writer's */
-	n->cur_writer = 0;
-	if (key_len) {
-		unsigned h = 2166136261u;
-
-		for (size_t k = 0; k < key_len; k++)
-			h = (h ^ (unsigned char)key[k]) * 16777619u;
-		n->cur_writer = h ? h : 1;
-	}
+	/* logjoin joins a wrapped line only to its own writer's, and a
+	   logger's record only to a line of the same record */
+	n->cur_writer = key_len ? fnv1a(key, key_len) : 0;
+	n->cur_record = flags & LN_RECORD ? fnv1a(s, off) : 0;
 	n->kmsg = (flags & LN_KMSG) != 0;
 	if (off) {
 		long c = ln_prefix_clock(s, off);

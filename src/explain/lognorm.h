@@ -74,6 +74,7 @@ struct lognorm_line {
 	long count;		/* occurrences folded into this line (>= 1) */
 	unsigned flags;		/* LN_* */
 	unsigned writer;	/* a hash of the writer's prefix ("[rank1]:", "worker-1:"), 0 for none */
+	unsigned record;	/* LN_RECORD: a hash of the whole prefix (vLLM repeats one record's on each of its lines) */
 	/* LN_EXCEPTION only: */
 	const char *frames;	/* "file:line in func" lines joined by '\n', or "" */
 	int user_frames_only;	/* every frame of the traceback is outside site-packages */
@@ -116,6 +117,7 @@ struct lognorm {
 	} tb[LN_TB_SLOTS];
 	unsigned tb_next;	/* the slot a new writer takes when all are in use */
 	unsigned cur_writer;	/* the line being cleaned: its writer's hash */
+	unsigned cur_record;	/* and its record prefix's */
 	int kmsg;		/* the previous record had a kmsg prefix */
 	/* pdsh's "host: " (DeepSpeed's multi-node launcher): the previous line's
 	 * candidate, so the prefix goes only when it repeats (lognorm.c host_at) */

@@ -422,7 +422,8 @@ static size_t one_prefix(const char *s, size_t len, size_t i, unsigned *flags)
 		if (j < len && s[j] == ':')
 			j++;
 		j = ln_skip_spaces(s, len, j);
-		if (j + 1 < len && s[j] == '-' && s[j + 1] == ' ')
+		/* logging's " - " and loguru's " | " after the time */
+		if (j + 1 < len && (s[j] == '-' || s[j] == '|') && s[j + 1] == ' ')
 			j = ln_skip_spaces(s, len, j + 1);
 		return j;
 	}
