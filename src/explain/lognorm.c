@@ -341,6 +341,11 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 		if (len && s[0] == ' ')
 			s++, len--;
 	}
+	/* a line pasted as markdown inline code, one span a line: "`text`" */
+	if (len > 2 && s[0] == '`' && s[1] != '`' && s[len - 1] == '`' && !memchr(s + 1, '`', len - 2)) {
+		s++;
+		len -= 2;
+	}
 	indented = len && (s[0] == ' ' || s[0] == '\t');
 	/* kmsg dictionary lines belong to the record above */
 	if (n->kmsg && len > 1 && s[0] == ' ' && s[1] != ' ' && memchr(s, '=', len))

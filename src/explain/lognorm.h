@@ -16,7 +16,8 @@
  *    "\\n", "\"") are decoded, escaped newlines as spaces; colour
  *    codes that lost their ESC ("[0m") are dropped; localised glibc and
  *    Windows words become English (logunwrap.h);
- *  - pasted forms: e-mail/markdown quoting ("> ", "> > ") is removed, and a
+ *  - pasted forms: e-mail/markdown quoting ("> ", "> > ") and a line's
+ *    markdown inline code ("`text`", one span a line) are removed, and a
  *    line that carries HTML escapes (&lt; &gt; &amp; &quot; &#39; &#x27;
  *    &#NN;) is unescaped (logs copied from a web page or an issue's HTML);
  *    no-break spaces, curly quotes and zero-width spaces become ASCII;

@@ -156,6 +156,23 @@ static void test_records(void)
 	CHECK(!(c.flags[1] & LN_RECORD));
 }
 
+static void test_inline_code(void)
+{
+	struct collect c;
+
+	/* each line of a log pasted as markdown inline code (horovod#1475) */
+	norm("`[1,0]<stderr>:Traceback (most recent call last):`\n"
+	     "`[1,0]<stderr>:  File \"test.py\", line 104, in <module>`\n"
+	     "`[1,0]<stderr>:RuntimeError: cuda runtime error (35) : x`\n", &c);
+	CHECK_INT(c.n, 1);
+	CHECK_STR(c.text[0], "RuntimeError: cuda runtime error (35) : x");
+	CHECK(c.flags[0] & LN_EXCEPTION);
+	/* near misses: two spans, a fence */
+	norm("`a` and `b`\n```\n", &c);
+	CHECK_STR(c.text[0], "`a` and `b`");
+	CHECK_STR(c.text[1], "```");
+}
+
 int main(void)
 {
 	RUN(test_logger_prefixes);
@@ -163,5 +180,6 @@ int main(void)
 	RUN(test_interleaved_ranks);
 	RUN(test_ray_repeated);
 	RUN(test_records);
+	RUN(test_inline_code);
 	return tap_done();
 }
