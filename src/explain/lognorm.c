@@ -231,50 +231,11 @@ static struct lognorm_tb *tb_slot(struct lognorm *n, const char *key, size_t key
 
 /* ---- one logical line ---- */
 
-/*
- * pdsh's "host: " (pdsh -R ssh, DeepSpeed's multi-node runner, clush): a
- * host name with a digit ("worker-1", "node03", "ip-10-0-0-1"), then ": ".
- * Programs print the same form ("python3: can't open file",
- * "libcudnn.so.8: cannot open"), so the prefix goes only where it repeats
- * the line before's, or where another prefix, indented text or a
- * traceback follows it.
- * The length of the host and its ": ", or 0.
- */
-/* s[0..n) is a dotted quad */
-static int ipv4(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	for (int part = 0; part < 4; part++) {
-		size_t d = ln_skip_digits(s, n, i);
-
-		if (d == i || d - i > 3 || (part < 3 && (d >= n || s[d] != '.')))
-			return 0;
-		i = d + (part < 3);
-	}
-	return i == n;
-}
-
-static size_t host_at(const char *s, size_t len)
-{
-	size_t i = 0;
-	int digit = 0, alpha = 0;
-
-	while (i < len && i < 63 && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '.' || s[i] == '_')) {
-		digit |= ln_is_digit(s[i]);
-		alpha |= isalpha((unsigned char)s[i]) != 0;
-		i++;
-	}
-	/* a name with a letter and a digit, or an IPv4 address ("10.0.0.6: ") */
-	if (!digit || (!alpha && !ipv4(s, i)) || i + 1 >= len || s[i] != ':' || s[i + 1] != ' ' ||
-	    memmem(s, i, ".so", 3))
-		return 0;
-	return i + 2;
-}
-
+/* pdsh's "host: " where it repeats the line before's, or before another
+   prefix, indented text or a traceback: its length, else 0 */
 static size_t strip_host(struct lognorm *n, const char *s, size_t len)
 {
-	size_t h = host_at(s, len), rest;
+	size_t h = ln_host_at(s, len), rest;
 	unsigned fl = 0;
 	int same;
 
@@ -304,25 +265,6 @@ static unsigned fnv1a(const char *s, size_t n)
 	return h ? h : 1;
 }
 
-/* Ray's log deduplication: "msg [repeated 3x across cluster]"; the count, or 0. */
-static long ray_repeated(const char *s, size_t *len)
-{
-	static const char tail[] = "x across cluster]";
-	size_t t = sizeof(tail) - 1, e = *len, d;
-	long c = 0;
-
-	if (e < t + 12 || memcmp(s + e - t, tail, t))
-		return 0;
-	d = e - t;
-	while (d > 0 && ln_is_digit(s[d - 1]) && e - t - d < 9)
-		d--;
-	if (d == e - t || d < 11 || memcmp(s + d - 11, " [repeated ", 11) || s[d] == '0')
-		return 0;
-	for (size_t k = d; k < e - t; k++)
-		c = c * 10 + (s[k] - '0');
-	*len = d - 11;
-	return c + 1;	/* the line itself and its repeats */
-}
 
 static void logical_line(struct lognorm *n, const char *s, size_t len)
 {
@@ -386,7 +328,7 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 	}
 	s += off;
 	len -= off;
-	if ((ray = ray_repeated(s, &len)) > 0) {
+	if ((ray = ln_ray_repeated(s, &len)) > 0) {
 		count = ray;
 		while (len && s[len - 1] == ' ')
 			len--;

@@ -579,3 +579,65 @@ size_t lognorm_strip_prefix(const char *s, size_t len, unsigned *flags)
 {
 	return lognorm_strip_prefix_key(s, len, flags, NULL, 0, NULL);
 }
+
+/* ---- what lognorm.c decides with its state ---- */
+
+/* s[0..n) is a dotted quad */
+static int ipv4(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (int part = 0; part < 4; part++) {
+		size_t d = ln_skip_digits(s, n, i);
+
+		if (d == i || d - i > 3 || (part < 3 && (d >= n || s[d] != '.')))
+			return 0;
+		i = d + (part < 3);
+	}
+	return i == n;
+}
+
+/*
+ * pdsh's "host: " (pdsh -R ssh, DeepSpeed's multi-node runner, clush): a
+ * host name with a digit ("worker-1", "node03", "ip-10-0-0-1"), then ": ".
+ * Programs print the same form ("python3: can't open file",
+ * "libcudnn.so.8: cannot open"), so the prefix goes only where it repeats
+ * the line before's, or where another prefix, indented text or a
+ * traceback follows it (lognorm.c strip_host).
+ */
+size_t ln_host_at(const char *s, size_t len)
+{
+	size_t i = 0;
+	int digit = 0, alpha = 0;
+
+	while (i < len && i < 63 && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '.' || s[i] == '_')) {
+		digit |= ln_is_digit(s[i]);
+		alpha |= isalpha((unsigned char)s[i]) != 0;
+		i++;
+	}
+	/* a name with a letter and a digit, or an IPv4 address ("10.0.0.6: ") */
+	if (!digit || (!alpha && !ipv4(s, i)) || i + 1 >= len || s[i] != ':' || s[i + 1] != ' ' ||
+	    memmem(s, i, ".so", 3))
+		return 0;
+	return i + 2;
+}
+
+/* Ray's log deduplication: "msg [repeated 3x across cluster]"; the count, or 0. */
+long ln_ray_repeated(const char *s, size_t *len)
+{
+	static const char tail[] = "x across cluster]";
+	size_t t = sizeof(tail) - 1, e = *len, d;
+	long c = 0;
+
+	if (e < t + 12 || memcmp(s + e - t, tail, t))
+		return 0;
+	d = e - t;
+	while (d > 0 && ln_is_digit(s[d - 1]) && e - t - d < 9)
+		d--;
+	if (d == e - t || d < 11 || memcmp(s + d - 11, " [repeated ", 11) || s[d] == '0')
+		return 0;
+	for (size_t k = d; k < e - t; k++)
+		c = c * 10 + (s[k] - '0');
+	*len = d - 11;
+	return c + 1;	/* the line itself and its repeats */
+}
