@@ -99,13 +99,14 @@ static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 	if (!j->have || j->held.count != 1 || l->count != 1 || (j->held.flags & ~LN_RECORD) ||
 	    (l->flags & ~LN_RECORD) || ((l->flags & LN_RECORD) && j->held.record != l->record) ||
 	    j->held.writer != l->writer || !j->text.len || !l->len ||
-	    j->text.len > LJ_MAX || l->len > LJ_MAX || memmem(j->text.s, j->text.len, "NCCL INFO", 9))
+	    j->text.len > LJ_MAX || l->len > LJ_MAX)
 		return 0;
 	last = (unsigned char)j->text.s[j->text.len - 1];
 	first = (unsigned char)l->text[0];
 	/* "cuInit(0)" on a line of its own before "failed with ..." ends a call, not a sentence */
 	return (isalnum(last) || last == ')') &&
-	       (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)));
+	       (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len))) &&
+	       !memmem(j->text.s, j->text.len, "NCCL INFO", 9);
 }
 
 /*

@@ -208,6 +208,7 @@ static void tb_exception(struct lognorm *n, struct lognorm_tb *t, const char *s,
 	emit(n, s, len, flags | LN_EXCEPTION, 1, buf_cstr(&fr), t->frames > 0 && !t->lib_frames);
 	buf_release(&fr);
 	t->in_tb = 0;
+	n->tb_open--;
 }
 
 /* The traceback slot of the writer key, or NULL; with start, one is taken for it. */
@@ -215,6 +216,8 @@ static struct lognorm_tb *tb_slot(struct lognorm *n, const char *key, size_t key
 {
 	struct lognorm_tb *t;
 
+	if (!start && !n->tb_open)
+		return NULL;
 	for (size_t i = 0; i < LN_TB_SLOTS; i++) {
 		t = &n->tb[i];
 		if (t->key_len == key_len && !memcmp(t->key, key, key_len) && (t->in_tb || start))
@@ -352,6 +355,7 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 	/* tracebacks */
 	if (len == 34 && !memcmp(s, "Traceback (most recent call last):", 34)) {
 		t = tb_slot(n, key, key_len, 1);
+		n->tb_open += !t->in_tb;
 		memcpy(t->key, key, key_len);
 		t->key_len = key_len;
 		t->in_tb = 1;
@@ -651,5 +655,6 @@ void lognorm_finish(struct lognorm *n)
 	}
 	for (size_t t = 0; t < LN_TB_SLOTS; t++)
 		n->tb[t].in_tb = 0;
+	n->tb_open = 0;
 	flush_pending(n);
 }

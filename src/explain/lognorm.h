@@ -117,6 +117,7 @@ struct lognorm {
 		struct buf first_lib, last_lib, last_user, last;
 	} tb[LN_TB_SLOTS];
 	unsigned tb_next;	/* the slot a new writer takes when all are in use */
+	int tb_open;		/* slots in a traceback now (none: no lookup a line) */
 	unsigned cur_writer;	/* the line being cleaned: its writer's hash */
 	unsigned cur_record;	/* and its record prefix's */
 	int kmsg;		/* the previous record had a kmsg prefix */

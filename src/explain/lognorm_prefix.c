@@ -201,6 +201,8 @@ static int level_word(const char *s, size_t n)
 	static const char *const levels[] = { "DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL",
 					      "FATAL", "NOTICE", "TRACE" };
 
+	if (n < 4 || n > 8)
+		return 0;
 	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++)
 		if (strlen(levels[l]) == n && !memcmp(s, levels[l], n))
 			return 1;
@@ -352,9 +354,13 @@ static size_t collector_at(const char *s, size_t len, size_t i, unsigned *flags)
 		if (level_word(s + i, j - i) && (k = level_tail_at(s, len, j)))
 			return record(flags, k);
 	}
-	if ((k = source_at(s, len, i)))
+	/* the first word ends at ':' (a source position) or at " - " (a logger's name) */
+	for (j = i; j < len && j - i < 96 && (is_name_char(s[j]) || s[j] == '/'); j++)
+		;
+	if (j < len && s[j] == ':' && (k = source_at(s, len, i)))
 		return record(flags, k);
-	if (is_name_char(s[i]) && (k = logger_level_at(s, len, i)))
+	if (j + 1 < len && s[j] == ' ' && s[j + 1] == '-' && is_name_char(s[i]) &&
+	    (k = logger_level_at(s, len, i)))
 		return record(flags, k);
 	if (is_name_char(s[i])) {
 		/* not a table: no other " | " in the line, no closing '|' */
