@@ -175,6 +175,7 @@ static enum oom_verdict oom_figures(struct xitem *it, const struct logrule *r, c
 {
 	struct oom_figures f;
 	double reserved = cap_size(r, h, "oom_reserved"), in_total = cap_size(r, h, "oom_reserved_total");
+	double torch_alloc = cap_size(r, h, "oom_torch_allocated"), torch_res = cap_size(r, h, "oom_torch_reserved");
 	int at = cap_index(r, "oom_free");
 
 	start_figures(r, h, &f);
@@ -188,6 +189,11 @@ static enum oom_verdict oom_figures(struct xitem *it, const struct logrule *r, c
 			f.own += reserved;
 		if (in_total > f.own)
 			f.own = in_total;
+		/* what PyTorch itself allocated and reserved is this process's even
+		   where the per-process figure reads "0 bytes" (a worker in a
+		   container, whose pid NVML does not see: vLLM's workers) */
+		if (torch_alloc >= 0 && torch_res >= 0 && torch_alloc + torch_res > f.own)
+			f.own = torch_alloc + torch_res;
 	}
 	f.request = cap_size(r, h, "oom_request");
 	if (at < 0)

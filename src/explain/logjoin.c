@@ -124,15 +124,23 @@ static int wrapped(const struct logjoin *j, const struct lognorm_line *l)
 {
 	unsigned char last, first;
 
-	if (!j->have || j->held.count != 1 || l->count != 1 || j->held.flags || l->flags ||
-	    !j->text.len || !l->len || j->text.len > LJ_MAX || l->len > LJ_MAX)
+	/* the next line may not start a record of its own (a logger's level or
+	   source prefix other than the held line's: vLLM's formatter repeats a
+	   record's prefix on each of its lines) nor come from another writer
+	   (rank, host); an NCCL INFO line is one whole record ("host:pid:tid
+	   [0] NCCL INFO ...") */
+	if (!j->have || j->held.count != 1 || l->count != 1 || (j->held.flags & ~LN_RECORD) ||
+	    (l->flags & ~LN_RECORD) || ((l->flags & LN_RECORD) && j->held.record != l->record) ||
+	    j->held.writer != l->writer || !j->text.len || !l->len ||
+	    j->text.len > LJ_MAX || l->len > LJ_MAX)
 		return 0;
 	last = (unsigned char)j->text.s[j->text.len - 1];
 	first = (unsigned char)l->text[0];
 	/* "cuInit(0)" on a line of its own before "failed with ..." ends a call, not a sentence */
-	return ((isalnum(last) || last == ')') &&
-		(islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)))) ||
-	       (last == ')' && repl_value(l->text, l->len));
+	return (((isalnum(last) || last == ')') &&
+		 (islower(first) || (isupper(first) && ends_open(j->text.s, j->text.len)))) ||
+		(last == ')' && repl_value(l->text, l->len))) &&
+	       !memmem(j->text.s, j->text.len, "NCCL INFO", 9);
 }
 
 /*

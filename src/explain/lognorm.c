@@ -34,10 +34,12 @@ void lognorm_init(struct lognorm *n, lognorm_fn fn, void *arg)
 	buf_init(&n->loc);
 	buf_init(&n->pend);
 	buf_init(&n->pend_frames);
-	buf_init(&n->tb_first_lib);
-	buf_init(&n->tb_last_lib);
-	buf_init(&n->tb_last_user);
-	buf_init(&n->tb_last);
+	for (size_t t = 0; t < LN_TB_SLOTS; t++) {
+		buf_init(&n->tb[t].first_lib);
+		buf_init(&n->tb[t].last_lib);
+		buf_init(&n->tb[t].last_user);
+		buf_init(&n->tb[t].last);
+	}
 }
 
 int lognorm_newest_first(const struct lognorm *n)
@@ -58,10 +60,12 @@ void lognorm_release(struct lognorm *n)
 	buf_release(&n->loc);
 	buf_release(&n->pend);
 	buf_release(&n->pend_frames);
-	buf_release(&n->tb_first_lib);
-	buf_release(&n->tb_last_lib);
-	buf_release(&n->tb_last_user);
-	buf_release(&n->tb_last);
+	for (size_t t = 0; t < LN_TB_SLOTS; t++) {
+		buf_release(&n->tb[t].first_lib);
+		buf_release(&n->tb[t].last_lib);
+		buf_release(&n->tb[t].last_user);
+		buf_release(&n->tb[t].last);
+	}
 }
 
 /* ---- emitting and folding ---- */
@@ -102,6 +106,8 @@ static void emit(struct lognorm *n, const char *s, size_t len, unsigned flags, l
 	n->pl.first = n->pl.last = n->lineno;
 	n->pl.count = count;
 	n->pl.flags = flags;
+	n->pl.writer = n->cur_writer;
+	n->pl.record = n->cur_record;
 	n->pl.user_frames_only = user_only;
 	n->have_pend = 1;
 	n->pend_nvrm_open = nvrm_open(s, len);
@@ -148,22 +154,22 @@ static void frame_format(struct buf *b, const char *s, size_t len)
 	}
 }
 
-static void tb_frame(struct lognorm *n, const char *s, size_t len)
+static void tb_frame(struct lognorm_tb *t, const char *s, size_t len)
 {
 	int lib = is_lib_path(s, len);
 
-	n->tb_frames++;
-	frame_format(&n->tb_last, s, len);
+	t->frames++;
+	frame_format(&t->last, s, len);
 	if (lib) {
-		if (!n->tb_lib_frames++) {
-			buf_reset(&n->tb_first_lib);
-			buf_add(&n->tb_first_lib, n->tb_last.s, n->tb_last.len);
+		if (!t->lib_frames++) {
+			buf_reset(&t->first_lib);
+			buf_add(&t->first_lib, t->last.s, t->last.len);
 		}
-		buf_reset(&n->tb_last_lib);
-		buf_add(&n->tb_last_lib, n->tb_last.s, n->tb_last.len);
+		buf_reset(&t->last_lib);
+		buf_add(&t->last_lib, t->last.s, t->last.len);
 	} else {
-		buf_reset(&n->tb_last_user);
-		buf_add(&n->tb_last_user, n->tb_last.s, n->tb_last.len);
+		buf_reset(&t->last_user);
+		buf_add(&t->last_user, t->last.s, t->last.len);
 	}
 }
 
@@ -188,29 +194,90 @@ static void add_frame(struct buf *out, const struct buf *f, int *k)
 	(*k)++;
 }
 
-static void tb_exception(struct lognorm *n, const char *s, size_t len, unsigned flags)
+static void tb_exception(struct lognorm *n, struct lognorm_tb *t, const char *s, size_t len,
+			 unsigned flags)
 {
 	struct buf fr = BUF_INIT;
 	int k = 0;
 
 	/* in call order: the user's call, into the library, down to the raise */
-	add_frame(&fr, &n->tb_last_user, &k);
-	add_frame(&fr, &n->tb_first_lib, &k);
-	add_frame(&fr, &n->tb_last_lib, &k);
-	add_frame(&fr, &n->tb_last, &k);
-	emit(n, s, len, flags | LN_EXCEPTION, 1, buf_cstr(&fr), n->tb_frames > 0 && !n->tb_lib_frames);
+	add_frame(&fr, &t->last_user, &k);
+	add_frame(&fr, &t->first_lib, &k);
+	add_frame(&fr, &t->last_lib, &k);
+	add_frame(&fr, &t->last, &k);
+	emit(n, s, len, flags | LN_EXCEPTION, 1, buf_cstr(&fr), t->frames > 0 && !t->lib_frames);
 	buf_release(&fr);
-	n->in_tb = 0;
+	t->in_tb = 0;
+	n->tb_open--;
+}
+
+/* The traceback slot of the writer key, or NULL; with start, one is taken for it. */
+static struct lognorm_tb *tb_slot(struct lognorm *n, const char *key, size_t key_len, int start)
+{
+	struct lognorm_tb *t;
+
+	if (!start && !n->tb_open)
+		return NULL;
+	for (size_t i = 0; i < LN_TB_SLOTS; i++) {
+		t = &n->tb[i];
+		if (t->key_len == key_len && !memcmp(t->key, key, key_len) && (t->in_tb || start))
+			return t;
+	}
+	if (!start)
+		return NULL;
+	/* a free slot, else the oldest taken (round robin) */
+	for (size_t i = 0; i < LN_TB_SLOTS; i++)
+		if (!n->tb[i].in_tb)
+			return &n->tb[i];
+	return &n->tb[n->tb_next++ % LN_TB_SLOTS];
 }
 
 /* ---- one logical line ---- */
+
+/* pdsh's "host: " where it repeats the line before's, or before another
+   prefix, indented text or a traceback: its length, else 0 */
+static size_t strip_host(struct lognorm *n, const char *s, size_t len)
+{
+	size_t h = ln_host_at(s, len), rest;
+	unsigned fl = 0;
+	int same;
+
+	if (!h) {
+		n->host_len = 0;
+		return 0;
+	}
+	same = n->host_len == h && !memcmp(n->host, s, h);
+	memcpy(n->host, s, h);
+	n->host_len = h;
+	if (same)
+		return h;
+	rest = ln_skip_spaces(s, len, h);
+	/* indented text behind it (a program's "name: msg" has one space) */
+	if (rest > h || lognorm_strip_prefix(s + rest, len - rest, &fl) ||
+	    (len - rest >= 9 && !memcmp(s + rest, "Traceback", 9)))
+		return h;
+	return 0;
+}
+
+static unsigned fnv1a(const char *s, size_t n)
+{
+	unsigned h = 2166136261u;
+
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ (unsigned char)s[k]) * 16777619u;
+	return h ? h : 1;
+}
+
 
 static void logical_line(struct lognorm *n, const char *s, size_t len)
 {
 	unsigned flags = 0;
 	size_t off;
-	long count = 1;
+	long count = 1, ray;
 	int indented;
+	size_t host, key_len, kl;
+	char key[LN_KEY_MAX];
+	struct lognorm_tb *t;
 
 	/* quoted by e-mail or markdown: "> text", "> > text", ">" */
 	while (len && s[0] == '>' && (len == 1 || s[1] == ' ' || s[1] == '>')) {
@@ -219,11 +286,26 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 		if (len && s[0] == ' ')
 			s++, len--;
 	}
+	/* a line pasted as markdown inline code, one span a line: "`text`" */
+	if (len > 2 && s[0] == '`' && s[1] != '`' && s[len - 1] == '`' && !memchr(s + 1, '`', len - 2)) {
+		s++;
+		len -= 2;
+	}
 	indented = len && (s[0] == ' ' || s[0] == '\t');
 	/* kmsg dictionary lines belong to the record above */
 	if (n->kmsg && len > 1 && s[0] == ' ' && s[1] != ' ' && memchr(s, '=', len))
 		return;
-	off = lognorm_strip_prefix(s, len, &flags);
+	host = strip_host(n, s, len);
+	/* "worker-1:", stripped or not: the first line of a host's run keeps it */
+	key_len = n->host_len && n->host_len - 1 < LN_KEY_MAX ? n->host_len - 1 : 0;
+	memcpy(key, s, key_len);
+	off = host + lognorm_strip_prefix_key(s + host, len - host, &flags, key + key_len,
+					      LN_KEY_MAX - key_len, &kl);
+	key_len += kl;
+	/* logjoin joins a wrapped line only to its own writer's, and a
+	   logger's record only to a line of the same record */
+	n->cur_writer = key_len ? fnv1a(key, key_len) : 0;
+	n->cur_record = flags & LN_RECORD ? fnv1a(s, off) : 0;
 	n->kmsg = (flags & LN_KMSG) != 0;
 	if (off) {
 		long c = ln_prefix_clock(s, off);
@@ -238,9 +320,24 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 		len--;
 	if (len <= off)
 		return;
-	indented = indented && off == (size_t)(ln_skip_spaces(s, len, 0));
+	if (off && off > ln_skip_spaces(s, len, 0)) {
+		/* behind a prefix, the text's own indentation: more than the one
+		   space a prefix ends with (a tab counts as two) */
+		size_t w = 0;
+
+		for (size_t b = off; b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t'); b--)
+			w += s[b - 1] == '\t' ? 2 : 1;
+		indented = w >= 2;
+	}
 	s += off;
 	len -= off;
+	if ((ray = ln_ray_repeated(s, &len)) > 0) {
+		count = ray;
+		while (len && s[len - 1] == ' ')
+			len--;
+		if (!len)
+			return;
+	}
 	/* rsyslog: "message repeated 9999 times: [ msg]" */
 	if (len > 28 && !memcmp(s, "message repeated ", 17)) {
 		size_t j = ln_skip_digits(s, len, 17);
@@ -257,17 +354,21 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 	}
 	/* tracebacks */
 	if (len == 34 && !memcmp(s, "Traceback (most recent call last):", 34)) {
-		n->in_tb = 1;
-		n->tb_frames = n->tb_lib_frames = 0;
-		buf_reset(&n->tb_first_lib);
-		buf_reset(&n->tb_last_lib);
-		buf_reset(&n->tb_last_user);
-		buf_reset(&n->tb_last);
+		t = tb_slot(n, key, key_len, 1);
+		n->tb_open += !t->in_tb;
+		memcpy(t->key, key, key_len);
+		t->key_len = key_len;
+		t->in_tb = 1;
+		t->frames = t->lib_frames = 0;
+		buf_reset(&t->first_lib);
+		buf_reset(&t->last_lib);
+		buf_reset(&t->last_user);
+		buf_reset(&t->last);
 		return;
 	}
-	if (n->in_tb) {
+	if ((t = tb_slot(n, key, key_len, 0))) {
 		if (len > 6 && !memcmp(s, "File \"", 6)) {
-			tb_frame(n, s, len);
+			tb_frame(t, s, len);
 			return;
 		}
 		if (indented || (len > 0 && (s[0] == '^' || s[0] == '~')) ||
@@ -275,7 +376,7 @@ static void logical_line(struct lognorm *n, const char *s, size_t len)
 			return;
 		if (len > 3 && !memcmp(s, "...", 3))
 			return;
-		tb_exception(n, s, len, flags);
+		tb_exception(n, t, s, len, flags);
 		return;
 	}
 	/* an NVRM message continued on the next line */
@@ -552,7 +653,8 @@ void lognorm_finish(struct lognorm *n)
 			raw_line(n, whole.s, whole.len);
 		buf_release(&whole);
 	}
-	if (n->in_tb)
-		n->in_tb = 0;
+	for (size_t t = 0; t < LN_TB_SLOTS; t++)
+		n->tb[t].in_tb = 0;
+	n->tb_open = 0;
 	flush_pending(n);
 }

@@ -74,7 +74,9 @@
  * or start_* is an out-of-memory report (explain.c), whose cause
  * gpu-memory-held stands only on evidence of another holder: its own
  * figures (oom_total, oom_allocated, oom_free, oom_reserved,
- * oom_reserved_total, oom_request; start_total, start_free taken before
+ * oom_reserved_total, oom_request; oom_torch_allocated and
+ * oom_torch_reserved, PyTorch's own figures, which are this process's
+ * whatever its per-process figure says; start_total, start_free taken before
  * the job allocated; a name_gib capture is a bare number of GiB), a line
  * of the log with start_* figures, or the cause's condition.  Without any,
  * its own figures showing the job's use make it scope, and no figures at

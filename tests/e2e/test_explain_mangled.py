@@ -45,6 +45,30 @@ class Mangled(unittest.TestCase):
                 with self.subTest(mangling=m, log=name):
                     self.named_right(name, m)
 
+    def test_launchers(self):
+        # launchers and loggers of distributed runs: every line behind
+        # "[rank3]: ", "[default0]:", Python logging's "time - LEVEL - ",
+        # vLLM's worker and logger prefixes, pdsh's "host: " (DeepSpeed),
+        # DeepSpeed's logger behind it, kubectl --prefix, Horovod's
+        # "[1]<stderr>:"; and two ranks' copies of the log interleaved
+        for m in ("torchrun", "elastic", "pylog", "vllm", "vllm-old", "pdsh", "deepspeed",
+                  "kubectl", "horovod", "interleave"):
+            for name in ("r4-A02.txt", "r5-C18.txt", "r5-C15.txt", "r8-fleethw-01.txt", "r10F-17.txt",
+                         "r11-norm-04.txt"):
+                if m == "interleave" and name == "r5-C15.txt":
+                    continue  # a wrapped message split between ranks: not joined yet
+                with self.subTest(mangling=m, log=name):
+                    self.named_right(name, m)
+
+    def test_launchers_benign(self):
+        # near miss: an OOM of a model too big for its GPU, behind the
+        # launchers' prefixes, stays the job's own size (no stack cause)
+        for m in ("torchrun", "pylog", "vllm", "pdsh", "deepspeed", "kubectl", "interleave"):
+            for name in ("r8-oombenign-04.txt", "r11-norm-02.txt"):
+                c = log(name)
+                with self.subTest(mangling=m, log=name):
+                    self.assertEqual(score.named(GPUDOCTOR, mangle.MANGLINGS[m](c["text"]))[0], [])
+
     def test_benign_stays_benign(self):
         # near misses: benign look-alikes, however mangled, name no stack cause
         for name in ("r4-B17.txt", "r4-B18.txt", "github-com-tensorflow-tensorflow-issues-53184.txt"):
