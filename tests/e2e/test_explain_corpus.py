@@ -28,9 +28,9 @@ def causes_of(text):
 # Floors: what explain honestly reaches on each later set (a regression fails);
 # they are not the 85 % goal.  test3 was opened to rule writers in round 9, after
 # its score was reported, so it is now a regression set; test4 is held out.
-TEST3_FLOOR = 52
-TEST4_FLOOR = 21
-TEST5_FLOOR = 25
+TEST3_FLOOR = 53
+TEST4_FLOOR = 22
+TEST5_FLOOR = 30
 
 
 class Corpus(unittest.TestCase):
@@ -86,7 +86,8 @@ class Corpus(unittest.TestCase):
         # before any run, split by sha1 of the thread URL (8-f here; 0-7 went to dev/
         # after the first wave's score was taken).  No rule was written from these
         # texts.  Before the session's rules 19/33, after both waves 20/33 (61 %),
-        # 0/15 benign alarms: under the 85 % goal (README.md).
+        # 0/15 benign alarms: under the 85 % goal (README.md).  21/33 after round
+        # 10, 22/33 (67 %) after round 11.
         self.floor("test4", 30, 10, TEST4_FLOOR)
 
     def test_fifth_held_out_set(self):
@@ -98,7 +99,10 @@ class Corpus(unittest.TestCase):
         # first wave 22/43, after both waves 23/43 (53 %), 0/9 benign alarms: far under
         # the 85 % goal (README.md).  Ninth session: 25/43 once a program that finds no
         # driver names the container started without GPUs beside the host's causes
-        # (test_explain_no_driver_in_container.py).
+        # (test_explain_no_driver_in_container.py); 30/43 (70 %) after the six
+        # engineers of round 11 (containers, frameworks and libraries, the kernel
+        # driver, hardware, the normaliser, the vocabulary tier), none of whom
+        # read these texts.
         self.floor("test5", 40, 9, TEST5_FLOOR)
 
 
