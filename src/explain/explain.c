@@ -480,6 +480,24 @@ static int says_nothing(const struct xitem *it)
  * next to that specific answer and are dropped; and a line NCCL logged at
  * level INFO ("NCCL INFO NET/IB ... retrying") is never a term row's error.
  */
+/*
+ * A line whose own words say its error words are absent ("No errors found",
+ * "no warnings", "Verification passed, no incorrect values") reports a
+ * check that went well: the vocabulary tier reads error words, not their
+ * negation, so such a line is never its error (round 11's attacker: a
+ * healthy Fabric Manager, MIG or P2P line named a cause).
+ */
+static int says_all_clear(const char *t)
+{
+	static const char *const clear[] = { "no error", "0 errors", "without error", "no warning",
+					     "no issue", "no problem", "passed", "succeeded" };
+
+	for (size_t i = 0; i < sizeof(clear) / sizeof(clear[0]); i++)
+		if (strcasestr(t, clear[i]))
+			return 1;
+	return 0;
+}
+
 static void drop_terms(struct explanation *x)
 {
 	int exact = 0;
@@ -498,7 +516,8 @@ static void drop_terms(struct explanation *x)
 	for (size_t i = 0; i < x->n; i++) {
 		struct xitem *it = &x->items[i];
 
-		if (logrule_is_term(it->hit->rule) && (exact || strstr(it->hit->text, "NCCL INFO"))) {
+		if (logrule_is_term(it->hit->rule) &&
+		    (exact || strstr(it->hit->text, "NCCL INFO") || says_all_clear(it->hit->text))) {
 			x->ncause_items -= it->cls == LR_CAUSE;
 			x->nscope_items -= it->cls == LR_SCOPE;
 			x->nbenign_items -= it->cls == LR_BENIGN;

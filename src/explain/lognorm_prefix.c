@@ -613,10 +613,11 @@ static int ipv4(const char *s, size_t n)
  */
 size_t ln_host_at(const char *s, size_t len)
 {
+	/* at most 61 bytes of name: with ": " the prefix fits lognorm's char host[64] (63 wrote a byte past it) */
 	size_t i = 0;
 	int digit = 0, alpha = 0;
 
-	while (i < len && i < 63 && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '.' || s[i] == '_')) {
+	while (i < len && i < 61 && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '.' || s[i] == '_')) {
 		digit |= ln_is_digit(s[i]);
 		alpha |= isalpha((unsigned char)s[i]) != 0;
 		i++;

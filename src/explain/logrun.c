@@ -104,12 +104,14 @@ static const int fwd_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static volatile sig_atomic_t fwd_pgid;		/* the command's group, 0 before the fork */
 static volatile sig_atomic_t fwd_pending;	/* a signal that came before the fork */
 static volatile sig_atomic_t fwd_last;		/* the last signal forwarded */
+static volatile sig_atomic_t fwd_count;		/* how many were */
 
 static void on_forward(int sig)
 {
 	int saved = errno;
 
 	fwd_last = sig;
+	fwd_count++;
 	if (fwd_pgid > 0)
 		kill(-(pid_t)fwd_pgid, sig);
 	else
@@ -193,7 +195,7 @@ static long long now_ms(void)
  * command's leftovers as a signal.  0, or -1 when it could not be started
  * (then the pipes close with us, as before).
  */
-static int pass_on_rest(struct pollfd *fds, const sigset_t *old_mask)
+static int pass_on_rest(struct pollfd *fds, const sigset_t *old_mask, const struct sigaction *old_act)
 {
 	pid_t r = fork();
 
@@ -201,8 +203,9 @@ static int pass_on_rest(struct pollfd *fds, const sigset_t *old_mask)
 		return r < 0 ? -1 : 0;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);	/* a terminal with tostop, once the shell has it back */
+	/* as we were started: a signal nohup ignored stays ignored (a hangup must not end the relay) */
 	for (size_t i = 0; i < NFWD; i++)
-		signal(fwd_signals[i], SIG_DFL);
+		signal(fwd_signals[i], old_act[i].sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 	for (int fd = 3; fd < 1024; fd++)
@@ -243,6 +246,8 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 		   int *status, struct err *e)
 {
 	long long reaped_at = 0, last_out = 0;
+	sig_atomic_t signals_at_reap = 0;
+	struct sigaction ign_pipe = { .sa_handler = SIG_IGN }, old_pipe;
 	int po[2], pe[2], ws = 0, reaped = 0, tty = -1, wait_errno = 0;
 	pid_t pid;
 	struct pollfd fds[2];
@@ -262,6 +267,7 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 	fwd_pgid = 0;
 	fwd_pending = 0;
 	fwd_last = 0;
+	fwd_count = 0;
 	sigemptyset(&block);
 	for (size_t i = 0; i < NFWD; i++)
 		sigaddset(&block, fwd_signals[i]);
@@ -279,6 +285,10 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 	chld.sa_handler = on_child;
 	sigemptyset(&chld.sa_mask);
 	sigaction(SIGCHLD, &chld, &old_chld);
+	/* a reader of our stdout that went away (| head -1) ends the copy to it, not us:
+	   the command's status and the explanation (on stderr) still come */
+	sigemptyset(&ign_pipe.sa_mask);
+	sigaction(SIGPIPE, &ign_pipe, &old_pipe);
 	sigprocmask(SIG_BLOCK, &block, &old_mask);
 	pid = fork();
 	if (pid < 0) {
@@ -288,6 +298,7 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 		for (size_t i = 0; i < NFWD; i++)
 			sigaction(fwd_signals[i], &old_act[i], NULL);
 		sigaction(SIGCHLD, &old_chld, NULL);
+		sigaction(SIGPIPE, &old_pipe, NULL);
 		close(po[0]);
 		close(po[1]);
 		close(pe[0]);
@@ -303,7 +314,7 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
-		signal(SIGPIPE, SIG_DFL);
+		sigaction(SIGPIPE, &old_pipe, NULL);	/* as we were started */
 		execvp(argv[0], argv);
 		{
 			const char *msg = strerror(errno);
@@ -342,6 +353,7 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 			else if (w == pid) {
 				reaped = 1;
 				reaped_at = last_out = now_ms();
+				signals_at_reap = fwd_count;
 			}
 		}
 		if (reaped) {
@@ -355,7 +367,7 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 					"(what it prints from now on is passed on, not explained)\n";
 
 				(void)!write(2, note, sizeof(note) - 1);
-				(void)pass_on_rest(fds, &old_mask);
+				(void)pass_on_rest(fds, &old_mask, old_act);
 				break;
 			}
 			gap.tv_sec = (time_t)(left / 1000);
@@ -410,6 +422,7 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 	for (size_t i = 0; i < NFWD; i++)
 		sigaction(fwd_signals[i], &old_act[i], NULL);
 	sigaction(SIGCHLD, &old_chld, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (wait_errno) {
 		errno = wait_errno;
@@ -421,5 +434,9 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 		*status = 128 + WTERMSIG(ws);
 	else
 		*status = 1;
+	/* a signal sent to us after the command had ended (while its leftovers were read):
+	   it was meant for us, and ends us as it would have */
+	if (reaped_at && fwd_count != signals_at_reap && fwd_last)
+		*status = 128 + fwd_last;
 	return 0;
 }

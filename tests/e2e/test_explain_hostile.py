@@ -355,6 +355,41 @@ class RunSignals(unittest.TestCase):
         # on by the relay, from a process a closed pipe did not kill
         self.assertGreater(out.count(b"tick-"), at_exit.count(b"tick-") + 3, (took, at_exit[-40:], out[-40:]))
 
+    def test_a_closed_stdout_does_not_take_the_status_or_the_explanation(self):
+        # `gpudoctor explain --run -- CMD | head -1`: the reader goes after one
+        # line; the command (which ignores SIGPIPE) goes on and fails; we must
+        # not die of SIGPIPE (141) but end with its status and explain on stderr
+        p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
+                              "trap '' PIPE; echo a; sleep 0.3; echo b; "
+                              "echo 'RuntimeError: CUDA error: out of memory' >&2; exit 4"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env())
+        self.assertEqual(p.stdout.readline(), b"a\n")
+        p.stdout.close()
+        err = p.stderr.read()
+        p.wait(timeout=30)
+        self.assertEqual(p.returncode, 4, err)
+        self.assertIn(b"out of memory", err)
+
+    def test_a_signal_after_the_command_ended_is_ours(self):
+        # the command ended (status 0); while its leftover is read, gpudoctor
+        # itself is told to stop: the signal goes to the leftover, and our
+        # status says we were stopped, not that all went well
+        p = subprocess.Popen([GPUDOCTOR, "explain", "--no-live", "--run", "--", "sh", "-c",
+                              "echo group=$$; (while :; do echo tick; sleep 0.2; done) & exit 0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+        first = p.stdout.readline()
+        time.sleep(1.5)	# the command has ended; its loop still prints (the drain)
+        os.kill(p.pid, signal.SIGTERM)
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            self.fail("gpudoctor did not end after the signal")
+        self.kill_group_named_in(first + out)
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+
     def test_near_miss_what_a_background_process_prints_soon_is_kept(self):
         # a short gap after the command ends is still read, and the pipes'
         # EOF ends it without the note
