@@ -7,6 +7,7 @@
  */
 #include "probes/containers/containers.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,12 +123,17 @@ long long ctr_parse_shm_size(const char *text, size_t len)
 			if (s && (s == opts || s[-1] == ',')) {
 				v = parse_limit(s + 5, &e);
 				if (v >= 0) {
+					long long mult = 1;
+
 					if (*e == 'k' || *e == 'K')
-						v *= 1024;
+						mult = 1024;
 					else if (*e == 'm' || *e == 'M')
-						v *= 1024 * 1024;
+						mult = 1024 * 1024;
 					else if (*e == 'g' || *e == 'G')
-						v *= 1024LL * 1024 * 1024;
+						mult = 1024LL * 1024 * 1024;
+					/* a size no machine has ('size=9000...k' in a hostile mounts
+					   file) saturates instead of overflowing (the fuzzer's find) */
+					v = v > LLONG_MAX / mult ? LLONG_MAX : v * mult;
 					found = v;	/* the last mount over /dev/shm wins */
 				}
 			}
