@@ -482,7 +482,8 @@ void logmatch_line_known(const struct lognorm_line *l, struct logmatch *m, const
 	} else {
 		r = logmatch_line(m, l->text, l->len, off, clen);
 	}
-	if (m->ev_prompt >= 0 && ctrprompt_line(l->text, l->len))
+	/* once a prompt was seen the evidence holds: no line after needs the test */
+	if (m->ev_prompt >= 0 && !m->ev_seen[m->ev_prompt] && ctrprompt_line(l->text, l->len))
 		m->ev_seen[m->ev_prompt] = 1;
 	if (l->frames && *l->frames && m->rules->nev)
 		scan_evidence(m, l->frames, strlen(l->frames));

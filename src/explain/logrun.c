@@ -188,6 +188,28 @@ static long long now_ms(void)
 #define DRAIN_CAP_MS 5000
 
 /*
+ * One read from a pipe poll() reported on: the byte count; 0 when the pipe
+ * closed (its fd is then closed and set to -1); -1 when it had nothing for
+ * us (not ready, or interrupted).  Both the copy loop and the relay read so.
+ */
+static ssize_t pipe_read(struct pollfd *f, char *chunk, size_t size)
+{
+	ssize_t n;
+
+	if (f->fd < 0 || !(f->revents & (POLLIN | POLLHUP | POLLERR)))
+		return -1;
+	n = read(f->fd, chunk, size);
+	if (n < 0 && errno == EINTR)
+		return -1;
+	if (n <= 0) {
+		close(f->fd);
+		f->fd = -1;
+		return 0;
+	}
+	return n;
+}
+
+/*
  * The relay: a child that copies the pipes still open to our stdout and
  * stderr until their writers close them, then exits.  It keeps no other
  * descriptor of ours (a log file, a socket) open, ignores SIGPIPE and
@@ -225,19 +247,10 @@ static int pass_on_rest(struct pollfd *fds, const sigset_t *old_mask, const stru
 		}
 		for (int i = 0; i < 2; i++) {
 			char chunk[1 << 16];
-			ssize_t n;
+			ssize_t n = pipe_read(&fds[i], chunk, sizeof(chunk));
 
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			n = read(fds[i].fd, chunk, sizeof(chunk));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-				continue;
-			}
-			(void)write_all(i ? 2 : 1, chunk, (size_t)n);
+			if (n > 0)
+				(void)write_all(i ? 2 : 1, chunk, (size_t)n);
 		}
 	}
 }
@@ -381,16 +394,11 @@ int logrun_command(char *const *argv, size_t cap, struct buf *out, long *dropped
 		}
 		for (int i = 0; i < 2; i++) {
 			char chunk[1 << 16];
-			ssize_t n;
+			ssize_t n = pipe_read(&fds[i], chunk, sizeof(chunk));
 
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			if (n < 0)
 				continue;
-			n = read(fds[i].fd, chunk, sizeof(chunk));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
+			if (n == 0) {
 				open_fds--;
 				continue;
 			}

@@ -108,6 +108,16 @@ def causes(doc):
     return {f["cause"] for f in doc["findings"] if f.get("cause")}
 
 
+def explain_causes(text):
+    """The stack causes `explain --json --no-live` names for a log text, in order."""
+    import json as _json
+    import subprocess as _sp
+    p = _sp.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=text.encode(),
+                capture_output=True, env=clean_env(), timeout=60)
+    doc = _json.loads(p.stdout)
+    return [c["cause"] for m in doc["matches"] if m["class"] == "cause" for c in m["causes"]]
+
+
 def finding(doc, cause=None, fid=None):
     for f in doc["findings"]:
         if (cause is None or f.get("cause") == cause) and (fid is None or f["id"] == fid):

@@ -10,14 +10,12 @@ nvidia.com/gpu limit: @gpu-requested) and still finds no driver names the
 runtime (container-runtime-missing), beside the request.  Near misses: a host's
 prompt, and the same messages without any container.
 """
-import json
 import os
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtest import GPUDOCTOR, clean_env  # noqa: E402
+from gdtest import explain_causes  # noqa: E402
 
 MISMATCH = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 610.43\n"
 TORCH = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
@@ -25,11 +23,7 @@ TORCH = ("RuntimeError: Found no NVIDIA driver on your system. Please check that
 JAX = "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.\n"
 
 
-def causes(text):
-    p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=text.encode(),
-                       capture_output=True, env=clean_env(), timeout=60)
-    doc = json.loads(p.stdout)
-    return [c["cause"] for m in doc["matches"] if m["class"] == "cause" for c in m["causes"]]
+causes = explain_causes
 
 
 class ContainerEvidence(unittest.TestCase):

@@ -11,14 +11,12 @@ at all (https://github.com/NVIDIA/nvidia-docker/issues/24), but is far more
 often a real old driver (1 of 22 in the corpus), so cuda-insufficient-driver
 names the container only when the log shows one (@in-container).
 """
-import json
 import os
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtest import GPUDOCTOR, clean_env  # noqa: E402
+from gdtest import explain_causes  # noqa: E402
 
 TORCH = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
          "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n")
@@ -26,11 +24,7 @@ DLOPEN = "./sd-cli: error while loading shared libraries: libcuda.so.1: cannot o
 RT35 = "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n"
 
 
-def causes(text):
-    p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=text.encode(),
-                       capture_output=True, env=clean_env(), timeout=60)
-    doc = json.loads(p.stdout)
-    return [c["cause"] for m in doc["matches"] if m["class"] == "cause" for c in m["causes"]]
+causes = explain_causes
 
 
 class NoDriverInContainer(unittest.TestCase):

@@ -10,21 +10,15 @@
   against it (?!@gpu-requested).
 Each has a near miss that still names its cause.
 """
-import json
 import os
-import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtest import GPUDOCTOR, clean_env  # noqa: E402
+from gdtest import explain_causes  # noqa: E402
 
 
-def causes(text):
-    p = subprocess.run([GPUDOCTOR, "explain", "--json", "--no-live", "-"], input=text.encode(),
-                       capture_output=True, env=clean_env(), timeout=60)
-    doc = json.loads(p.stdout)
-    return [c["cause"] for m in doc["matches"] if m["class"] == "cause" for c in m["causes"]]
+causes = explain_causes
 
 
 TORCH = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
