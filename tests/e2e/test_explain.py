@@ -200,7 +200,7 @@ class Decoding(unittest.TestCase):
         self.assertIn("reboot", m["decoded"]["xid"])
         self.assertEqual(m["decoded"]["pci"], "PCI device 0000:44:00.0")
         m = self.one("NVRM: Xid (PCI:0000:18:00): 119, pid=1, name=x, Timeout after 6s of waiting for RPC",
-                     "nvrm-xid")
+                     "kern-nvrm-xid-gsp")
         self.assertIn("XID 119", m["decoded"]["xid"])
 
     def test_cudnn_int(self):
