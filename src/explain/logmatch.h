@@ -47,6 +47,7 @@
 #include "explain/linememo.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
+#include "explain/termre.h"
 
 #define LM_MAX_HITS 512		/* distinct (rule, captures) kept; more are counted */
 #define LM_MAX_LINES 8		/* line numbers listed per hit */
@@ -87,6 +88,7 @@ struct logmatch {
 	size_t ncand_words;
 	const struct logrule *exc_rule;	/* the "exc" rule, or NULL */
 	struct linememo memo;		/* line text -> match, for repeated lines (linememo.h) */
+	struct termre_scratch trs;	/* the term rows' matcher's work space (termre.h) */
 	/* results */
 	struct logmatch_hit *hits;
 	size_t nhits, hits_cap;

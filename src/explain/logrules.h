@@ -111,6 +111,8 @@ enum lr_class { LR_CAUSE, LR_SCOPE, LR_BENIGN };
 enum lr_kind { LR_LIT, LR_RE, LR_EXC };
 enum lr_cap_type { LR_CAP_ANY, LR_CAP_WORD, LR_CAP_INT, LR_CAP_HEX, LR_CAP_REST };
 
+struct termre;
+
 struct lr_seg {
 	const char *lit;	/* literal text, not NUL-terminated; NULL for a capture */
 	size_t len;
@@ -153,6 +155,7 @@ struct logrule {
 	/* compiled */
 	regex_t re;
 	int re_ok;
+	struct termre *tm;	/* a term row's regex, for the vocabulary tier's matcher (termre.h); NULL else */
 	struct lr_seg segs[LR_MAX_SEGS];
 	size_t nsegs;
 };
