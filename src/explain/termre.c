@@ -258,6 +258,26 @@ static const struct termre_cached *all_of(const struct tr_part *part, int back, 
 		c->cap = w;
 	}
 	memset(c->bits, 0, w * sizeof(uint64_t));
+	if (part->fixed >= 0) {
+		/* every match is fixed bytes long: its starts are its ends shifted, no second pass */
+		const struct termre_cached *o = cached(part, !back, s);
+
+		if (o && o->bits != c->bits) {
+			size_t k = (size_t)part->fixed;
+
+			for (size_t p = 0; p <= L; p++) {
+				size_t q = back ? p - k : p + k;
+
+				if (bit(o->bits, p) && (back ? p >= k : q <= L))
+					c->bits[q >> 6] |= 1ull << (q & 63);
+			}
+			c->key = part->key;
+			c->hash = part->hash;
+			c->backward = back;
+			c->any = o->any;
+			return c;
+		}
+	}
 	c->key = part->key;
 	c->hash = part->hash;
 	c->backward = back;
@@ -329,11 +349,12 @@ int termre_match(const struct termre *re, const char *text, size_t len, int notb
 		if (j < c->nparts)
 			continue;
 		/*
-		 * The longer text first: it is the shared error vocabulary, which
-		 * the other rows of this window have already looked for, and when
-		 * the window has none of its words no row's chain needs more.
+		 * What the window was already searched for first (the shared error
+		 * vocabulary: when the window has none of its words no row's chain
+		 * needs more), else the part that can begin at fewer bytes.
 		 */
-		if (c->nparts > 1 && strlen(pn->key) > strlen(p0->key)) {
+		if (c->nparts > 1 && (cached(pn, 1, s) ? !cached(p0, 0, s) || cached(p0, 0, s)->any
+						       : !cached(p0, 0, s) && pn->nfirst < p0->nfirst)) {
 			if (!(last = all_of(pn, 1, t, len, notbol, noteol, s, NULL)))
 				return -1;
 			if (!last->any)

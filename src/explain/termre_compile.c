@@ -639,6 +639,39 @@ static int build_prog(struct parser *P, struct tr_prog *g, int id, int rev)
 	return 0;
 }
 
+/* The one length every match of node id has, or -1. */
+static long fixed_len(const struct parser *P, int id)
+{
+	const struct anode *n = &P->n[id];
+	long sum = 0, l;
+
+	switch (n->type) {
+	case AN_SET:
+		return 1;
+	case AN_BOL:
+	case AN_EOL:
+	case AN_WB:
+		return 0;
+	case AN_CAT:
+		for (int i = 0; i < n->nkids; i++) {
+			if ((l = fixed_len(P, P->kids[n->kid0 + i])) < 0)
+				return -1;
+			sum += l;
+		}
+		return sum;
+	case AN_ALT:
+		sum = fixed_len(P, P->kids[n->kid0]);
+		for (int i = 1; i < n->nkids && sum >= 0; i++)
+			if (fixed_len(P, P->kids[n->kid0 + i]) != sum)
+				return -1;
+		return sum;
+	default:
+		if (n->max != n->min || (l = fixed_len(P, P->kids[n->kid0])) < 0)
+			return -1;
+		return l * n->min;
+	}
+}
+
 static int is_gap(const struct parser *P, int id)
 {
 	const struct anode *n = &P->n[id];
@@ -678,6 +711,9 @@ static int add_part(struct parser *P, struct termre *t, const int *pieces, size_
 		part->hash = (part->hash ^ (unsigned char)*k) * 1099511628211ull;
 	if (build_prog(P, &part->fwd, id, 0) < 0 || build_prog(P, &part->bwd, id, 1) < 0)
 		return -1;
+	part->fixed = fixed_len(P, id);
+	for (int c = 0; c < 256; c++)
+		part->nfirst += part->fwd.first[c] != 0;
 	return (int)(t->nparts - 1);
 }
 

@@ -54,6 +54,8 @@ struct tr_prog {
 
 struct tr_part {
 	uint64_t hash;		/* of key */
+	long fixed;		/* the one length every match has, -1: several; then starts are ends shifted */
+	int nfirst;		/* bytes a match can begin with: the fewer, the cheaper a pass */
 	char *key;		/* 'i' or 'c' (case) and the part's text: the identity cached positions go by */
 	uint8_t (*sets)[32];	/* byte sets, case folding applied */
 	size_t nsets;
