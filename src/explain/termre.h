@@ -84,7 +84,7 @@ struct termre_scratch {
 
 int termre_compile(const char *pattern, int icase, struct termre **out, const char **why);
 void termre_free(struct termre *t);
-/* Only whether pattern can be compiled (rulecheck.c): 0, or -1 and *why. */
+/* Whether pattern can be read and split into parts (rulecheck.c): 0, or -1 and *why; a part too large is refused by termre_compile. */
 int termre_check(const char *pattern, const char **why);
 
 void termre_scratch_init(struct termre_scratch *s);

@@ -80,4 +80,43 @@ static inline int tr_in_set(const uint8_t *set, unsigned c)
 	return (set[c >> 3] >> (c & 7)) & 1;
 }
 
+/* ---- the tree a regex is read into (termre_parse.c), for termre_prog.c and termre_compile.c ---- */
+
+enum an_type { AN_SET, AN_CAT, AN_ALT, AN_REP, AN_BOL, AN_EOL, AN_WB };
+
+struct tr_anode {
+	uint8_t type;
+	uint8_t dot;		/* a SET written '.' */
+	int set;
+	int kid0, nkids;	/* CAT, ALT: kids[kid0 ..]; REP: kids[kid0] */
+	int min, max;		/* REP; max -1: no bound */
+	const char *s, *e;	/* the source text of a piece */
+};
+
+struct tr_parser {
+	const char *p, *end;
+	int icase;
+	int check_only;		/* termre_check(): read and split, build no program */
+	const char *why;
+	int depth;
+	struct tr_anode *n;
+	size_t nn, ncap;
+	int *kids;
+	size_t nk, kcap;
+	uint8_t (*sets)[32];
+	size_t nsets, scap;
+};
+
+#define TR_MAX_NODES 4096
+#define TR_MAX_DEPTH 32
+
+int termre_parse(struct tr_parser *P);		/* the root node, or -1 and P->why */
+int termre_parse_fail(struct tr_parser *P, const char *why);	/* -1, the first reason kept */
+int termre_parse_node(struct tr_parser *P, int type);
+int termre_parse_kids(struct tr_parser *P, const int *k, size_t n);	/* k may lie in P->kids */
+
+int termre_prog_build(struct tr_parser *P, struct tr_prog *g, int id, int rev);
+int termre_prog_factor(struct tr_parser *P, int id, int rev);	/* the node to compile, or -1 */
+long termre_prog_fixed_len(const struct tr_parser *P, int id);
+
 #endif
