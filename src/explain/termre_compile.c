@@ -151,7 +151,8 @@ static int compile(const char *pattern, int icase, int check_only, struct termre
 	/* every part shares the parser's sets (a copy each: parts are freed one by one) */
 	for (size_t i = 0; i < t->nparts; i++) {
 		t->parts[i].sets = xmalloc((P.nsets ? P.nsets : 1) * sizeof(*P.sets));
-		memcpy(t->parts[i].sets, P.sets, P.nsets * sizeof(*P.sets));
+		if (P.nsets)
+			memcpy(t->parts[i].sets, P.sets, P.nsets * sizeof(*P.sets));
 		t->parts[i].nsets = P.nsets;
 	}
 	rc = 0;
