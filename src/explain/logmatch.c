@@ -158,6 +158,7 @@ void logmatch_init(struct logmatch *m, const struct logrules *rules)
 		if (rules->v[i].kind == LR_EXC && !m->exc_rule)
 			m->exc_rule = &rules->v[i];
 	build(m);
+	termre_scratch_init(&m->trs);
 	m->ev_prompt = -1;
 	for (size_t k = 0; k < rules->nev; k++)
 		if (!strcmp(rules->ev[k], CTRPROMPT_EV))
@@ -199,11 +200,12 @@ void logmatch_release(struct logmatch *m)
 	free(m->nwin);
 	free(m->win);
 	linememo_release(&m->memo);
+	termre_scratch_release(&m->trs);
 	memset(m, 0, sizeof(*m));
 }
 
 /* One window [ws, we) of text: the rule's pattern sees these bytes only; offsets stay the line's. */
-static int try_window(const struct logrule *r, const char *text, size_t len, size_t ws, size_t we,
+static int try_window(struct logmatch *m, const struct logrule *r, const char *text, size_t len, size_t ws, size_t we,
 		      size_t *off, size_t *clen)
 {
 	if (r->kind == LR_LIT) {
@@ -212,6 +214,13 @@ static int try_window(const struct logrule *r, const char *text, size_t len, siz
 		for (size_t k = 0; k < r->ncaps; k++)
 			off[k] += ws;
 		return 1;
+	}
+	if (r->kind == LR_RE && r->tm) {
+		/* a term row: its own matcher, the same answer as regexec below (termre.h) */
+		int rc = termre_match(r->tm, text + ws, we - ws, ws > 0, we < len, &m->trs);
+
+		if (rc >= 0)
+			return rc;
 	}
 	if (r->kind == LR_RE && r->re_ok) {
 		regmatch_t pm[LR_MAX_CAPS + 1];
@@ -333,6 +342,7 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 		linememo_put(&m->memo, hash, text, len, &put);	/* no candidate: no rule, before any bound */
 		return NULL;
 	}
+	termre_scratch_newtext(&m->trs);	/* what the term rows' parts found in the last text is stale */
 	/* rules are sorted by priority: the lowest set bit that matches wins */
 	for (size_t w = 0; w < m->ncand_words; w++) {
 		while (m->cand[w]) {
@@ -351,7 +361,7 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 				budget -= we - ws;
 				memset(off, 0, LR_MAX_CAPS * sizeof(*off));
 				memset(clen, 0, LR_MAX_CAPS * sizeof(*clen));
-				if (try_window(r, text, len, ws, we, off, clen)) {
+				if (try_window(m, r, text, len, ws, we, off, clen)) {
 					won = r;
 					m->won_start = ws;
 					m->won_end = we;

@@ -17,7 +17,10 @@
  * 40 KB line took 9.5 s); a bounded window costs a constant.  A message
  * GPU stacks print is far shorter than a window; what the bounds give up
  * is an error repeated after LM_WINDOWS_PER_RULE decoys in one line.  The
- * text is matched by length (REG_STARTEND), never up to a NUL.
+ * text is matched by length (REG_STARTEND), never up to a NUL.  The
+ * vocabulary tier's rows (logrule_is_term) give the same answer through
+ * termre.h, linear in the window and sharing the work of parts that read
+ * the same (the error vocabulary) among the rows that look at one window.
  *
  * The literals of the rules' cause conditions (logrules.h) go into the same
  * automaton; a line that contains one sets its flag in ev_seen, whether or
@@ -47,6 +50,7 @@
 #include "explain/linememo.h"
 #include "explain/lognorm.h"
 #include "explain/logrules.h"
+#include "explain/termre.h"
 
 #define LM_MAX_HITS 512		/* distinct (rule, captures) kept; more are counted */
 #define LM_MAX_LINES 8		/* line numbers listed per hit */
@@ -87,6 +91,7 @@ struct logmatch {
 	size_t ncand_words;
 	const struct logrule *exc_rule;	/* the "exc" rule, or NULL */
 	struct linememo memo;		/* line text -> match, for repeated lines (linememo.h) */
+	struct termre_scratch trs;	/* the term rows' matcher's work space (termre.h) */
 	/* results */
 	struct logmatch_hit *hits;
 	size_t nhits, hits_cap;

@@ -4,6 +4,7 @@
  */
 #include "explain/logrules.h"
 #include "explain/rulecheck.h"
+#include "explain/termre.h"
 
 #include "core/buf.h"
 #include "core/xalloc.h"
@@ -166,6 +167,16 @@ static int compile_re(struct logrule *r, const char *anchor, const char *caps, i
 	if (r->ncaps > r->re.re_nsub)
 		return err_set(e, "%s:%d: rule %s: %zu capture names for %zu groups", file, r->line, r->id,
 			       r->ncaps, (size_t)r->re.re_nsub);
+	if (logrule_is_term(r)) {
+		/* the vocabulary tier runs its own matcher (termre.h); the regex stays the specification */
+		const char *why;
+
+		if (r->ncaps)
+			return err_set(e, "%s:%d: rule %s: a term row captures nothing", file, r->line, r->id);
+		if (termre_compile(r->pattern, icase, &r->tm, &why) < 0)
+			return err_set(e, "%s:%d: rule %s: the vocabulary tier cannot run this regex: %s", file,
+				       r->line, r->id, why);
+	}
 	return 0;
 }
 
@@ -501,6 +512,7 @@ void logrules_release(struct logrules *r)
 			free(r->v[i].capnames[k]);
 		if (r->v[i].re_ok)
 			regfree(&r->v[i].re);
+		termre_free(r->v[i].tm);
 	}
 	free(r->v);
 	for (size_t k = 0; k < r->nev; k++)

@@ -111,6 +111,8 @@ enum lr_class { LR_CAUSE, LR_SCOPE, LR_BENIGN };
 enum lr_kind { LR_LIT, LR_RE, LR_EXC };
 enum lr_cap_type { LR_CAP_ANY, LR_CAP_WORD, LR_CAP_INT, LR_CAP_HEX, LR_CAP_REST };
 
+struct termre;
+
 struct lr_seg {
 	const char *lit;	/* literal text, not NUL-terminated; NULL for a capture */
 	size_t len;
@@ -153,6 +155,7 @@ struct logrule {
 	/* compiled */
 	regex_t re;
 	int re_ok;
+	struct termre *tm;	/* a term row's regex, for the vocabulary tier's matcher (termre.h); NULL else */
 	struct lr_seg segs[LR_MAX_SEGS];
 	size_t nsegs;
 };
@@ -188,6 +191,8 @@ int logrules_lit_match(const struct logrule *rule, const char *text, size_t len,
  * from the domain word of an error line ("gres" ... "error"), with a priority
  * above every exact row.  They are a last resort: explain.c drops them when
  * an exact row names a cause, and logjoin.c never joins two lines for them.
+ * Their regexes run on termre.h (tm), parts joined by ".{0,N}" gaps, in
+ * time linear in the line; they capture nothing.
  */
 static inline int logrule_is_term(const struct logrule *r)
 {

@@ -1,6 +1,8 @@
 /* rulecheck.c - refusing rule ids and regexes that are unsafe to print or run; see rulecheck.h. */
 #include "explain/rulecheck.h"
 
+#include "explain/termre.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,9 @@ int rulecheck_row(const char *id, const char *pattern, const char **why)
 
 	if (!id_ok(id))
 		return *why = "a rule id is lower-case letters, digits and '-'", -1;
+	/* a vocabulary-tier row runs on termre, which reads a subset of what regcomp reads */
+	if (pattern && !strncmp(id, "term-", 5) && termre_check(pattern, why) < 0)
+		return -1;
 	for (const char *p = pattern; p && *p; p++) {
 		int prev = last;
 

@@ -8,7 +8,10 @@
  *     line: no back-reference (\1..\9: regexec backtracks exponentially on
  *     them), no bounded repetition stacked on another ("a{1,255}{1,255}",
  *     "(a{1,9}){1,9}": regcomp expands the product of the bounds), and no
- *     bound (or "{n,}" minimum) above RULECHECK_MAX_BOUND.  The project's own rows keep these.
+ *     bound (or "{n,}" minimum) above RULECHECK_MAX_BOUND.  The project's own rows keep these;
+ *   - a vocabulary-tier row (id "term-*") runs on termre.h's matcher, not on
+ *     regexec: its regex is chains of parts joined by ".{0,N}" gaps and uses
+ *     only what termre reads (termre_check() gives the reason otherwise).
  *
  *	const char *why;
  *	if (rulecheck_row(id, is_regex ? pattern : NULL, &why) < 0) ... refuse: why ...
