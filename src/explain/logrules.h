@@ -103,7 +103,7 @@
 #define LR_MAX_CAPS 8
 #define LR_MAX_CAUSES 12	/* 8 until round 11: the driver-symptom rows (nvidia-smi-no-driver) name the flavour, the branch and the kernel update beside their seven causes */
 #define LR_MAX_EVLITS 96	/* literals in one cause's condition (16 until round 9: @wsl written precisely, beside @wsl1-kernel, needs 20; 32 until round 11: @in-container, every way a log shows it ran in a container, beside @gpu-requested, and the legacy-branch GPUs of two generations need more; 64 until round 12: @in-container reached 62 and still missed the pod specs, compose files, Singularity's run/shell and the images' own users (jovyan, "I have no name!")) */
-#define LR_MAX_EVIDENCE 1024	/* distinct evidence literals, all rules together (56 in use at round 8, past 256 in round 9, past 512 at the round-11 merge: they share the anchors' one-pass matcher, so more cost no pass) */
+#define LR_MAX_EVIDENCE 2048	/* distinct evidence literals, all rules together (56 in use at round 8, past 256 in round 9, past 512 at the round-11 merge, past 1024 at the round-12 merge: they share the anchors' one-pass matcher, so more cost no pass) */
 #define LR_MAX_SEGS 20
 #define LR_MAX_EVSETS 64	/* named evidence sets ("#@evset" lines; 8 in use when they came) */
 
