@@ -296,11 +296,9 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 		return xasprintf("compute capability %d.%d%s%s%s", a, b, ar ? " (" : "",
 				 ar ? ar->arch : "", ar ? ")" : "");
 	}
-	if (!strcmp(name, "cuda_error")) {
-		const struct cudaerr *c = v >= 0 ? cudaerr_by_code(v) : NULL;
-
-		return c ? xasprintf("cudaError_t %ld = %s", v, c->name) : NULL;
-	}
+	if (!strcmp(name, "cuda_error"))
+		/* no era here: the numberings' agreement or the line's text (explain.c passes the era) */
+		return logdecode_cudart(value, CUDART_ERA_UNKNOWN, line);
 	if (!strcmp(name, "cuda_name")) {
 		const struct cudaerr *c = cudaerr_by_name(value);
 
