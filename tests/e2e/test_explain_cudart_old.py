@@ -52,16 +52,6 @@ class OldNumbering(unittest.TestCase):
         _, causes, _ = explain(CAFFE_38)
         self.assertIn("no-nvidia-gpu", causes)
 
-    def test_caffe_number_without_its_text(self):
-        # Constructed from CAFFE_8: the same CUDA_CHECK with cudaGetErrorString's text cut off
-        # (a truncated paste); Caffe's own line is the evidence of the old numbering.
-        rules, causes, decoded = explain(
-            "F1127 10:48:39.644999 18156 im2col.cu:59] Check failed: error == cudaSuccess (8 vs. 0)\n")
-        self.assertIn("caffe-cuda-check-number", rules)
-        self.assertEqual(causes, ["gpu-arch-unsupported"])
-        self.assertTrue(any("cudaErrorInvalidDeviceFunction" in d for d in decoded), decoded)
-        self.assertFalse(any("ProfilerAlreadyStopped" in d for d in decoded), decoded)
-
     def test_old_runtime_library_selects_old_numbering(self):
         # Constructed: a number-only report beside the CUDA 9 runtime's soname
         _, causes, decoded = explain("I tensorflow/stream_executor/dso_loader.cc:139] successfully opened "
