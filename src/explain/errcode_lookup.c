@@ -5,6 +5,7 @@
  */
 #include "explain/errcodes.h"
 
+#include <ctype.h>
 #include <string.h>
 
 const struct errcode *errcode_by_name(const char *name, size_t len)
@@ -84,7 +85,86 @@ const struct errcode *errcode_by_short_name(enum errcode_family f, const char *n
 const char *errcode_family_name(enum errcode_family f)
 {
 	static const char *const names[] = { "CUresult", "cudaError_t", "cudnnStatus_t",
-					     "ncclResult_t", "nvmlReturn_t" };
+					     "ncclResult_t", "nvmlReturn_t",
+					     "cudaError_t (CUDA <= 10.0)" };
 
 	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+}
+
+/*
+ * The texts cudaGetErrorString() prints for the codes whose number changed
+ * in CUDA 10.1, as the logs of explain.tsv's rules show them beside the
+ * number (Caffe's "Check failed: error == cudaSuccess (8 vs. 0)  invalid
+ * device function", PyTorch's "cuda runtime error (38) : no CUDA-capable
+ * device is detected"): the line says which numbering the number is in.
+ */
+static const struct {
+	const char *name, *text;
+} cudart_texts[] = {
+	{ "cudaErrorInvalidDeviceFunction", "invalid device function" },
+	{ "cudaErrorNoDevice", "no cuda-capable device is detected" },
+	{ "cudaErrorUnknown", "unknown error" },
+	{ "cudaErrorInvalidValue", "invalid argument" },
+	{ "cudaErrorInvalidDevice", "invalid device ordinal" },
+	{ "cudaErrorLaunchFailure", "unspecified launch failure" },
+	{ "cudaErrorNoKernelImageForDevice", "no kernel image is available" },
+	{ "cudaErrorInvalidKernelImage", "invalid kernel image" },
+	{ "cudaErrorECCUncorrectable", "uncorrectable ecc error" },
+	{ "cudaErrorLaunchOutOfResources", "too many resources requested for launch" },
+	{ "cudaErrorLaunchTimeout", "the launch timed out" },
+	{ "cudaErrorIllegalAddress", "an illegal memory access was encountered" },
+	{ "cudaErrorCudartUnloading", "driver shutting down" },
+	{ "cudaErrorMissingConfiguration", "missing configuration" },
+	{ "cudaErrorNotReady", "device not ready" },
+	{ "cudaErrorInvalidResourceHandle", "invalid resource handle" },
+};
+
+/* Whether the line carries the cudaGetErrorString text of the entry (ignoring case). */
+static int line_says(const char *line, const struct errcode *ec)
+{
+	for (size_t i = 0; line && ec && i < sizeof(cudart_texts) / sizeof(cudart_texts[0]); i++) {
+		const char *t = cudart_texts[i].text;
+		size_t tl = strlen(t);
+
+		if (strcmp(cudart_texts[i].name, ec->name))
+			continue;
+		for (const char *p = line; *p; p++) {
+			size_t k = 0;
+
+			while (k < tl && p[k] && tolower((unsigned char)p[k]) == t[k])
+				k++;
+			if (k == tl)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+const struct errcode *errcode_cudart(long code, enum cudart_era era, const char *line)
+{
+	const struct errcode *cur = errcode_by_number(ERR_CUDART, code);
+	const struct errcode *old = errcode_by_number(ERR_CUDART_OLD, code);
+
+	/* a numbering without the number: the other's only where the line says its text */
+	if (era == CUDART_ERA_OLD)
+		return old ? old : line_says(line, cur) ? cur : NULL;
+	if (era == CUDART_ERA_NEW)
+		return cur ? cur : line_says(line, old) ? old : NULL;
+	if (!cur || !old || !strcmp(cur->name, old->name))
+		return cur ? cur : old;
+	if (line_says(line, old) && !line_says(line, cur))
+		return old;
+	if (line_says(line, cur) && !line_says(line, old))
+		return cur;
+	return NULL;
+}
+
+const struct errcode *errcode_cudart_other(long code, const struct errcode *ec)
+{
+	const struct errcode *o;
+
+	if (!ec || (ec->family != ERR_CUDART && ec->family != ERR_CUDART_OLD))
+		return NULL;
+	o = errcode_by_number(ec->family == ERR_CUDART ? ERR_CUDART_OLD : ERR_CUDART, code);
+	return o && strcmp(o->name, ec->name) ? o : NULL;
 }

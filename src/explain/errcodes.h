@@ -18,7 +18,8 @@
 
 #include "knowledge/causes.h"
 
-enum errcode_family { ERR_CU, ERR_CUDART, ERR_CUDNN, ERR_NCCL, ERR_NVML };
+/* ERR_CUDART_OLD: cudaError_t as numbered in CUDA 10.0 and older (10.1 renumbered it) */
+enum errcode_family { ERR_CU, ERR_CUDART, ERR_CUDNN, ERR_NCCL, ERR_NVML, ERR_CUDART_OLD };
 
 struct errcode {
 	enum errcode_family family;
@@ -52,6 +53,23 @@ int errcode_family_of_capture(const char *name);
 const struct errcode *errcode_by_short_name(enum errcode_family f, const char *name, size_t len);
 /* The family of a short-name capture (cu_short, nvml_short, cudnn_short); -1 for another name. */
 int errcode_family_of_short_capture(const char *name);
+/*
+ * Which numbering a cudaError_t number printed in a log is in: CUDA 10.1
+ * renumbered the enum (8 was cudaErrorInvalidDeviceFunction, is
+ * cudaErrorProfilerAlreadyStopped; 38 was cudaErrorNoDevice, is nothing).
+ * The era is the log's evidence (explain.c: @cudart-old, @cudart-new).
+ */
+enum cudart_era { CUDART_ERA_UNKNOWN, CUDART_ERA_OLD, CUDART_ERA_NEW };
+/*
+ * The entry a cudaError_t number of a log stands for: the era's table; with
+ * the era unknown, the entry both numberings give the same name, the only
+ * numbering that has the number, or the one whose cudaGetErrorString text
+ * the line carries ("(8 vs. 0)  invalid device function"; line may be NULL);
+ * NULL when it stays ambiguous: no meaning is better than a wrong one.
+ */
+const struct errcode *errcode_cudart(long code, enum cudart_era era, const char *line);
+/* The other numbering's entry for the number, when its name differs from ec's; or NULL. */
+const struct errcode *errcode_cudart_other(long code, const struct errcode *ec);
 /* "CUresult", "cudaError_t", ... */
 const char *errcode_family_name(enum errcode_family f);
 

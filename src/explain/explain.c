@@ -49,6 +49,18 @@ static int item_cmp(const void *a, const void *b)
 }
 
 /*
+ * The numbering of the log's cudaError_t numbers (errcodes.h), by its
+ * evidence: a CUDA 10.0-or-older runtime (@cudart-old) or a newer one
+ * (@cudart-new); both or neither: unknown.
+ */
+static enum cudart_era explain_cudart_era(const struct logmatch *m)
+{
+	int o = logmatch_cond_seen(m, &m->rules->cudart_old), n = logmatch_cond_seen(m, &m->rules->cudart_new);
+
+	return o == n ? CUDART_ERA_UNKNOWN : o ? CUDART_ERA_OLD : CUDART_ERA_NEW;
+}
+
+/*
  * The causes a hit names: the rule's, or for an "@errcode" rule those the
  * error-code table gives the captured name or number.
  */
@@ -95,7 +107,11 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 			ec = errcode_by_name(v, strlen(v));
 		else if ((fam = errcode_family_of_short_capture(name)) >= 0)
 			ec = errcode_by_short_name((enum errcode_family)fam, v, strlen(v));
-		else if ((fam = errcode_family_of_capture(name)) >= 0)
+		else if ((fam = errcode_family_of_capture(name)) == ERR_CUDART)
+			/* renumbered in CUDA 10.1: the log's era or the line's text says which */
+			ec = logdecode_number(v) >= 0 ?
+				     errcode_cudart(logdecode_number(v), explain_cudart_era(m), h->text) : NULL;
+		else if (fam >= 0)
 			ec = logdecode_number(v) >= 0 ?
 				     errcode_by_number((enum errcode_family)fam, logdecode_number(v)) : NULL;
 	}
@@ -557,7 +573,9 @@ void explanation_build(struct explanation *x, const struct logmatch *m, const st
 		it->cls = r->cls;
 		it->layer = r->layer;
 		for (size_t k = 0; k < r->ncaps; k++)
-			it->decoded[k] = logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
+			it->decoded[k] = r->capnames[k] && !strcmp(r->capnames[k], "cuda_error") ?
+						 logdecode_cudart(h->caps[k], explain_cudart_era(m), h->text) :
+						 logdecode_line(kb, r->capnames[k], h->caps[k], h->text);
 		ncauses = rule_causes(m, r, h, causes);
 		if (is_oom_rule(r)) {
 			scope = !(ncauses = oom_causes(it, m, &sm, r, h, causes, ncauses));

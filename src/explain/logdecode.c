@@ -246,6 +246,26 @@ char *logdecode(const struct kb *kb, const char *name, const char *value)
 	return logdecode_line(kb, name, value, NULL);
 }
 
+char *logdecode_cudart(const char *value, int era, const char *line)
+{
+	long v = value ? logdecode_number(value) : -1;
+	const struct errcode *ec, *cur, *old;
+
+	if (v < 0)
+		return NULL;
+	ec = errcode_cudart(v, (enum cudart_era)era, line);
+	if (ec)
+		return xasprintf("cudaError_t %ld = %s%s", v, ec->name,
+				 ec->family == ERR_CUDART_OLD ? " (the numbering of CUDA 10.0 and older)" :
+				 errcode_cudart_other(v, ec) ? " (the numbering of CUDA 10.1 and newer)" : "");
+	cur = errcode_by_number(ERR_CUDART, v);
+	old = errcode_by_number(ERR_CUDART_OLD, v);
+	if (cur && old)
+		return xasprintf("cudaError_t %ld = %s since CUDA 10.1, %s in CUDA 10.0 and older "
+				 "(the log does not say which)", v, cur->name, old->name);
+	return NULL;
+}
+
 char *logdecode_line(const struct kb *kb, const char *name, const char *value, const char *line)
 {
 	long v;
@@ -276,11 +296,9 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 		return xasprintf("compute capability %d.%d%s%s%s", a, b, ar ? " (" : "",
 				 ar ? ar->arch : "", ar ? ")" : "");
 	}
-	if (!strcmp(name, "cuda_error")) {
-		const struct cudaerr *c = v >= 0 ? cudaerr_by_code(v) : NULL;
-
-		return c ? xasprintf("cudaError_t %ld = %s", v, c->name) : NULL;
-	}
+	if (!strcmp(name, "cuda_error"))
+		/* no era here: the numberings' agreement or the line's text (explain.c passes the era) */
+		return logdecode_cudart(value, CUDART_ERA_UNKNOWN, line);
 	if (!strcmp(name, "cuda_name")) {
 		const struct cudaerr *c = cudaerr_by_name(value);
 

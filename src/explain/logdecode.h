@@ -38,6 +38,13 @@ char *logdecode(const struct kb *kb, const char *name, const char *value);
 /* The same, with the line the value came from (NULL: unknown): an XID's
  * action can be carried in its message (XID 154, kb_xid.h). */
 char *logdecode_line(const struct kb *kb, const char *name, const char *value, const char *line);
+/*
+ * A cudaError_t number (a cuda_error capture) in the numbering era says
+ * (errcodes.h: enum cudart_era, an int here so that this header stays
+ * free of the table's), with the line it came from; when the era is unknown
+ * and the numberings differ, both meanings, each with its CUDA releases.
+ */
+char *logdecode_cudart(const char *value, int era, const char *line);
 
 /*
  * What PyTorch's "(GPU 0; T total capacity; A already allocated; F free"

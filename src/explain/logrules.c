@@ -1,6 +1,9 @@
 /*
  * logrules.c - loading and compiling explain's rule table; the literal
  * matcher.  See logrules.h for the table's format.
+ * over 700 lines: the rows, their conditions and the named evidence sets
+ * share one private pool of literals (add_ev, find_set); split, each part
+ * would need it exported.
  */
 #include "explain/logrules.h"
 #include "explain/rulecheck.h"
@@ -301,6 +304,22 @@ static int add_ev(struct logrules *rs, struct lr_cond *c, const char *s, size_t 
 	return 0;
 }
 
+/* A named set's literals as an "if" condition; an absent set leaves it empty. */
+static int set_cond(struct logrules *rs, struct lr_cond *c, const char *name)
+{
+	const struct lr_evset *set = find_set(rs, name, strlen(name));
+
+	c->kind = LR_COND_IF;
+	for (const char *q = set ? set->lits : NULL; q;) {
+		size_t ql = strcspn(q, "|");
+
+		if (add_ev(rs, c, q, ql) < 0)
+			return -1;
+		q = q[ql] ? q + ql + 1 : NULL;
+	}
+	return 0;
+}
+
 /*
  * "lit|lit", "+lit|lit" or "!lit|lit" after a cause's '?': each literal (lower-cased)
  * is entered once in rs->ev, the condition keeps the indices; "@name" is a set's literals.
@@ -465,6 +484,10 @@ int logrules_parse(const char *origin, const char *text, size_t len, struct logr
 			}
 	}
 	qsort(r->v, r->n, sizeof(*r->v), rule_cmp);
+	if (set_cond(r, &r->cudart_old, "cudart-old") < 0 || set_cond(r, &r->cudart_new, "cudart-new") < 0) {
+		err_set(e, "explain.tsv: evidence sets @cudart-old, @cudart-new: too many literals");
+		goto fail;
+	}
 	return 0;
 fail:
 	logrules_release(r);

@@ -169,6 +169,9 @@ struct logrules {
 	size_t nev;
 	struct lr_evset sets[LR_MAX_EVSETS];
 	size_t nsets;
+	/* the evidence of the sets @cudart-old and @cudart-new (the numbering of a
+	 * log's cudaError_t numbers, errcodes.h); empty when the table lacks them */
+	struct lr_cond cudart_old, cudart_new;
 };
 
 /* dir NULL: the embedded table; else DIR/explain.tsv when it exists. */

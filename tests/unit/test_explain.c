@@ -454,6 +454,58 @@ static void test_decode(void)
 	CHECK(errcode_by_short_name(ERR_CUDART, "ERROR_NO_DEVICE", 15) == NULL);	/* no short form */
 	CHECK_INT(errcode_family_of_short_capture("nvml_short"), ERR_NVML);
 	CHECK_INT(errcode_family_of_short_capture("err_name"), -1);
+	/* cudaError_t renumbered in CUDA 10.1: both tables, the era's choice, the line's text */
+	CHECK(errcode_by_number(ERR_CUDART_OLD, 8) &&
+	      !strcmp(errcode_by_number(ERR_CUDART_OLD, 8)->name, "cudaErrorInvalidDeviceFunction"));
+	CHECK(errcode_by_number(ERR_CUDART, 98) &&
+	      !strcmp(errcode_by_number(ERR_CUDART, 98)->name, "cudaErrorInvalidDeviceFunction"));
+	CHECK(errcode_by_number(ERR_CUDART_OLD, 38) &&
+	      errcode_by_number(ERR_CUDART_OLD, 38)->causes[0] == CAUSE_GPU_HIDDEN_BY_ENV);
+	CHECK(errcode_by_number(ERR_CUDART_OLD, 48) &&
+	      errcode_by_number(ERR_CUDART_OLD, 48)->causes[0] == CAUSE_GPU_ARCH_UNSUPPORTED);
+	CHECK(errcode_by_number(ERR_CUDART_OLD, 30) &&
+	      !strcmp(errcode_by_number(ERR_CUDART_OLD, 30)->name, "cudaErrorUnknown"));
+	CHECK(errcode_by_number(ERR_CUDART_OLD, 100) == NULL);	/* 100 is 10.1's cudaErrorNoDevice */
+	/* a name finds its current number first */
+	CHECK(errcode_by_name("cudaErrorNoDevice", 17) && errcode_by_name("cudaErrorNoDevice", 17)->code == 100);
+	CHECK(errcode_cudart(8, CUDART_ERA_OLD, NULL) &&
+	      !strcmp(errcode_cudart(8, CUDART_ERA_OLD, NULL)->name, "cudaErrorInvalidDeviceFunction"));
+	CHECK(errcode_cudart(8, CUDART_ERA_NEW, NULL) &&
+	      !strcmp(errcode_cudart(8, CUDART_ERA_NEW, NULL)->name, "cudaErrorProfilerAlreadyStopped"));
+	CHECK(errcode_cudart(8, CUDART_ERA_UNKNOWN, "cudaError_t 8") == NULL);	/* never a wrong one */
+	CHECK(errcode_cudart(8, CUDART_ERA_UNKNOWN, "(8 vs. 0)  Invalid Device Function") &&
+	      errcode_cudart(8, CUDART_ERA_UNKNOWN, "(8 vs. 0)  Invalid Device Function")->family == ERR_CUDART_OLD);
+	CHECK(errcode_cudart(4, CUDART_ERA_UNKNOWN, "error 4: driver shutting down") &&
+	      errcode_cudart(4, CUDART_ERA_UNKNOWN, "error 4: driver shutting down")->family == ERR_CUDART);
+	CHECK(errcode_cudart(4, CUDART_ERA_UNKNOWN, "error 4: unspecified launch failure") &&
+	      errcode_cudart(4, CUDART_ERA_UNKNOWN, "error 4: unspecified launch failure")->family == ERR_CUDART_OLD);
+	/* the same name in both: either era, no doubt */
+	CHECK(errcode_cudart(35, CUDART_ERA_UNKNOWN, NULL) &&
+	      !strcmp(errcode_cudart(35, CUDART_ERA_UNKNOWN, NULL)->name, "cudaErrorInsufficientDriver"));
+	CHECK(errcode_cudart(2, CUDART_ERA_OLD, NULL) && errcode_cudart(2, CUDART_ERA_OLD, NULL)->causes[0] == CAUSE_GPU_MEMORY_HELD);
+	/* only one numbering has it */
+	CHECK(errcode_cudart(38, CUDART_ERA_UNKNOWN, NULL) && errcode_cudart(38, CUDART_ERA_UNKNOWN, NULL)->family == ERR_CUDART_OLD);
+	CHECK(errcode_cudart(209, CUDART_ERA_UNKNOWN, NULL) && errcode_cudart(209, CUDART_ERA_UNKNOWN, NULL)->family == ERR_CUDART);
+	/* an era without the number: the other's only on its text */
+	CHECK(errcode_cudart(209, CUDART_ERA_OLD, "Check failed: error == cudaSuccess (209 vs. 0)") == NULL);
+	CHECK(errcode_cudart(38, CUDART_ERA_NEW, "cuda runtime error (38) : no CUDA-capable device is detected") &&
+	      errcode_cudart(38, CUDART_ERA_NEW, "cuda runtime error (38) : no CUDA-capable device is detected")->family == ERR_CUDART_OLD);
+	CHECK(errcode_cudart(-1, CUDART_ERA_UNKNOWN, NULL) == NULL);
+	CHECK(errcode_cudart_other(8, errcode_by_number(ERR_CUDART, 8)) &&
+	      errcode_cudart_other(8, errcode_by_number(ERR_CUDART, 8))->family == ERR_CUDART_OLD);
+	CHECK(errcode_cudart_other(35, errcode_by_number(ERR_CUDART, 35)) == NULL);
+	CHECK_DECODED("cuda_error", "35", "cudaError_t 35 = cudaErrorInsufficientDriver");
+	d = logdecode(NULL, "cuda_error", "8");
+	CHECK(d && strstr(d, "cudaErrorProfilerAlreadyStopped since CUDA 10.1") &&
+	      strstr(d, "cudaErrorInvalidDeviceFunction in CUDA 10.0 and older"));
+	free(d);
+	d = logdecode_cudart("48", CUDART_ERA_UNKNOWN, NULL);
+	CHECK(d && !strcmp(d, "cudaError_t 48 = cudaErrorNoKernelImageForDevice (the numbering of CUDA 10.0 and older)"));
+	free(d);
+	d = logdecode_cudart("8", CUDART_ERA_NEW, NULL);
+	CHECK(d && !strcmp(d, "cudaError_t 8 = cudaErrorProfilerAlreadyStopped (the numbering of CUDA 10.1 and newer)"));
+	free(d);
+	CHECK(logdecode_cudart("x", CUDART_ERA_OLD, NULL) == NULL);
 	CHECK(logdecode(NULL, "nvml_short", "ERROR_NO_DEVICE") == NULL);	/* CUDA's name, NVML's context */
 	d = logdecode_oom("10.76 GiB", "996.23 MiB", "8.81 MiB");
 	CHECK(d && strstr(d, "outside this process"));
