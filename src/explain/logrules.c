@@ -395,9 +395,9 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 			if ((q = strchr(id, '?')) != NULL) {
 				*q++ = 0;
 				if ((x = strchr(q, '?')) &&
-				    (*q == '+' || *q == '!' || x[1] != '!' || strchr(x + 1, '?')))
-					return err_set(e, "%s:%d: rule %s: cause '%s': only a guess takes "
-						       "a second condition, '?!lit|lit'", file, r->line, r->id, id);
+				    (*q == '!' || x[1] != '!' || strchr(x + 1, '?')))
+					return err_set(e, "%s:%d: rule %s: cause '%s': only a guess or '?+' "
+						       "takes a second condition, '?!lit|lit'", file, r->line, r->id, id);
 				if ((x && (*x++ = 0, parse_cond(rs, &r->except[r->ncauses], x, r, id, e) < 0)) ||
 				    parse_cond(rs, &r->cond[r->ncauses], q, r, id, e) < 0)
 					return -1;

@@ -55,7 +55,7 @@
  *		with an exception: never named when the log holds one of the
  *		literals after "?!" (a probe refused because the GPU fell off
  *		the bus is no flavour problem), and its evidence then silences
- *		no other guess;
+ *		no other guess; a "?+" cause takes one the same way;
  *    a literal "@name" stands for the literals of a named evidence set,
  *    defined once, on a comment line anywhere in the file (by custom at the top)
  *	#@evset<TAB>name<TAB>lit|lit<TAB>why the set is what it is, and its source

@@ -56,6 +56,18 @@ class GpuLostOneLine(GDTestCase):
         self.assertIn("kernel-module-flavor-wrong", named)
         self.assertNotIn("gpu-lost", named)
 
+    def test_rminit_failed_after_a_fall_is_no_flavour_problem(self):
+        named = explain_causes("NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.\n"
+                               "NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x56:884)\n"
+                               "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01\n")
+        self.assertIn("gpu-lost", named)
+        self.assertNotIn("kernel-module-flavor-wrong", named)
+
+    def test_near_miss_rminit_failed_with_flavour_words_and_no_fall(self):
+        named = explain_causes("NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x22:0x56:884)\n"
+                               "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01\n")
+        self.assertIn("kernel-module-flavor-wrong", named)
+
     def test_near_miss_bare_probe_failure_keeps_every_guess(self):
         named = explain_causes("NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
         self.assertEqual(sorted(FLAVOUR_OR_RELEASE & set(named)), sorted(FLAVOUR_OR_RELEASE))

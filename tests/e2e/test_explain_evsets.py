@@ -90,8 +90,13 @@ class EvidenceSets(GDTestCase):
         self.assertIn('"nouveau-loaded"', out)
         self.assertNotIn('"gpu-lost"', out)
 
+    def test_an_exception_after_an_if(self):
+        rc, out, err = self.kb("", "nouveau-loaded?+microsoft-standard?!wsl2;gpu-lost?+wsl2")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn('"nouveau-loaded"', out)
+
     def test_an_exception_only_after_a_guess(self):
-        for causes in ("nouveau-loaded?+wsl2?!x", "nouveau-loaded?!wsl2?!x", "nouveau-loaded?wsl2?+x",
+        for causes in ("nouveau-loaded?!wsl2?!x", "nouveau-loaded?wsl2?+x",
                        "nouveau-loaded?wsl2?!x?!y", "nouveau-loaded?wsl2?!"):
             rc, out, err = self.kb("", causes)
             self.assertEqual(rc, 2, causes + ": " + out + err)
