@@ -82,9 +82,13 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 
 		for (size_t k = 0; k < r->ncauses; k++)
 			guess_seen |= (r->cond[k].kind == LR_COND_GUESS || r->cond[k].kind == LR_COND_IF) &&
-				      logmatch_cond_seen(m, &r->cond[k]);
+				      logmatch_cond_seen(m, &r->cond[k]) &&
+				      !(r->except[k].kind && logmatch_cond_seen(m, &r->except[k]));
 		for (size_t k = 0; k < r->ncauses; k++) {
 			int seen = logmatch_cond_seen(m, &r->cond[k]), keep = 1;
+
+			if (r->except[k].kind && logmatch_cond_seen(m, &r->except[k]))
+				continue;	/* the guess's exception: "?!" after its evidence */
 
 			switch (r->cond[k].kind) {
 			case LR_COND_NONE: break;

@@ -202,9 +202,7 @@ static int rule_cmp(const void *a, const void *b)
 
 static const char *cell(const struct kb_table *t, size_t row, int c)
 {
-	const char *s = t->rows[row].cell[c];
-
-	return strcmp(s, "-") ? s : NULL;
+	return strcmp(t->rows[row].cell[c], "-") ? t->rows[row].cell[c] : NULL;
 }
 
 /* Named evidence sets: "#@evset<TAB>name<TAB>lit|lit<TAB>why and source" comment lines (the
@@ -418,7 +416,7 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 		while (*p) {
 			const char *sc = strchr(p, ';');
 			size_t l = sc ? (size_t)(sc - p) : strlen(p);
-			char id[512], *q;
+			char id[512], *q, *x;	/* x: a guess's exception, "id?lits?!lits" */
 
 			if (!l || l >= sizeof(id) || r->ncauses >= LR_MAX_CAUSES)
 				return err_set(e, "%s:%d: rule %s: bad causes list", file, r->line, r->id);
@@ -426,7 +424,12 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 			id[l] = 0;
 			if ((q = strchr(id, '?')) != NULL) {
 				*q++ = 0;
-				if (parse_cond(rs, &r->cond[r->ncauses], q, r, id, e) < 0)
+				if ((x = strchr(q, '?')) &&
+				    (*q == '!' || x[1] != '!' || strchr(x + 1, '?')))
+					return err_set(e, "%s:%d: rule %s: cause '%s': only a guess or '?+' "
+						       "takes a second condition, '?!lit|lit'", file, r->line, r->id, id);
+				if ((x && (*x++ = 0, parse_cond(rs, &r->except[r->ncauses], x, r, id, e) < 0)) ||
+				    parse_cond(rs, &r->cond[r->ncauses], q, r, id, e) < 0)
 					return -1;
 			}
 			if (cause_from_id(id) == CAUSE_NONE)

@@ -51,6 +51,11 @@
  *	"wsl-lib-not-on-loader-path?+/usr/lib/wsl|/mnt/c/"	only when the log
  *		contains one of the literals;
  *	"libcuda-missing?!/usr/lib/wsl|/mnt/c/"	only when it contains none;
+ *	"kernel-module-flavor-wrong?@flavor-hint?!@gpu-lost-evidence"	a guess
+ *		with an exception: never named when the log holds one of the
+ *		literals after "?!" (a probe refused because the GPU fell off
+ *		the bus is no flavour problem), and its evidence then silences
+ *		no other guess; a "?+" cause takes one the same way;
  *    a literal "@name" stands for the literals of a named evidence set,
  *    defined once, on a comment line anywhere in the file (by custom at the top)
  *	#@evset<TAB>name<TAB>lit|lit<TAB>why the set is what it is, and its source
@@ -144,6 +149,7 @@ struct logrule {
 	char *anchor;		/* lower case; NULL for exc */
 	enum cause_id causes[LR_MAX_CAUSES];
 	struct lr_cond cond[LR_MAX_CAUSES];	/* per cause */
+	struct lr_cond except[LR_MAX_CAUSES];	/* a guess's "?!": LR_COND_UNLESS or none */
 	size_t ncauses;
 	int by_code;		/* causes "@errcode": those of the error code captured (errcodes.h) */
 	int layer;		/* enum layer_id, -1 for none */

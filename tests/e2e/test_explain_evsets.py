@@ -23,8 +23,9 @@ def table():
         elif line and not line.startswith(("#", "id\t")):
             c = line.split("\t")
             for x in c[7].split(";"):
-                if "?" in x:
-                    conds.append((c[0], x.split("?", 1)[1].lstrip("+!")))
+                # "id?lits" and a guess's exception "id?lits?!lits" (logrules.h)
+                for cond in x.split("?")[1:]:
+                    conds.append((c[0], cond.lstrip("+!")))
     return sets, conds
 
 
@@ -77,6 +78,31 @@ class EvidenceSets(GDTestCase):
         self.assertEqual(rc, 2, out + err)
         self.assertIn("rule r", err)
         self.assertIn("@nosuchset", err)
+
+    def test_a_guess_exception_drops_the_guess(self):
+        # "id?lits?!lits": the guess's own evidence is in the log, and so is its exception
+        rc, out, err = self.kb("", "nouveau-loaded?microsoft-standard?!wsl2;gpu-lost?+wsl2")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn('"nouveau-loaded"', out)
+        self.assertIn('"gpu-lost"', out)
+
+    def test_near_miss_no_exception_in_the_log(self):
+        rc, out, err = self.kb("", "nouveau-loaded?microsoft-standard?!no such words;gpu-lost?+no such words")
+        self.assertEqual(rc, 0, err)
+        self.assertIn('"nouveau-loaded"', out)
+        self.assertNotIn('"gpu-lost"', out)
+
+    def test_an_exception_after_an_if(self):
+        rc, out, err = self.kb("", "nouveau-loaded?+microsoft-standard?!wsl2;gpu-lost?+wsl2")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn('"nouveau-loaded"', out)
+
+    def test_an_exception_only_after_a_guess(self):
+        for causes in ("nouveau-loaded?!wsl2?!x", "nouveau-loaded?wsl2?+x",
+                       "nouveau-loaded?wsl2?!x?!y", "nouveau-loaded?wsl2?!"):
+            rc, out, err = self.kb("", causes)
+            self.assertEqual(rc, 2, causes + ": " + out + err)
+            self.assertIn("rule r", err)
 
     def test_hostile_sets_are_refused(self):
         for head in ("#@evset\thuge\t" + "|".join("x%d" % i for i in range(100000)) + "\tw\n",
