@@ -287,17 +287,19 @@ static int add_ev(struct logrules *rs, struct lr_cond *c, const char *s, size_t 
 	lit = xstrndup(s, l);
 	for (char *t = lit; *t; t++)
 		*t = (char)tolower((unsigned char)*t);
-	for (k = 0; k < rs->nev && strcmp(rs->ev[k], lit); k++)
-		;
-	if (k == rs->nev) {
+	if (strmap_get(&rs->evidx, lit, &k)) {
+		free(lit);
+	} else {
 		if (rs->nev >= LR_MAX_EVIDENCE) {
 			free(lit);
 			return -1;
 		}
+		k = rs->nev;
 		rs->ev[rs->nev++] = lit;
-	} else {
-		free(lit);
+		strmap_put(&rs->evidx, lit, k);
 	}
+	if ((c->nev & (c->nev - 1)) == 0)	/* 0, 1, 2, 4, ...: grow by doubling */
+		c->ev = xrealloc(c->ev, (c->nev ? 2 * c->nev : 1) * sizeof(*c->ev));
 	c->ev[c->nev++] = (int)k;
 	return 0;
 }
@@ -540,7 +542,16 @@ void logrules_release(struct logrules *r)
 			regfree(&r->v[i].re);
 		termre_free(r->v[i].tm);
 	}
+	/* one past n too: a row whose parse failed holds the conditions read so far */
+	for (size_t i = 0; r->v && i <= r->n; i++)
+		for (size_t k = 0; k < LR_MAX_CAUSES; k++) {
+			free(r->v[i].cond[k].ev);
+			free(r->v[i].except[k].ev);
+		}
 	free(r->v);
+	free(r->cudart_old.ev);
+	free(r->cudart_new.ev);
+	strmap_release(&r->evidx);
 	for (size_t k = 0; k < r->nev; k++)
 		free(r->ev[k]);
 	for (size_t k = 0; k < r->nsets; k++)

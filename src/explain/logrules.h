@@ -102,6 +102,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/strmap.h"
 #include "knowledge/causes.h"
 #include "knowledge/kb_table.h"
 
@@ -129,7 +130,9 @@ struct lr_seg {
 enum lr_cond_kind { LR_COND_NONE, LR_COND_GUESS, LR_COND_IF, LR_COND_UNLESS };
 struct lr_cond {
 	enum lr_cond_kind kind;
-	int ev[LR_MAX_EVLITS];	/* indices into struct logrules.ev */
+	int *ev;		/* indices into struct logrules.ev, nev of them (at most LR_MAX_EVLITS); on
+				 * the heap: a fixed array per cause and per exception made each rule
+				 * 10 KB, 5 MB of table to clear at every start-up (round 12) */
 	size_t nev;
 };
 
@@ -173,6 +176,7 @@ struct logrules {
 	const char *origin;	/* "embedded" or the file read */
 	char *ev[LR_MAX_EVIDENCE];	/* the conditions' literals, lower case, each once */
 	size_t nev;
+	struct strmap evidx;	/* literal -> its index in ev: the sets expand to ~10k literals, a scan per one cost 15 ms at start-up */
 	struct lr_evset sets[LR_MAX_EVSETS];
 	size_t nsets;
 	/* the evidence of the sets @cudart-old and @cudart-new (the numbering of a

@@ -29,8 +29,9 @@ def causes_of(text):
 # they are not the 85 % goal.  test3 was opened to rule writers in round 9, after
 # its score was reported, so it is now a regression set; test4 is held out.
 TEST3_FLOOR = 53
-TEST4_FLOOR = 22
-TEST5_FLOOR = 30
+TEST4_FLOOR = 23
+TEST5_FLOOR = 31
+TEST6_FLOOR = 21
 
 
 class Corpus(unittest.TestCase):
@@ -104,6 +105,19 @@ class Corpus(unittest.TestCase):
         # driver, hardware, the normaliser, the vocabulary tier), none of whom
         # read these texts.
         self.floor("test5", 40, 9, TEST5_FLOOR)
+
+    def test_sixth_held_out_set(self):
+        # test6/: round 12 (2026-12-02, tenth session): 40 failures and 11 benign
+        # look-alikes that two collectors gathered from threads nobody had claimed,
+        # labelled from each thread's confirmed fix, never run through explain while
+        # collecting, and scored once before the round's merge: 21/40 (52.5 %), 0/11.
+        # After the round's seven engineers (kernel driver, framework builds, library
+        # loading, hardware, containers, Slurm/cuDNN/NCCL/OOM, the old cudaError
+        # numbering, the one-line GPU-lost form) it is still 21/40: their families
+        # gained on their own new logs (dev) and on test4/test5, not on these.  The
+        # lead saw the misses' expected ids (not the texts) before the sys engineer
+        # started (README.md of the corpus, round 12).
+        self.floor("test6", 40, 11, TEST6_FLOOR)
 
 
 # (cause id, a real text that names it, its source, a near miss that must not)
