@@ -2,7 +2,6 @@
 #include "explain/logdecode.h"
 
 #include "core/xalloc.h"
-#include "explain/cudaerr.h"
 #include "explain/errcodes.h"
 #include "knowledge/kb.h"
 #include "knowledge/kb_xid.h"
@@ -300,9 +299,10 @@ char *logdecode_line(const struct kb *kb, const char *name, const char *value, c
 		/* no era here: the numberings' agreement or the line's text (explain.c passes the era) */
 		return logdecode_cudart(value, CUDART_ERA_UNKNOWN, line);
 	if (!strcmp(name, "cuda_name")) {
-		const struct cudaerr *c = cudaerr_by_name(value);
+		/* a name is the same in both numberings; its number is today's (the table lists it first) */
+		const struct errcode *c = errcode_by_name(value, strlen(value));
 
-		return c ? xasprintf("%s = cudaError_t %ld", c->name, c->code) : NULL;
+		return c && c->family == ERR_CUDART ? xasprintf("%s = cudaError_t %ld", c->name, c->code) : NULL;
 	}
 	if (!strcmp(name, "cu_result")) {
 		const struct curesult *c = v >= 0 && v < 100000 ? curesult_lookup((int)v) : NULL;

@@ -405,6 +405,10 @@ static void test_decode(void)
 	CHECK_DECODED("driver_int", "11040", "CUDA 11.4 is the newest the driver supports");
 	CHECK_DECODED("cuda_error", "209", "cudaError_t 209 = cudaErrorNoKernelImageForDevice");
 	CHECK_DECODED("found_cudnn_int", "90100", "cuDNN 9.1.0");
+	/* a cudaError_t name: today's number (8 is ProfilerAlreadyStopped since CUDA 10.1), never an NCCL name */
+	CHECK_DECODED("cuda_name", "cudaErrorProfilerAlreadyStopped", "cudaErrorProfilerAlreadyStopped = cudaError_t 8");
+	CHECK_DECODED("cuda_name", "cudaErrorInsufficientDriver", "cudaErrorInsufficientDriver = cudaError_t 35");
+	CHECK(logdecode(NULL, "cuda_name", "ncclUnhandledCudaError") == NULL);
 	CHECK(logdecode(NULL, "driver_int", "abc") == NULL);
 	/* what paths give away (issue 20) */
 	d = logdecode(NULL, "path", "/mnt/c/Users/me/AppData/Local/Programs/Python/python.exe");
