@@ -32,6 +32,7 @@ TEST3_FLOOR = 53
 TEST4_FLOOR = 23
 TEST5_FLOOR = 31
 TEST6_FLOOR = 21
+TEST7_FLOOR = 24
 
 
 class Corpus(unittest.TestCase):
@@ -44,14 +45,16 @@ class Corpus(unittest.TestCase):
                                 f"{split}: {r['right']}/{r['failures']}\n{misses}")
         self.assertEqual(r["alarms"], [], f"{split}: a stack cause named on a benign log")
 
-    def floor(self, split, failures, benign, right):
-        # a later set: at least `right` named right, no benign alarm, enough logs
+    def floor(self, split, failures, benign, right, known_alarms=()):
+        # a later set: at least `right` named right, no benign alarm but the known
+        # ones (each with its reason at the caller), enough logs
         r = score.score(GPUDOCTOR, [split])
         self.assertGreaterEqual(r["failures"], failures, f"{split}: too few real failures")
         self.assertGreaterEqual(r["benign"], benign, f"{split}: too few benign logs")
         misses = "\n".join(f"{f}: expected {e}, named {c}" for f, e, c, _ in r["misses"])
         self.assertGreaterEqual(r["right"], right, f"{split}: {r['right']}/{r['failures']}\n{misses}")
-        self.assertEqual(r["alarms"], [], f"{split}: {r['alarms']}")
+        alarms = [a for a in r["alarms"] if a[0] not in known_alarms]
+        self.assertEqual(alarms, [], f"{split}: {r['alarms']}")
 
     def test_development_set(self):
         self.check("dev")
@@ -118,6 +121,19 @@ class Corpus(unittest.TestCase):
         # lead saw the misses' expected ids (not the texts) before the sys engineer
         # started (README.md of the corpus, round 12).
         self.floor("test6", 40, 11, TEST6_FLOOR)
+
+    def test_seventh_held_out_set(self):
+        # test7/: round 13 (2026-12-02, eleventh session): 40 failures and 8 benign
+        # look-alikes that three collectors gathered from threads nobody had claimed,
+        # labelled from each thread's confirmed fix, never run through explain while
+        # collecting, and scored once, with main at the start of the session
+        # (9c0a998), before any of the round's branches was merged: 24/40 (60 %),
+        # 1/8 benign alarms.  The alarm, r13T-20, is a two-node nccl-tests start
+        # whose paste ends before the run does (the store cut the issue's text); its
+        # collector doubted the label (nobody in the thread says the run finished),
+        # and multigpu-nccl-tests-unfinished reads an unfinished run as a hang: kept
+        # as a known alarm, not tuned away.
+        self.floor("test7", 40, 8, TEST7_FLOOR, known_alarms=("test7/r13T-20.txt",))
 
 
 # (cause id, a real text that names it, its source, a near miss that must not)
