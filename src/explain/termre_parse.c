@@ -280,9 +280,23 @@ static int parse_piece(struct tr_parser *P)
 	return a;
 }
 
+/* n parsed parts as one node of type t (AN_CAT or AN_ALT); a single part is itself */
+static int group(struct tr_parser *P, int t, const int *k, size_t n)
+{
+	int id;
+
+	if (n == 1)
+		return k[0];
+	if ((id = termre_parse_node(P, t)) < 0)
+		return -1;
+	P->n[id].kid0 = termre_parse_kids(P, k, n);
+	P->n[id].nkids = (int)n;
+	return id;
+}
+
 static int parse_cat(struct tr_parser *P)
 {
-	int k[256], id;
+	int k[256];
 	size_t n = 0;
 
 	while (P->p < P->end && *P->p != '|' && *P->p != ')') {
@@ -293,18 +307,12 @@ static int parse_cat(struct tr_parser *P)
 	}
 	if (!n)
 		return termre_parse_fail(P, "an empty alternative");
-	if (n == 1)
-		return k[0];
-	if ((id = termre_parse_node(P, AN_CAT)) < 0)
-		return -1;
-	P->n[id].kid0 = termre_parse_kids(P, k, n);
-	P->n[id].nkids = (int)n;
-	return id;
+	return group(P, AN_CAT, k, n);
 }
 
 static int parse_alt(struct tr_parser *P)
 {
-	int k[256], id;
+	int k[256];
 	size_t n = 0;
 
 	for (;;) {
@@ -316,13 +324,7 @@ static int parse_alt(struct tr_parser *P)
 			break;
 		P->p++;
 	}
-	if (n == 1)
-		return k[0];
-	if ((id = termre_parse_node(P, AN_ALT)) < 0)
-		return -1;
-	P->n[id].kid0 = termre_parse_kids(P, k, n);
-	P->n[id].nkids = (int)n;
-	return id;
+	return group(P, AN_ALT, k, n);
 }
 
 int termre_parse(struct tr_parser *P)
