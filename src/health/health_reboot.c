@@ -37,9 +37,11 @@ int health_reboot_tried(const char *root, const char *state_dir, const char *boo
 	/* A record another user could have written or replaced decides nothing
 	   but a drain (always safe): it must never buy a reboot, nor hide one
 	   already tried.  No directory or no record: nothing was tried. */
-	fs_path(root, state_dir, &dir);
-	fs_path(root, path.s, &host);
-	if (lstat(dir.s, &st) == 0 && lstat(host.s, &st) == 0 &&
+	/* The record's own name under the resolved directory: a link there is
+	   seen (and refused) as a link, not followed inside a --root tree. */
+	if (fs_path(root, state_dir, &dir) && *dir.s)
+		buf_printf(&host, "%s/health-reboot", dir.s);
+	if (dir.s && *dir.s && lstat(dir.s, &st) == 0 && lstat(host.s, &st) == 0 &&
 	    (safefile_check_dir(dir.s, &e2) < 0 || safefile_check_file(host.s, &e2) != 0))
 		tried = 1;
 	else if (fs_read_file(root, path.s, 4096, &text, NULL) == 0) {
@@ -94,11 +96,16 @@ out:
 
 void health_reboot_forget(const char *root, const char *state_dir)
 {
-	struct buf path = BUF_INIT, rel = BUF_INIT;
+	struct buf dir = BUF_INIT, path = BUF_INIT;
 
-	buf_printf(&rel, "%s/health-reboot", state_dir);
-	fs_path(root, rel.s, &path);
-	unlink(path.s);
+	/* Only the directory is resolved inside the root: the record itself
+	   is removed, never what a link of that name points at (fs_path
+	   follows a last link inside a --root tree, and unlink() would then
+	   remove the tree's file it names, /etc/passwd under --root /host). */
+	if (fs_path(root, state_dir, &dir) && *dir.s) {
+		buf_printf(&path, "%s/health-reboot", dir.s);
+		unlink(path.s);
+	}
+	buf_release(&dir);
 	buf_release(&path);
-	buf_release(&rel);
 }

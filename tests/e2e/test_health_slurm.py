@@ -116,6 +116,35 @@ class TestHealthSlurmArgv(GDTestCase):
         health_slurm(r, sc, "--node", "n1", "--reboot")
         self.assertFalse(os.path.exists(r.p("var/lib/gpudoctor/health-reboot")))
 
+    def test_reboot_record_that_is_a_link_in_a_root_tree(self):
+        """Before (round 13's attacker): under --root the record's path was
+        resolved with its last link followed, so a healthy verdict with
+        --reboot unlinked the file a link named health-reboot points at
+        (ROOT/etc/victim here: /etc/passwd under --root /host), and a link to
+        an empty file read as "no reboot tried" (a reboot bought by a link).
+        After: the directory is resolved, the record itself is removed or
+        refused as a link (drain)."""
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1)
+        r.write("etc/victim", "precious\n")
+        os.symlink("/etc/victim", r.p("var/lib/gpudoctor/health-reboot"))
+        sc = FakeScontrol()
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["verdict"], "healthy", doc)
+        self.assertTrue(os.path.exists(r.p("etc/victim")), "the link's target was removed")
+        self.assertFalse(os.path.lexists(r.p("var/lib/gpudoctor/health-reboot")))
+        # a link as the record never buys a reboot
+        set_watch(r, BOOT2, ["gpu-lost 2 fail GPU 2 fell off the bus (XID 79)"])
+        r.write("etc/empty", "")
+        os.symlink("/etc/empty", r.p("var/lib/gpudoctor/health-reboot"))
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "drain", doc["slurm"])
+        # near miss: the same as a regular file of root's is no record of a reboot
+        os.unlink(r.p("var/lib/gpudoctor/health-reboot"))
+        r.write("var/lib/gpudoctor/health-reboot", "")
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "reboot", doc["slurm"])
+
     def test_xid_needing_a_reset_reboots_and_a_restart_app_one_drains(self):
         # issue 22: the reboot policy matched "xid-error", an id nobody emits,
         # so an XID whose NVIDIA action is reset-gpu drained instead.  The state
