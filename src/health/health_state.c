@@ -67,7 +67,9 @@ void health_state_parse(const char *text, size_t len, const char *cur_boot_id,
 	version = kv_get(&kv, "version");
 	boot = kv_get(&kv, "boot_id");
 	status = kv_get(&kv, "status");
-	if (status && strlen(status) < sizeof(st->status))
+	/* Only the words the format has: the file's bytes (an escape
+	   sequence, invalid UTF-8) never reach --json as the daemon's status. */
+	if (status && (!strcmp(status, "ok") || !strcmp(status, "warn") || !strcmp(status, "fail")))
 		snprintf(st->status, sizeof(st->status), "%s", status);
 	st->updated = parse_seconds(kv_get(&kv, "updated"));
 	if (st->updated >= 0)

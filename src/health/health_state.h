@@ -40,7 +40,7 @@ struct health_state {
 	int active;		/* active= lines that parsed */
 	int taken;		/* of those, added to the health items */
 	int malformed;		/* active= lines that did not parse */
-	char status[8];		/* ok|warn|fail as written, "" when absent */
+	char status[8];		/* ok|warn|fail as written, "" when absent or another word */
 	char note[160];		/* why it was not used, or "" */
 };
 

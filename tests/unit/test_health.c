@@ -1,9 +1,12 @@
 /* test_health.c - health's verdict, line, watch state, reboot policy and Slurm plan. */
 #include "health/health.h"
+#include "core/buf.h"
+#include "health/health_layers.h"
 #include "health/health_slurm.h"
 #include "health/health_state.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +264,58 @@ static void test_state_garbage(void)
 	health_release(&h);
 }
 
+/* Round 13's attacker: the state's status= is the daemon's word or nothing;
+   before, any value under 8 bytes (an escape sequence) reached --json. */
+static void test_state_status_words(void)
+{
+	struct health_state st;
+	struct health h;
+
+	parse_state("version=2\nupdated=100\nboot_id=" BOOT "\nstatus=\x1b[2J\n", BOOT, 100, 300, &st, &h);
+	CHECK(st.used);
+	CHECK_STR(st.status, "");
+	health_release(&h);
+	parse_state("version=2\nupdated=100\nboot_id=" BOOT "\nstatus=fail\n", BOOT, 100, 300, &st, &h);
+	CHECK_STR(st.status, "fail");	/* the near miss */
+	health_release(&h);
+}
+
+/* Round 13's attacker: the child's list is read up to HEALTH_LAYERS_MAX
+   records; before, a failure after them was dropped without a word and the
+   verdict was healthy.  Now each record past the bound counts as unreadable
+   (the caller's verdict: unknown). */
+static void test_layers_past_the_bound(void)
+{
+	struct kvlist kv = KVLIST_INIT;
+	struct health h;
+	struct buf b = BUF_INIT;
+	int bad = 0, n;
+
+	buf_printf(&b, "items=%d\n", HEALTH_LAYERS_MAX + 1);
+	for (int i = 0; i < HEALTH_LAYERS_MAX; i++)
+		buf_printf(&b, "item.%d=cause=persistence-mode-off status=warn layer=driver gpu=0 title=w\n", i);
+	buf_printf(&b, "item.%d=cause=gpu-lost status=fail layer=driver gpu=1 title=gone\nend\n",
+		   HEALTH_LAYERS_MAX);
+	kvlist_parse(&kv, b.s, b.len);
+	health_init(&h);
+	n = health_layers_from_kv(&kv, &h, &bad);
+	CHECK_INT(n, HEALTH_LAYERS_MAX);
+	CHECK_INT(bad, 1);
+	health_release(&h);
+	kvlist_release(&kv);
+	/* the near miss: a list within the bound is read whole, nothing bad */
+	buf_reset(&b);
+	buf_puts(&b, "items=1\nitem.0=cause=gpu-lost status=fail layer=driver gpu=1 title=gone\nend\n");
+	kvlist_parse(&kv, b.s, b.len);
+	health_init(&h);
+	bad = 0;
+	CHECK_INT(health_layers_from_kv(&kv, &h, &bad), 1);
+	CHECK_INT(bad, 0);
+	health_release(&h);
+	kvlist_release(&kv);
+	buf_release(&b);
+}
+
 #define NODE_IDLE "NodeName=n1 Arch=x86_64 CoresPerSocket=1 State=IDLE ThreadsPerCore=1 " \
 		  "BootTime=2026-11-30T08:18:42 Partitions=gd\n"
 
@@ -424,6 +479,8 @@ int main(void)
 	RUN(test_state_fresh);
 	RUN(test_state_stale_and_other_boot);
 	RUN(test_state_garbage);
+	RUN(test_state_status_words);
+	RUN(test_layers_past_the_bound);
 	RUN(test_slurm_parse);
 	RUN(test_slurm_plan);
 	RUN(test_slurm_argv);
