@@ -22,6 +22,22 @@ void health_boot_id(const char *root, char *out, size_t outsz)
 	buf_release(&b);
 }
 
+/*
+ * Is the GPU of the record the GPU of this verdict?  A GPU is named by its
+ * NVML index, or by its PCI address when NVML did not map it (an XID 79
+ * before the sampler's first answer, a GPU that never enumerated again):
+ * the same lost GPU is "2" in one boot and "0000:1a:00.0" in the next.
+ * Two names of different kinds (or none, "-") cannot be told apart, so
+ * they count as the same GPU: a drain, never a reboot loop that alternates
+ * between the two.  Two indices, or two addresses, are compared as they are.
+ */
+static int same_gpu(const char *a, const char *b)
+{
+	if (!strcmp(a, b) || !*a || !*b || !strcmp(a, "-") || !strcmp(b, "-"))
+		return 1;
+	return !strchr(a, ':') != !strchr(b, ':');
+}
+
 int health_reboot_tried(const char *root, const char *state_dir, const char *boot_id,
 			const char *cause, const char *gpu)
 {
@@ -51,7 +67,7 @@ int health_reboot_tried(const char *root, const char *state_dir, const char *boo
 		g = kv_get(&kv, "gpu");
 		/* Asked in another boot (the reboot happened), for the same thing. */
 		tried = b && c && g && boot_id && *boot_id && strcmp(b, boot_id) != 0 &&
-			!strcmp(c, cause) && !strcmp(g, gpu);
+			!strcmp(c, cause) && same_gpu(g, gpu);
 	}
 	kvlist_release(&kv);
 	buf_release(&path);
