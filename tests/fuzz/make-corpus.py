@@ -202,6 +202,15 @@ def main():
     seed("fuzz_watch_sample", "items=2\nitem.0=cause=persistence-mode-off status=warn layer=driver gpu=0 "
          "title=persistence mode is off\nitem.1=cause=gpu-lost status=fail layer=driver gpu=1 "
          "pci=0000:19:00.0 title=GPU 1 has fallen off the bus\nend\n")
+    # watch's xid-history and acks (docs/watch-state.md); the first byte splits them
+    hist = ("version=1\nboot_id=boot-a\nlast_seq=907\nacks_done=1\n"
+            "xid=boot-a 0000:18:00.0 13 2 1796028113 restart-app 0 0 NVRM: Xid (PCI:0000:18:00): 13, pid=4243, "
+            "name=python3, Graphics Exception\n"
+            "xid=boot-a 0000:1b:00.0 79 1 1796028200 reboot 0 1 NVRM: Xid (PCI:0000:1b:00): 79, GPU has fallen off the bus\n"
+            "xid=boot-0 0000:19:00.0 48 1 1796000000 reset-gpu 0 1 NVRM: Xid (PCI:0000:19:00): 48, DBE\n"
+            "past=boot-0 0000:18:00.0 13 4\n")
+    acks = "ack=0000:19:00.0 1796020000\nack=all 1796028300\nack=1 1796028301\n"
+    seed("fuzz_watch_history", hist + acks, bytes([len(hist) * 255 // (len(hist) + len(acks))]))
     seed("fuzz_escape", "caf\xe9 \x1b]0;pwned\x07 $(touch x) 'q' \xff\xfe\n")
     seed("fuzz_osrel", 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\n')
     seed("fuzz_script_exec", "#!/bin/sh\nexec /usr/local/cuda-12.4/bin/nvcc \"$@\"\n")
