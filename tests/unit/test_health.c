@@ -364,6 +364,40 @@ static void test_slurm_parse(void)
 	CHECK(!n.drain);
 }
 
+/* Round 13's attacker: the drain reason as Slurm shows it went through
+   trim_reason(); a line holding " Comment=" or "[x@y]" never compared equal
+   to it, so every run drained the node again (resetting its drain time). */
+static void test_slurm_same_reason_round_trip(void)
+{
+	static const char *const titles[] = { "see [user@host] notes", "x Comment=y", "plain" };
+	struct slurm_node n;
+	struct slurm_plan p;
+	struct health h;
+	char rec[512];
+
+	for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++) {
+		health_init(&h);
+		health_add(&h, "gpu-lost", "1", STATUS_FAIL, titles[i], 0);
+		health_verdict(&h);
+		/* what scontrol shows after our drain: the reason, then Slurm's tail */
+		snprintf(rec, sizeof(rec), "NodeName=n1 State=IDLE+DRAIN Reason=%s [root@2026-12-02T11:00:00]\n",
+			 h.line);
+		slurm_node_parse(rec, strlen(rec), &n);
+		slurm_plan(&n, &h, 0, 0, &p);
+		CHECK_INT(p.step, SLURM_NOTHING);
+		health_release(&h);
+	}
+	/* near miss: another cause is drained again with the new reason */
+	health_init(&h);
+	health_add(&h, "ecc-errors", "1", STATUS_FAIL, "x Comment=y", 0);
+	health_verdict(&h);
+	snprintf(rec, sizeof(rec), "NodeName=n1 State=IDLE+DRAIN Reason=gpudoctor: gpu-lost 1 x [root@t]\n");
+	slurm_node_parse(rec, strlen(rec), &n);
+	slurm_plan(&n, &h, 0, 0, &p);
+	CHECK_INT(p.step, SLURM_DRAIN);
+	health_release(&h);
+}
+
 static void plan_tried(const char *rec, enum health_verdict v, const char *cause, int allow_reboot,
 		       int tried, struct slurm_plan *p)
 {
@@ -483,6 +517,7 @@ int main(void)
 	RUN(test_layers_past_the_bound);
 	RUN(test_slurm_parse);
 	RUN(test_slurm_plan);
+	RUN(test_slurm_same_reason_round_trip);
 	RUN(test_slurm_argv);
 	return tap_done();
 }
