@@ -4,8 +4,8 @@
  * NVML, or --sample-nvml's), so its key=value lines are outside input.
  * kvlist_parse on the raw bytes, then the daemon's readers of a sample:
  * gpus_from_sample (watch/judge.c: names, UUIDs, bus ids, counters),
- * judge (the findings and their titles) and prom_render (the Prometheus
- * text every scraper parses).  The same bytes are also read as the health
+ * judge (the findings and their titles), prom_render (the Prometheus
+ * text every scraper parses) and report_plain (GET /, a terminal's).  The same bytes are also read as the health
  * child's list of findings (health_layers_from_kv), the other child whose
  * records a parent turns into a verdict.
  *
@@ -14,7 +14,8 @@
  * Invariants: at most WATCH_MAX_GPUS GPUs; a bus id is empty or the
  * normalized "dddd:bb:dd.f"; the exposition has no control byte but the
  * line ends, and every line is a comment or a sample whose label values
- * close their quotes; health's line stays 80 printable characters.
+ * close their quotes; the plain report has no control byte but the line
+ * ends; health's line stays 80 printable characters.
  */
 #include "core/buf.h"
 #include "core/kv.h"
@@ -94,6 +95,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			start = i + 1;
 		}
+	}
+	/* the plain-text report (GET /, --once) reaches a terminal: no control byte */
+	buf_reset(&out);
+	report_plain(&w, &out);
+	for (size_t i = 0; i < out.len; i++) {
+		unsigned char c = (unsigned char)out.s[i];
+
+		if ((c < 0x20 && c != '\n') || c == 0x7f)
+			abort();
 	}
 	buf_release(&out);
 	report_release(&w.rep);
