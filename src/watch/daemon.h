@@ -92,7 +92,7 @@ struct wd {
 	int nxids;
 	struct wxid_past past[WATCH_MAX_XIDS];
 	int npast;
-	long long acks_mtime;
+	long long acks_mtime;		/* the acks file's stamp when read (xids.c); -1: read again */
 	int acks_done;			/* lines of STATE_DIR/acks applied so far */
 	unsigned long long acks_sum;	/* their signature (xids.c), to tell a file written anew */
 	int acks_sum_known;		/* 0: a history without it, the prefix is trusted */

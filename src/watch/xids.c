@@ -433,6 +433,23 @@ int xids_save_history(const struct wd *w)
  * XIDs known then that happened before it; an ack naming a GPU index waits
  * until NVML has said which address that index has.
  */
+/*
+ * When the acks file changed: its modification time, size and inode.  The
+ * time alone missed an append in the same tick of the file system's clock
+ * (a second on ext3, small ext4 inodes, NFS; a jiffy elsewhere): a loop of
+ * `watch --ack` over the GPUs left all but the first unapplied, and the
+ * daemon put their fatal XIDs back.  Never -1, which forces a read.
+ */
+static long long acks_stamp(const struct stat *st)
+{
+	unsigned long long h = (unsigned long long)st->st_mtime * 1000000000ull +
+			       (unsigned long long)st->st_mtim.tv_nsec;
+
+	h = h * 1099511628211ull ^ (unsigned long long)st->st_size;
+	h = h * 1099511628211ull ^ (unsigned long long)st->st_ino;
+	return (long long)(h & 0x7fffffffffffffffull);
+}
+
 /* FNV-1a over an applied ack line, chained: the applied lines' signature. */
 static unsigned long long acks_sum_add(unsigned long long h, const char *line)
 {
@@ -451,8 +468,7 @@ void xids_apply_acks(struct wd *w)
 	unsigned long long sum = ACKS_SUM_NONE;
 	int n = 0;
 
-	if (stat(path, &st) < 0 || (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec ==
-				   w->acks_mtime) {
+	if (stat(path, &st) < 0 || acks_stamp(&st) == w->acks_mtime) {
 		free(path);
 		return;
 	}
@@ -508,7 +524,7 @@ void xids_apply_acks(struct wd *w)
 		w->acks_done = k + 1;
 		w->acks_sum = acks_sum_add(w->acks_sum, line[k]);
 	}
-	w->acks_mtime = (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec;
+	w->acks_mtime = acks_stamp(&st);
 out:
 	free(line);
 	kvlist_release(&kv);

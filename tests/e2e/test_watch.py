@@ -303,6 +303,37 @@ class WatchXids(unittest.TestCase):
         with open(os.path.join(state_dir, "xid-history")) as f:
             self.assertIn("acks_done=2\n", f.read())
 
+    def test_two_acks_in_one_tick_of_the_file_clock(self):
+        """Before (round 13's attacker): the daemon re-read the acks file
+        only when its modification time changed; a second ack appended in
+        the same tick of the file system's clock (one second on ext3, small
+        ext4 inodes or NFS: `for g in 0 1; do gpudoctor watch --ack $g;
+        done`) left the time as it was, was never applied, and the daemon
+        put that GPU's fatal XID back at its next sweep.  The test appends
+        the second line and sets the time back as such a clock would.
+        After: the size and inode count too.  Near miss: the first ack, a
+        time that did change, applies as before."""
+        r = root_with_boot("boot-a", gpus=2)
+        state_dir = tempfile.mkdtemp(prefix="gd-watch-acks-")
+        kfile = os.path.join(state_dir, "kmsg")
+        with open(kfile, "w") as f:
+            for seq, bus in ((10, "18"), (11, "19")):
+                f.write("4,%d,8000000000,-;NVRM: Xid (PCI:0000:%s:00): 48, pid=77, name=python3, "
+                        "An uncorrectable double bit error (DBE) has been detected on GPU.\n" % (seq, bus))
+        unacked = lambda w, g: metric(w.metrics(), "gpudoctor_xid_unacknowledged", gpu=g, xid=48)
+        acks = os.path.join(state_dir, "acks")
+        with Watch(r, kmsg_file=kfile, state_dir=state_dir, state={"FAKE_NVML_GPUS": 2}) as w:
+            w.wait(lambda: unacked(w, 0) == 1 and unacked(w, 1) == 1, what="two fatal XIDs")
+            time.sleep(1.1)		# the acks after the XIDs, in whole seconds
+            self.assertEqual(run(["watch", "--ack", "0000:18:00.0", "--state-dir", state_dir])[0], 0)
+            w.wait(lambda: unacked(w, 0) is None, what="the first ack applied")
+            st = os.stat(acks)
+            with open(acks, "a") as f:
+                f.write("ack=0000:19:00.0 %d\n" % int(time.time()))
+            os.utime(acks, ns=(st.st_atime_ns, st.st_mtime_ns))
+            w.wait(lambda: unacked(w, 1) is None, what="the ack of the same tick applied", timeout=8)
+            self.assertIsNone(unacked(w, 0))
+
     def test_ack_each_gpu_in_turn_leaves_the_others(self):
         # issue 18/22: --ack matched a substring of the state line, so
         # `--ack 1` cleared GPU 0's XID (its line says "1 this boot") and
