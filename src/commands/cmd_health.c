@@ -504,8 +504,11 @@ int cmd_health(int argc, char **argv, const struct gd_ctx *ctx)
 	run_layers(ctx, &o, budget, &h);
 	if (health_state_read(ctx->root, o.state_dir, (long long)time(NULL), o.max_age, &st, &h,
 			      &e) < 0) {
-		/* A state file that exists but cannot be read: say so, keep going. */
+		/* A trusted state file that cannot be read: what watch saw is not
+		   known, so neither is the verdict (a known failure still wins).
+		   Read as empty, it made a drained node healthy, and resumed it. */
 		snprintf(st.note, sizeof(st.note), "%.150s", e.msg);
+		health_set_unknown(&h, "the watch state could not be read");
 	}
 	health_verdict(&h);
 	memset(&sr, 0, sizeof(sr));

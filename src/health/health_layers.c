@@ -65,7 +65,12 @@ int health_layers_from_kv(const struct kvlist *kv, struct health *h, int *bad)
 
 	if (!kv->complete || n < 0)
 		return -1;
-	for (long long i = 0; i < n && i < 1000; i++) {
+	/* Records past the bound are not read, and not dropped silently either:
+	   each counts as one that could not be read (a failure among them must
+	   not leave a healthy verdict). */
+	if (n > HEALTH_LAYERS_MAX)
+		*bad += (int)(n - HEALTH_LAYERS_MAX > 100000 ? 100000 : n - HEALTH_LAYERS_MAX);
+	for (long long i = 0; i < n && i < HEALTH_LAYERS_MAX; i++) {
 		const char *rec = kv_getf(kv, "item.%lld", i);
 		struct finding f;
 

@@ -22,6 +22,8 @@
 
 void health_layers_from_report(const struct report *rep, struct health *h);
 void health_layers_emit(const struct report *rep);
+/* The items read of one child's list; more are counted in *bad. */
+#define HEALTH_LAYERS_MAX 1000
 /* Returns the number of items taken; -1 when the list is not complete. */
 int health_layers_from_kv(const struct kvlist *kv, struct health *h, int *bad);
 

@@ -22,6 +22,22 @@ void health_boot_id(const char *root, char *out, size_t outsz)
 	buf_release(&b);
 }
 
+/*
+ * Is the GPU of the record the GPU of this verdict?  A GPU is named by its
+ * NVML index, or by its PCI address when NVML did not map it (an XID 79
+ * before the sampler's first answer, a GPU that never enumerated again):
+ * the same lost GPU is "2" in one boot and "0000:1a:00.0" in the next.
+ * Two names of different kinds (or none, "-") cannot be told apart, so
+ * they count as the same GPU: a drain, never a reboot loop that alternates
+ * between the two.  Two indices, or two addresses, are compared as they are.
+ */
+static int same_gpu(const char *a, const char *b)
+{
+	if (!strcmp(a, b) || !*a || !*b || !strcmp(a, "-") || !strcmp(b, "-"))
+		return 1;
+	return !strchr(a, ':') != !strchr(b, ':');
+}
+
 int health_reboot_tried(const char *root, const char *state_dir, const char *boot_id,
 			const char *cause, const char *gpu)
 {
@@ -37,9 +53,11 @@ int health_reboot_tried(const char *root, const char *state_dir, const char *boo
 	/* A record another user could have written or replaced decides nothing
 	   but a drain (always safe): it must never buy a reboot, nor hide one
 	   already tried.  No directory or no record: nothing was tried. */
-	fs_path(root, state_dir, &dir);
-	fs_path(root, path.s, &host);
-	if (lstat(dir.s, &st) == 0 && lstat(host.s, &st) == 0 &&
+	/* The record's own name under the resolved directory: a link there is
+	   seen (and refused) as a link, not followed inside a --root tree. */
+	if (fs_path(root, state_dir, &dir) && *dir.s)
+		buf_printf(&host, "%s/health-reboot", dir.s);
+	if (dir.s && *dir.s && lstat(dir.s, &st) == 0 && lstat(host.s, &st) == 0 &&
 	    (safefile_check_dir(dir.s, &e2) < 0 || safefile_check_file(host.s, &e2) != 0))
 		tried = 1;
 	else if (fs_read_file(root, path.s, 4096, &text, NULL) == 0) {
@@ -49,7 +67,7 @@ int health_reboot_tried(const char *root, const char *state_dir, const char *boo
 		g = kv_get(&kv, "gpu");
 		/* Asked in another boot (the reboot happened), for the same thing. */
 		tried = b && c && g && boot_id && *boot_id && strcmp(b, boot_id) != 0 &&
-			!strcmp(c, cause) && !strcmp(g, gpu);
+			!strcmp(c, cause) && same_gpu(g, gpu);
 	}
 	kvlist_release(&kv);
 	buf_release(&path);
@@ -94,11 +112,16 @@ out:
 
 void health_reboot_forget(const char *root, const char *state_dir)
 {
-	struct buf path = BUF_INIT, rel = BUF_INIT;
+	struct buf dir = BUF_INIT, path = BUF_INIT;
 
-	buf_printf(&rel, "%s/health-reboot", state_dir);
-	fs_path(root, rel.s, &path);
-	unlink(path.s);
+	/* Only the directory is resolved inside the root: the record itself
+	   is removed, never what a link of that name points at (fs_path
+	   follows a last link inside a --root tree, and unlink() would then
+	   remove the tree's file it names, /etc/passwd under --root /host). */
+	if (fs_path(root, state_dir, &dir) && *dir.s) {
+		buf_printf(&path, "%s/health-reboot", dir.s);
+		unlink(path.s);
+	}
+	buf_release(&dir);
 	buf_release(&path);
-	buf_release(&rel);
 }

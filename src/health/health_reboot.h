@@ -12,7 +12,8 @@
  *	gpu=<gpu>
  *
  * and when the same cause on the same GPU comes back in a later boot, the
- * node is drained instead, for a person to look at.  A healthy verdict
+ * node is drained instead, for a person to look at (a GPU named by its index
+ * in one boot and by its PCI address in the other counts as the same GPU).  A healthy verdict
  * forgets the record, so a recurrence after a healthy spell may reboot
  * again.  When the record cannot be written, no reboot is asked for (drain
  * is always safe).

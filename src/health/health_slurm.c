@@ -113,6 +113,23 @@ const char *slurm_step_name(enum slurm_step s)
 	return "?";
 }
 
+/*
+ * Is the reason Slurm shows the line health would set?  The shown reason
+ * went through trim_reason(), so the line is compared after the same, with
+ * the "[user@time]" tail scontrol adds: a title holding " Comment=" or
+ * "[x@y]" (a finding may quote either) never compared equal, and the node
+ * was drained again every run, resetting the time Slurm shows it drained
+ * since.
+ */
+static int same_reason(const char *shown, const char *line)
+{
+	char mine[256];		/* struct slurm_node's reason */
+
+	snprintf(mine, sizeof(mine), "%s [root@0]", line);
+	trim_reason(mine);
+	return !strcmp(shown, mine);
+}
+
 #define WHY(...) snprintf(p->why, sizeof(p->why), __VA_ARGS__)
 
 void slurm_plan(const struct slurm_node *n, const struct health *h, int allow_reboot,
@@ -165,7 +182,7 @@ void slurm_plan(const struct slurm_node *n, const struct health *h, int allow_re
 		WHY("the cause needs a reboot: reboot as soon as the node is idle");
 		return;
 	}
-	if (n->drain && ours && !strcmp(n->reason, h->line)) {
+	if (n->drain && ours && same_reason(n->reason, h->line)) {
 		WHY("already drained by gpudoctor for this cause");
 		return;
 	}

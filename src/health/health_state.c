@@ -67,7 +67,9 @@ void health_state_parse(const char *text, size_t len, const char *cur_boot_id,
 	version = kv_get(&kv, "version");
 	boot = kv_get(&kv, "boot_id");
 	status = kv_get(&kv, "status");
-	if (status && strlen(status) < sizeof(st->status))
+	/* Only the words the format has: the file's bytes (an escape
+	   sequence, invalid UTF-8) never reach --json as the daemon's status. */
+	if (status && (!strcmp(status, "ok") || !strcmp(status, "warn") || !strcmp(status, "fail")))
 		snprintf(st->status, sizeof(st->status), "%s", status);
 	st->updated = parse_seconds(kv_get(&kv, "updated"));
 	if (st->updated >= 0)
@@ -116,17 +118,20 @@ int health_state_read(const char *root, const char *state_dir, long long now,
 	memset(st, 0, sizeof(*st));
 	st->updated = st->age = -1;
 	buf_printf(&path, "%s/state", state_dir);
-	if (fs_read_file(root, path.s, 64 * 1024, &text, e) < 0) {
-		if (e && e->code == ENOENT)
-			goto out;
-		ret = -1;
+	if (fs_lstat(root, path.s, &sb) < 0) {
+		if (errno == ENOENT)
+			goto out;	/* no watch daemon: nothing to add */
+		ret = err_set_errno(e, "cannot open '%s'", path.s);
 		goto out;
 	}
 	/* Only a file this user (or root) could have written is trusted: anyone
 	   else could make a node look healthy, or get it drained.  Nor one in
 	   a directory (or below one) others can write to: they could swap
-	   their own file in for the read and root's back for the check. */
-	if ((fs_lstat(root, path.s, &sb) == 0 && safefile_check_stat(path.s, &sb, &e2) < 0) ||
+	   their own file in for the read and root's back for the check.
+	   Checked before the read: a file that is not trusted is never read,
+	   and one that is trusted and cannot be read is an error (unknown),
+	   not a state with nothing in it. */
+	if (safefile_check_stat(path.s, &sb, &e2) < 0 ||
 	    (fs_path(root, path.s, &host) && safefile_check_trusted(host.s, &e2) < 0)) {
 		struct finding f;
 
@@ -139,6 +144,13 @@ int health_state_read(const char *root, const char *state_dir, long long now,
 		f.gpu = -1;
 		f.title = e2.msg;
 		health_add_finding(h, &f, 1);
+		goto out;
+	}
+	/* As large as `watch --ack` reads: a big report (128 findings whose
+	   titles quote paths) must not be cut off, nor make the file ignored. */
+	if (fs_read_file(root, path.s, HEALTH_STATE_MAX_BYTES, &text, e) < 0) {
+		st->present = 1;
+		ret = -1;
 		goto out;
 	}
 	if (fs_read_line(root, "/proc/sys/kernel/random/boot_id", &boot, &e2) < 0)

@@ -30,6 +30,7 @@
 #include "health/health.h"
 
 #define HEALTH_STATE_MAX_AGE 300
+#define HEALTH_STATE_MAX_BYTES (1 << 20)	/* as watch --ack reads it */
 
 struct health_state {
 	int present;		/* the file was read */
@@ -40,7 +41,7 @@ struct health_state {
 	int active;		/* active= lines that parsed */
 	int taken;		/* of those, added to the health items */
 	int malformed;		/* active= lines that did not parse */
-	char status[8];		/* ok|warn|fail as written, "" when absent */
+	char status[8];		/* ok|warn|fail as written, "" when absent or another word */
 	char note[160];		/* why it was not used, or "" */
 };
 
@@ -55,7 +56,8 @@ void health_state_parse(const char *text, size_t len, const char *cur_boot_id,
 /*
  * Read ROOT/STATE_DIR/state and this boot's id, then parse.  A missing file
  * is not an error (no watch daemon): st->present stays 0.  Returns -1 only
- * when the file exists but cannot be read.
+ * when the file exists, is trusted, and cannot be read (the caller's verdict
+ * is then unknown: what watch saw is not known).
  */
 int health_state_read(const char *root, const char *state_dir, long long now,
 		      long long max_age, struct health_state *st, struct health *h,

@@ -92,8 +92,10 @@ struct wd {
 	int nxids;
 	struct wxid_past past[WATCH_MAX_XIDS];
 	int npast;
-	long long acks_mtime;
+	long long acks_mtime;		/* the acks file's stamp when read (xids.c); -1: read again */
 	int acks_done;			/* lines of STATE_DIR/acks applied so far */
+	unsigned long long acks_sum;	/* their signature (xids.c), to tell a file written anew */
+	int acks_sum_known;		/* 0: a history without it, the prefix is trusted */
 
 	/* verdicts: judge() rebuilds rep every sweep (at most WATCH_MAX_FINDINGS
 	   findings, released before the next), rep.status the worst of them */
@@ -115,6 +117,7 @@ struct wd {
 };
 
 /* xids.c */
+#define ACKS_SUM_NONE 14695981039346656037ull	/* FNV-1a's offset basis: no line */
 int xids_open_kmsg(struct wd *w);
 void xids_read_kmsg(struct wd *w, double now);
 void xids_read_file(struct wd *w, double now);

@@ -51,7 +51,8 @@ static void status_line(const struct wd *w, char *out, size_t size)
 /* A cheap signature of what xid-history holds, to write it only on change. */
 static unsigned long long xid_signature(const struct wd *w)
 {
-	unsigned long long s = (unsigned long long)w->npast * 1000003u + (unsigned)w->acks_done * 7919u;
+	unsigned long long s = (unsigned long long)w->npast * 1000003u + (unsigned)w->acks_done * 7919u +
+			       w->acks_sum;
 
 	for (int i = 0; i < w->nxids; i++)
 		s = s * 31 + w->xids[i].count * 7 + (unsigned)w->xids[i].fatal + (unsigned)w->xids[i].xid;

@@ -342,6 +342,18 @@ static void load_xid_line(struct wd *w, const char *v, const char *file_boot)
 	}
 }
 
+/* acks_sum= (16 hex digits) of the history: the applied ack lines' signature. */
+static void load_acks_sum(struct wd *w, const char *v)
+{
+	char *end;
+
+	w->acks_sum_known = 0;
+	if (!v || strlen(v) != 16)
+		return;
+	w->acks_sum = strtoull(v, &end, 16);
+	w->acks_sum_known = !*end;
+}
+
 void xids_load_history(struct wd *w)
 {
 	struct buf b = BUF_INIT;
@@ -355,6 +367,9 @@ void xids_load_history(struct wd *w)
 		if (boot && !strcmp(boot, w->boot_id))
 			w->kseq_saved = (unsigned long long)kv_get_ll(&kv, "last_seq", 0);
 		w->acks_done = (int)kv_get_ll(&kv, "acks_done", 0);
+		if (w->acks_done < 0)
+			w->acks_done = 0;
+		load_acks_sum(w, kv_get(&kv, "acks_sum"));
 		for (size_t i = 0; i < kv.n; i++) {
 			if (!strcmp(kv.items[i].key, "xid"))
 				load_xid_line(w, kv.items[i].val, boot ? boot : "");
@@ -391,6 +406,8 @@ int xids_save_history(const struct wd *w)
 
 	buf_printf(&b, "version=1\nboot_id=%s\nlast_seq=%llu\nacks_done=%d\n", w->boot_id,
 		   w->kseq_valid ? w->kseq_last : w->kseq_saved, w->acks_done);
+	if (w->acks_sum_known)
+		buf_printf(&b, "acks_sum=%016llx\n", w->acks_sum);
 	for (int i = 0; i < w->nxids; i++) {
 		const struct wxid *x = &w->xids[i];
 
@@ -416,47 +433,100 @@ int xids_save_history(const struct wd *w)
  * XIDs known then that happened before it; an ack naming a GPU index waits
  * until NVML has said which address that index has.
  */
+/*
+ * When the acks file changed: its modification time, size and inode.  The
+ * time alone missed an append in the same tick of the file system's clock
+ * (a second on ext3, small ext4 inodes, NFS; a jiffy elsewhere): a loop of
+ * `watch --ack` over the GPUs left all but the first unapplied, and the
+ * daemon put their fatal XIDs back.  Never -1, which forces a read.
+ */
+static long long acks_stamp(const struct stat *st)
+{
+	unsigned long long h = (unsigned long long)st->st_mtime * 1000000000ull +
+			       (unsigned long long)st->st_mtim.tv_nsec;
+
+	h = h * 1099511628211ull ^ (unsigned long long)st->st_size;
+	h = h * 1099511628211ull ^ (unsigned long long)st->st_ino;
+	return (long long)(h & 0x7fffffffffffffffull);
+}
+
+/* FNV-1a over an applied ack line, chained: the applied lines' signature. */
+static unsigned long long acks_sum_add(unsigned long long h, const char *line)
+{
+	for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return (h ^ '\n') * 1099511628211ull;
+}
+
 void xids_apply_acks(struct wd *w)
 {
 	char *path = path_in(w, "acks");
 	struct stat st;
 	struct buf b = BUF_INIT;
 	struct kvlist kv = KVLIST_INIT;
+	const char **line;
+	unsigned long long sum = ACKS_SUM_NONE;
 	int n = 0;
 
-	if (stat(path, &st) < 0 || (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec ==
-				   w->acks_mtime) {
+	if (stat(path, &st) < 0 || acks_stamp(&st) == w->acks_mtime) {
 		free(path);
 		return;
 	}
 	if (read_small(path, &b) == 0)
 		kvlist_parse(&kv, b.s ? b.s : "", b.len);
+	/* The well-formed ack= lines, in order: what acks_done counts. */
+	line = xcalloc(kv.n + 1, sizeof(*line));
 	for (size_t i = 0; i < kv.n; i++) {
 		char gpu[64];
 		struct gpu_ident id;
 		long long t;
 
-		if (strcmp(kv.items[i].key, "ack") ||
-		    sscanf(kv.items[i].val, "%63s %lld", gpu, &t) != 2 || gpu_ident_parse(gpu, &id) < 0)
-			continue;
-		if (n++ < w->acks_done)
-			continue;
+		if (!strcmp(kv.items[i].key, "ack") &&
+		    sscanf(kv.items[i].val, "%63s %lld", gpu, &t) == 2 && gpu_ident_parse(gpu, &id) == 0)
+			line[n++] = kv.items[i].val;
+	}
+	/*
+	 * The file only grows, so the lines applied so far are its first
+	 * acks_done lines, whose signature is acks_sum.  Fewer lines, or other
+	 * ones, mean the file was removed or cut and written anew (an
+	 * operator's clean-up, a restored backup): its lines are new acks, all
+	 * to apply.  Counting on from the old number skipped them: `watch
+	 * --ack` said "cleared" and the daemon put the fatal XID back.  A
+	 * history written before the signature existed trusts the prefix.
+	 */
+	for (int k = 0; k < w->acks_done && k < n; k++)
+		sum = acks_sum_add(sum, line[k]);
+	if (w->acks_done > n || (w->acks_sum_known && sum != w->acks_sum)) {
+		w->acks_done = 0;
+		sum = ACKS_SUM_NONE;
+	}
+	w->acks_sum = sum;
+	w->acks_sum_known = 1;
+	for (int k = w->acks_done; k < n; k++) {
+		char gpu[64];
+		struct gpu_ident id;
+		long long t = 0;
+
+		if (sscanf(line[k], "%63s %lld", gpu, &t) != 2 || gpu_ident_parse(gpu, &id) < 0)
+			continue;	/* not reached: line[] holds only these */
 		/* An index or a UUID waits until NVML has said which address it has. */
 		if ((id.kind == GPU_ID_INDEX || id.kind == GPU_ID_UUID) && w->ngpus < 0 &&
 		    (!w->o->ctx->no_load || w->o->sample_nvml))
 			goto out;
-		for (int k = 0; k < w->nxids; k++) {
-			struct wxid *x = &w->xids[k];
+		for (int j = 0; j < w->nxids; j++) {
+			struct wxid *x = &w->xids[j];
 			int gi = xids_gpu_index(w, x->bus_id);
 
 			if (x->fatal && x->last <= t &&
 			    gpu_ident_match(&id, gi, x->bus_id, gi >= 0 ? w->gpus[gi].uuid : NULL))
 				x->fatal = 0;
 		}
-		w->acks_done = n;
+		w->acks_done = k + 1;
+		w->acks_sum = acks_sum_add(w->acks_sum, line[k]);
 	}
-	w->acks_mtime = (long long)st.st_mtime * 1000000000LL + st.st_mtim.tv_nsec;
+	w->acks_mtime = acks_stamp(&st);
 out:
+	free(line);
 	kvlist_release(&kv);
 	buf_release(&b);
 	free(path);

@@ -186,6 +186,38 @@ class TestHealthWatchState(GDTestCase):
         self.assertFalse(doc["watch_state"]["used"])
         self.assertIn("earlier boot", doc["watch_state"]["note"])
 
+    def test_large_state_is_read_and_an_unreadable_one_is_unknown(self):
+        """Before (round 13's attacker): health read the state up to 64 KiB
+        (watch --ack reads 1 MiB) and a file it could not read counted as
+        one with nothing in it: 128 findings whose titles quote long paths
+        made a gpu-lost at the end vanish, the node healthy (exit 0), and
+        --slurm resumed a node gpudoctor had drained for it.  After: read up
+        to 1 MiB; a trusted file that still cannot be read makes the
+        verdict unknown (exit 2, nothing touched; a known failure of the
+        checks still outranks it, health.c).  Near miss: the same gpu-lost
+        in a small state."""
+        r = self.root()
+        long = "/usr/lib/x86_64-linux-gnu/" + "d" * 200 + "/libcuda.so.1"
+        warns = ["persistence-mode-off %d warn persistence mode is off, see %s" % (i % 8, long)
+                 for i in range(300)]
+        write_state(r, warns + ["gpu-lost 3 fail GPU 3 fell off the bus"])
+        self.assertGreater(os.path.getsize(r.p("var/lib/gpudoctor/state")), 64 * 1024)
+        rc, out, _ = run(["--json", "--no-load", "health"], root=r.path, env=clean_env())
+        doc = json.loads(out)
+        self.assertEqual((rc, doc["cause"]), (1, "gpu-lost"), doc["watch_state"])
+        # more than any report: unknown, never healthy
+        write_state(r, warns * 12 + ["gpu-lost 3 fail GPU 3 fell off the bus"])
+        self.assertGreater(os.path.getsize(r.p("var/lib/gpudoctor/state")), 1 << 20)
+        rc, out, _ = run(["--json", "--no-load", "health"], root=r.path, env=clean_env())
+        doc = json.loads(out)
+        self.assertEqual((rc, doc["verdict"]), (2, "unknown"), doc)
+        self.assertIn("watch state could not be read", doc["unknown_reason"])
+        self.assertIn("larger than", doc["watch_state"]["note"])
+        # near miss: the same gpu-lost in a small state
+        write_state(r, ["gpu-lost 3 fail GPU 3 fell off the bus"])
+        rc, out, _ = run(["--json", "--no-load", "health"], root=r.path, env=clean_env())
+        self.assertEqual(rc, 1, out)
+
     def test_stale_same_boot_keeps_failures_drops_warnings(self):
         r = self.root()
         old = int(time.time()) - 3600

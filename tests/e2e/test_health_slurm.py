@@ -116,6 +116,58 @@ class TestHealthSlurmArgv(GDTestCase):
         health_slurm(r, sc, "--node", "n1", "--reboot")
         self.assertFalse(os.path.exists(r.p("var/lib/gpudoctor/health-reboot")))
 
+    def test_one_lost_gpu_named_two_ways_reboots_once(self):
+        """Before (round 13's attacker): the record matched the GPU's name
+        as a string, and one lost GPU is "2" (NVML's index) in a boot where
+        the sampler mapped it before it fell off and "0000:1a:00.0" (its
+        address alone) in a boot where it fell off first: each boot asked
+        for another reboot, alternating for ever, killing the jobs Slurm
+        placed after each RESUME.  After: names of different kinds count as
+        the same GPU (drain); two indices or two addresses still differ."""
+        r = fixtures.healthy_root()
+        sc = FakeScontrol()
+        set_watch(r, BOOT1, ["gpu-lost 2 fail GPU 2 fell off the bus (XID 79)"])
+        self.assertEqual(health_slurm(r, sc, "--node", "n1", "--reboot")["slurm"]["step"], "reboot")
+        set_watch(r, BOOT2, ["gpu-lost 0000:1a:00.0 fail XID 79 on GPU 0000:1a:00.0"])
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "drain", doc["slurm"])
+        self.assertIn("reboot did not clear", doc["slurm"]["why"])
+        # near miss: another address is another GPU, one reboot for it
+        r2 = fixtures.healthy_root()
+        set_watch(r2, BOOT1, ["gpu-lost 0000:1a:00.0 fail XID 79 on GPU 0000:1a:00.0"])
+        self.assertEqual(health_slurm(r2, sc, "--node", "n1", "--reboot")["slurm"]["step"], "reboot")
+        set_watch(r2, BOOT2, ["gpu-lost 0000:9c:00.0 fail XID 79 on GPU 0000:9c:00.0"])
+        self.assertEqual(health_slurm(r2, sc, "--node", "n1", "--reboot")["slurm"]["step"], "reboot")
+
+    def test_reboot_record_that_is_a_link_in_a_root_tree(self):
+        """Before (round 13's attacker): under --root the record's path was
+        resolved with its last link followed, so a healthy verdict with
+        --reboot unlinked the file a link named health-reboot points at
+        (ROOT/etc/victim here: /etc/passwd under --root /host), and a link to
+        an empty file read as "no reboot tried" (a reboot bought by a link).
+        After: the directory is resolved, the record itself is removed or
+        refused as a link (drain)."""
+        r = fixtures.healthy_root()
+        set_watch(r, BOOT1)
+        r.write("etc/victim", "precious\n")
+        os.symlink("/etc/victim", r.p("var/lib/gpudoctor/health-reboot"))
+        sc = FakeScontrol()
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["verdict"], "healthy", doc)
+        self.assertTrue(os.path.exists(r.p("etc/victim")), "the link's target was removed")
+        self.assertFalse(os.path.lexists(r.p("var/lib/gpudoctor/health-reboot")))
+        # a link as the record never buys a reboot
+        set_watch(r, BOOT2, ["gpu-lost 2 fail GPU 2 fell off the bus (XID 79)"])
+        r.write("etc/empty", "")
+        os.symlink("/etc/empty", r.p("var/lib/gpudoctor/health-reboot"))
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "drain", doc["slurm"])
+        # near miss: the same as a regular file of root's is no record of a reboot
+        os.unlink(r.p("var/lib/gpudoctor/health-reboot"))
+        r.write("var/lib/gpudoctor/health-reboot", "")
+        doc = health_slurm(r, sc, "--node", "n1", "--reboot")
+        self.assertEqual(doc["slurm"]["step"], "reboot", doc["slurm"])
+
     def test_xid_needing_a_reset_reboots_and_a_restart_app_one_drains(self):
         # issue 22: the reboot policy matched "xid-error", an id nobody emits,
         # so an XID whose NVIDIA action is reset-gpu drained instead.  The state

@@ -248,6 +248,92 @@ class WatchXids(unittest.TestCase):
             self.assertTrue(a and "earlier boot" in a[0], a)
             self.assertEqual(metric(w.metrics(), "gpudoctor_xid_errors_total", gpu=1, xid=48), 1)
 
+    def test_ack_in_an_acks_file_written_anew(self):
+        """Before (round 13's attacker): the daemon applied the acks file's
+        lines by count (acks_done), so after the file was removed (an
+        operator's clean-up) the next `--ack` was line 1 again, taken for
+        one already applied: --ack said "cleared", and the daemon put the
+        fatal XID back at its next sweep (health then drained or rebooted
+        the node again).  After: the applied lines' signature is kept
+        beside the count; a file written anew is applied from its start.
+        Near miss: a restart re-reads the same file and applies nothing
+        twice; an appended line (the file growing) still applies."""
+        r = root_with_boot("boot-a", gpus=2)
+        state_dir = tempfile.mkdtemp(prefix="gd-watch-acks-")
+        kfile = os.path.join(state_dir, "kmsg")
+        x48 = ("4,%d,8000000000,-;NVRM: Xid (PCI:0000:19:00): 48, pid=77, name=python3, "
+               "An uncorrectable double bit error (DBE) has been detected on GPU.\n")
+        with open(kfile, "w") as f:
+            f.write(x48 % 10)
+        two = {"FAKE_NVML_GPUS": 2}
+        unacked = lambda w: metric(w.metrics(), "gpudoctor_xid_unacknowledged", gpu=1, xid=48)
+        ack = lambda: run(["watch", "--ack", "0000:19:00.0", "--state-dir", state_dir])[0]
+        with Watch(r, kmsg_file=kfile, state_dir=state_dir, state=two) as w:
+            w.wait(lambda: unacked(w) == 1, what="fatal XID 48")
+            self.assertEqual(ack(), 0)
+            w.wait(lambda: unacked(w) is None, what="the first ack applied")
+            os.unlink(os.path.join(state_dir, "acks"))
+            time.sleep(1.1)		# the XID after the ack, in whole seconds
+            with open(kfile, "a") as f:
+                f.write(x48 % 11)
+            w.wait(lambda: unacked(w) == 1, what="XID 48 again")
+            time.sleep(1.1)
+            self.assertEqual(ack(), 0)
+            w.wait(lambda: unacked(w) is None, what="the ack in the new file applied", timeout=10)
+            w.wait(lambda: not any("XID 48" in a for a in active(w, "gpu-xid-error")),
+                   what="and left out of the state")
+            # near miss: the file grows as usual, a new line applies
+            time.sleep(1.1)
+            with open(kfile, "a") as f:
+                f.write(x48 % 12)
+            w.wait(lambda: unacked(w) == 1, what="XID 48 a third time")
+            time.sleep(1.1)
+            self.assertEqual(ack(), 0)
+            w.wait(lambda: unacked(w) is None, what="the appended ack applied", timeout=10)
+        with open(os.path.join(state_dir, "xid-history")) as f:
+            hist = f.read()
+        self.assertIn("acks_done=2\n", hist)
+        self.assertRegex(hist, r"acks_sum=[0-9a-f]{16}\n")
+        # near miss: a restart reads the same two lines as applied, and the
+        # acked XID stays cleared
+        with Watch(r, kmsg_file=kfile, state_dir=state_dir, state=two) as w:
+            w.wait(lambda: w.state()["updated"] and metric(w.metrics(), "gpudoctor_xid_errors_total",
+                                                           gpu=1, xid=48) == 3, what="replayed")
+            self.assertIsNone(unacked(w))
+        with open(os.path.join(state_dir, "xid-history")) as f:
+            self.assertIn("acks_done=2\n", f.read())
+
+    def test_two_acks_in_one_tick_of_the_file_clock(self):
+        """Before (round 13's attacker): the daemon re-read the acks file
+        only when its modification time changed; a second ack appended in
+        the same tick of the file system's clock (one second on ext3, small
+        ext4 inodes or NFS: `for g in 0 1; do gpudoctor watch --ack $g;
+        done`) left the time as it was, was never applied, and the daemon
+        put that GPU's fatal XID back at its next sweep.  The test appends
+        the second line and sets the time back as such a clock would.
+        After: the size and inode count too.  Near miss: the first ack, a
+        time that did change, applies as before."""
+        r = root_with_boot("boot-a", gpus=2)
+        state_dir = tempfile.mkdtemp(prefix="gd-watch-acks-")
+        kfile = os.path.join(state_dir, "kmsg")
+        with open(kfile, "w") as f:
+            for seq, bus in ((10, "18"), (11, "19")):
+                f.write("4,%d,8000000000,-;NVRM: Xid (PCI:0000:%s:00): 48, pid=77, name=python3, "
+                        "An uncorrectable double bit error (DBE) has been detected on GPU.\n" % (seq, bus))
+        unacked = lambda w, g: metric(w.metrics(), "gpudoctor_xid_unacknowledged", gpu=g, xid=48)
+        acks = os.path.join(state_dir, "acks")
+        with Watch(r, kmsg_file=kfile, state_dir=state_dir, state={"FAKE_NVML_GPUS": 2}) as w:
+            w.wait(lambda: unacked(w, 0) == 1 and unacked(w, 1) == 1, what="two fatal XIDs")
+            time.sleep(1.1)		# the acks after the XIDs, in whole seconds
+            self.assertEqual(run(["watch", "--ack", "0000:18:00.0", "--state-dir", state_dir])[0], 0)
+            w.wait(lambda: unacked(w, 0) is None, what="the first ack applied")
+            st = os.stat(acks)
+            with open(acks, "a") as f:
+                f.write("ack=0000:19:00.0 %d\n" % int(time.time()))
+            os.utime(acks, ns=(st.st_atime_ns, st.st_mtime_ns))
+            w.wait(lambda: unacked(w, 1) is None, what="the ack of the same tick applied", timeout=8)
+            self.assertIsNone(unacked(w, 0))
+
     def test_ack_each_gpu_in_turn_leaves_the_others(self):
         # issue 18/22: --ack matched a substring of the state line, so
         # `--ack 1` cleared GPU 0's XID (its line says "1 this boot") and

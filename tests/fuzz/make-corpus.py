@@ -117,6 +117,16 @@ TABLE_SEEDS = [("r8-multigpu-15.txt", b"Unidirectional P2P=Disabled"), ("r8-mult
                ("r4-B22.txt", b"Temperature"), ("r8-fleethw-03.txt", b"Temperature")]
 
 
+WATCH_SAMPLE = ("init.result=0\ndriver_version=570.124.06\ncuda_version=12080\ncount=2\n" + "".join(
+    f"gpu.{i}.name=NVIDIA H200\ngpu.{i}.uuid=GPU-3f1a2b4c-5d6e-4f70-8192-a3b4c5d6e70{i}\n"
+    f"gpu.{i}.bus_id=00000000:{0x18 + i:02X}:00.0\ngpu.{i}.temperature_c=34\ngpu.{i}.power_mw=74000\n"
+    f"gpu.{i}.memory_used=1048576\ngpu.{i}.memory_total=150754820096\ngpu.{i}.persistence=1\n"
+    f"gpu.{i}.ecc_mode=1\ngpu.{i}.ecc_volatile_uncorrected={i}\ngpu.{i}.remap_pending=0\n"
+    f"gpu.{i}.clock_reasons=1\ngpu.{i}.pcie_gen=5\ngpu.{i}.pcie_gen_max=5\ngpu.{i}.pcie_width=16\n"
+    f"gpu.{i}.pcie_width_max=16\ngpu.{i}.fabric_state=3\ngpu.{i}.lost=0\n"
+    f"gpu.{i}.proc.0.pid=4242\ngpu.{i}.proc.0.used=1048576\n" for i in range(2)) + "end\n")
+
+
 def main():
     for r in roots():
         from_root(r.path)
@@ -186,6 +196,21 @@ def main():
          "n1:1234:1234 [0] NCCL INFO Channel 00/02 : 0 1\n"
          "n1:1234:1234 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
          "n1:1234:1234 [0] NCCL INFO Using network Socket\n")
+    # what watch's NVML sampler child says (watch/sampler_child.c's keys) and
+    # health's layer child's list (health/health_layers.c)
+    seed("fuzz_watch_sample", WATCH_SAMPLE)
+    seed("fuzz_watch_sample", "items=2\nitem.0=cause=persistence-mode-off status=warn layer=driver gpu=0 "
+         "title=persistence mode is off\nitem.1=cause=gpu-lost status=fail layer=driver gpu=1 "
+         "pci=0000:19:00.0 title=GPU 1 has fallen off the bus\nend\n")
+    # watch's xid-history and acks (docs/watch-state.md); the first byte splits them
+    hist = ("version=1\nboot_id=boot-a\nlast_seq=907\nacks_done=1\n"
+            "xid=boot-a 0000:18:00.0 13 2 1796028113 restart-app 0 0 NVRM: Xid (PCI:0000:18:00): 13, pid=4243, "
+            "name=python3, Graphics Exception\n"
+            "xid=boot-a 0000:1b:00.0 79 1 1796028200 reboot 0 1 NVRM: Xid (PCI:0000:1b:00): 79, GPU has fallen off the bus\n"
+            "xid=boot-0 0000:19:00.0 48 1 1796000000 reset-gpu 0 1 NVRM: Xid (PCI:0000:19:00): 48, DBE\n"
+            "past=boot-0 0000:18:00.0 13 4\n")
+    acks = "ack=0000:19:00.0 1796020000\nack=all 1796028300\nack=1 1796028301\n"
+    seed("fuzz_watch_history", hist + acks, bytes([len(hist) * 255 // (len(hist) + len(acks))]))
     seed("fuzz_escape", "caf\xe9 \x1b]0;pwned\x07 $(touch x) 'q' \xff\xfe\n")
     seed("fuzz_osrel", 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\n')
     seed("fuzz_script_exec", "#!/bin/sh\nexec /usr/local/cuda-12.4/bin/nvcc \"$@\"\n")

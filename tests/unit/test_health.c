@@ -1,9 +1,12 @@
 /* test_health.c - health's verdict, line, watch state, reboot policy and Slurm plan. */
 #include "health/health.h"
+#include "core/buf.h"
+#include "health/health_layers.h"
 #include "health/health_slurm.h"
 #include "health/health_state.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +264,58 @@ static void test_state_garbage(void)
 	health_release(&h);
 }
 
+/* Round 13's attacker: the state's status= is the daemon's word or nothing;
+   before, any value under 8 bytes (an escape sequence) reached --json. */
+static void test_state_status_words(void)
+{
+	struct health_state st;
+	struct health h;
+
+	parse_state("version=2\nupdated=100\nboot_id=" BOOT "\nstatus=\x1b[2J\n", BOOT, 100, 300, &st, &h);
+	CHECK(st.used);
+	CHECK_STR(st.status, "");
+	health_release(&h);
+	parse_state("version=2\nupdated=100\nboot_id=" BOOT "\nstatus=fail\n", BOOT, 100, 300, &st, &h);
+	CHECK_STR(st.status, "fail");	/* the near miss */
+	health_release(&h);
+}
+
+/* Round 13's attacker: the child's list is read up to HEALTH_LAYERS_MAX
+   records; before, a failure after them was dropped without a word and the
+   verdict was healthy.  Now each record past the bound counts as unreadable
+   (the caller's verdict: unknown). */
+static void test_layers_past_the_bound(void)
+{
+	struct kvlist kv = KVLIST_INIT;
+	struct health h;
+	struct buf b = BUF_INIT;
+	int bad = 0, n;
+
+	buf_printf(&b, "items=%d\n", HEALTH_LAYERS_MAX + 1);
+	for (int i = 0; i < HEALTH_LAYERS_MAX; i++)
+		buf_printf(&b, "item.%d=cause=persistence-mode-off status=warn layer=driver gpu=0 title=w\n", i);
+	buf_printf(&b, "item.%d=cause=gpu-lost status=fail layer=driver gpu=1 title=gone\nend\n",
+		   HEALTH_LAYERS_MAX);
+	kvlist_parse(&kv, b.s, b.len);
+	health_init(&h);
+	n = health_layers_from_kv(&kv, &h, &bad);
+	CHECK_INT(n, HEALTH_LAYERS_MAX);
+	CHECK_INT(bad, 1);
+	health_release(&h);
+	kvlist_release(&kv);
+	/* the near miss: a list within the bound is read whole, nothing bad */
+	buf_reset(&b);
+	buf_puts(&b, "items=1\nitem.0=cause=gpu-lost status=fail layer=driver gpu=1 title=gone\nend\n");
+	kvlist_parse(&kv, b.s, b.len);
+	health_init(&h);
+	bad = 0;
+	CHECK_INT(health_layers_from_kv(&kv, &h, &bad), 1);
+	CHECK_INT(bad, 0);
+	health_release(&h);
+	kvlist_release(&kv);
+	buf_release(&b);
+}
+
 #define NODE_IDLE "NodeName=n1 Arch=x86_64 CoresPerSocket=1 State=IDLE ThreadsPerCore=1 " \
 		  "BootTime=2026-11-30T08:18:42 Partitions=gd\n"
 
@@ -307,6 +362,40 @@ static void test_slurm_parse(void)
 	const char *ud = "NodeName=n1 State=IDLE+UNDRAIN";
 	slurm_node_parse(ud, strlen(ud), &n);
 	CHECK(!n.drain);
+}
+
+/* Round 13's attacker: the drain reason as Slurm shows it went through
+   trim_reason(); a line holding " Comment=" or "[x@y]" never compared equal
+   to it, so every run drained the node again (resetting its drain time). */
+static void test_slurm_same_reason_round_trip(void)
+{
+	static const char *const titles[] = { "see [user@host] notes", "x Comment=y", "plain" };
+	struct slurm_node n;
+	struct slurm_plan p;
+	struct health h;
+	char rec[512];
+
+	for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++) {
+		health_init(&h);
+		health_add(&h, "gpu-lost", "1", STATUS_FAIL, titles[i], 0);
+		health_verdict(&h);
+		/* what scontrol shows after our drain: the reason, then Slurm's tail */
+		snprintf(rec, sizeof(rec), "NodeName=n1 State=IDLE+DRAIN Reason=%s [root@2026-12-02T11:00:00]\n",
+			 h.line);
+		slurm_node_parse(rec, strlen(rec), &n);
+		slurm_plan(&n, &h, 0, 0, &p);
+		CHECK_INT(p.step, SLURM_NOTHING);
+		health_release(&h);
+	}
+	/* near miss: another cause is drained again with the new reason */
+	health_init(&h);
+	health_add(&h, "ecc-errors", "1", STATUS_FAIL, "x Comment=y", 0);
+	health_verdict(&h);
+	snprintf(rec, sizeof(rec), "NodeName=n1 State=IDLE+DRAIN Reason=gpudoctor: gpu-lost 1 x [root@t]\n");
+	slurm_node_parse(rec, strlen(rec), &n);
+	slurm_plan(&n, &h, 0, 0, &p);
+	CHECK_INT(p.step, SLURM_DRAIN);
+	health_release(&h);
 }
 
 static void plan_tried(const char *rec, enum health_verdict v, const char *cause, int allow_reboot,
@@ -424,8 +513,11 @@ int main(void)
 	RUN(test_state_fresh);
 	RUN(test_state_stale_and_other_boot);
 	RUN(test_state_garbage);
+	RUN(test_state_status_words);
+	RUN(test_layers_past_the_bound);
 	RUN(test_slurm_parse);
 	RUN(test_slurm_plan);
+	RUN(test_slurm_same_reason_round_trip);
 	RUN(test_slurm_argv);
 	return tap_done();
 }
