@@ -79,30 +79,33 @@ static int has_cause(const enum cause_id *out, size_t n, enum cause_id c)
 static size_t code_besides(const struct logmatch *m, enum cause_id out[LR_MAX_CAUSES], size_t n)
 {
 	const struct logrules *rs = m->rules;
-	size_t named = n, k;
 
+	for (int added = 1; added;) {
+		added = 0;
+		for (size_t b = 0; b < rs->nbeside && n < LR_MAX_CAUSES; b++) {
+			const struct lr_beside *s = &rs->beside[b];
+			int seen;
+
+			if (s->sib == s->cause || !has_cause(out, n, s->cause) || has_cause(out, n, s->sib))
+				continue;
+			seen = logmatch_cond_seen(m, &s->cond);
+			if ((s->except.kind && logmatch_cond_seen(m, &s->except)) ||
+			    (s->cond.kind == LR_COND_UNLESS ? seen : !seen))
+				continue;
+			out[n++] = s->sib;
+			added = 1;
+		}
+	}
 	for (size_t b = 0; b < rs->nbeside; b++) {
 		const struct lr_beside *s = &rs->beside[b];
-		int seen;
+		size_t k;
 
-		if (!has_cause(out, named, s->cause))
+		if (s->sib != s->cause || !has_cause(out, n, s->cause) || !logmatch_cond_seen(m, &s->cond))
 			continue;
-		seen = logmatch_cond_seen(m, &s->cond);
-		if (s->sib == s->cause) {
-			if (!seen)
-				continue;
-			for (k = 0; k < n && out[k] != s->cause; k++)
-				;
-			memmove(out + k, out + k + 1, (n - k - 1) * sizeof(*out));
-			n--;
-			named--;
-			continue;
-		}
-		if (has_cause(out, n, s->sib) || n >= LR_MAX_CAUSES ||
-		    (s->except.kind && logmatch_cond_seen(m, &s->except)) ||
-		    (s->cond.kind == LR_COND_UNLESS ? seen : !seen))
-			continue;
-		out[n++] = s->sib;
+		for (k = 0; out[k] != s->cause; k++)
+			;
+		memmove(out + k, out + k + 1, (n - k - 1) * sizeof(*out));
+		n--;
 	}
 	return n;
 }

@@ -474,44 +474,52 @@ static void cond_join(struct lr_cond *c, const struct lr_cond *add)
 }
 
 /*
- * The #@beside siblings of the causes row r writes, after its own, as if
+ * The #@beside siblings of the causes row r names, after its own, as if
  * written there: a sibling the row names already keeps the row's condition;
- * the exception form joins the cause's "?!" (logrules.h).  Only the causes
- * the row writes count, not a sibling added here (no chains).
+ * a sibling added is named like a written one, so its own siblings follow
+ * (the passes end: no cause is added twice); then the exception form joins
+ * each cause's "?!" (logrules.h).
  */
 static int add_besides(struct logrules *rs, struct logrule *r, struct err *e)
 {
-	size_t written = r->ncauses;
+	for (int added = 1; added;) {
+		added = 0;
+		for (size_t b = 0; b < rs->nbeside; b++) {
+			const struct lr_beside *s = &rs->beside[b];
+			int have_cause = 0, have_sib = 0;
 
+			for (size_t k = 0; k < r->ncauses; k++) {
+				have_cause |= r->causes[k] == s->cause;
+				have_sib |= r->causes[k] == s->sib;
+			}
+			if (!have_cause || have_sib)
+				continue;
+			if (r->ncauses >= LR_MAX_CAUSES)
+				return err_set(e, "%s:%d: rule %s: more than %d causes with the sibling of "
+					       "#@beside line %d", rs->table.name, r->line, r->id, LR_MAX_CAUSES,
+					       s->line);
+			r->causes[r->ncauses] = s->sib;
+			cond_copy(&r->cond[r->ncauses], &s->cond);
+			cond_copy(&r->except[r->ncauses], &s->except);
+			r->ncauses++;
+			added = 1;
+		}
+	}
 	for (size_t b = 0; b < rs->nbeside; b++) {
 		const struct lr_beside *s = &rs->beside[b];
-		size_t k, have = 0;
 
-		for (k = 0; k < written && r->causes[k] != s->cause; k++)
-			;
-		if (k == written)
-			continue;
-		if (s->sib == s->cause) {
-			struct lr_cond *c = r->cond[k].kind == LR_COND_NONE || r->cond[k].kind == LR_COND_UNLESS ?
-						    &r->cond[k] : &r->except[k];
+		for (size_t k = 0; s->sib == s->cause && k < r->ncauses; k++) {
+			struct lr_cond *c;
 
+			if (r->causes[k] != s->cause)
+				continue;
+			c = r->cond[k].kind == LR_COND_NONE || r->cond[k].kind == LR_COND_UNLESS ? &r->cond[k] :
+												   &r->except[k];
 			if (c->kind == LR_COND_NONE)
 				cond_copy(c, &s->cond);
 			else
 				cond_join(c, &s->cond);
-			continue;
 		}
-		for (k = 0; k < r->ncauses; k++)
-			have |= r->causes[k] == s->sib;
-		if (have)
-			continue;
-		if (r->ncauses >= LR_MAX_CAUSES)
-			return err_set(e, "%s:%d: rule %s: more than %d causes with the sibling of #@beside "
-				       "line %d", rs->table.name, r->line, r->id, LR_MAX_CAUSES, s->line);
-		r->causes[r->ncauses] = s->sib;
-		cond_copy(&r->cond[r->ncauses], &s->cond);
-		cond_copy(&r->except[r->ncauses], &s->except);
-		r->ncauses++;
 	}
 	return 0;
 }
