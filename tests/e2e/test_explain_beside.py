@@ -91,6 +91,15 @@ class Siblings(unittest.TestCase):
         self.assertNotIn("container-runtime-missing", row_causes("cuinit-failed"))
         self.assertIn("container-runtime-missing", explain_causes(DOCKER_GPUS + TF_CUINIT))
 
+    def test_an_error_code_s_cause_gets_its_sibling(self):
+        # an "@errcode" row names the code's causes (explain/errcodes.h): the siblings follow them
+        # at match time; CUDA_ERROR_NOT_INITIALIZED is CUresult 3 (cuda.h)
+        code = "RuntimeError: CUDA driver error: CUDA_ERROR_NOT_INITIALIZED\n"
+        got = explain_causes(DOCKER + code)
+        self.assertIn("cuda-init-failed", got)
+        self.assertIn("container-gpu-not-requested", got)
+        self.assertNotIn("container-gpu-not-requested", explain_causes(code))
+
     def test_no_driver_in_a_slurm_job(self):
         self.sibling("torch-no-driver", "slurm-gres-misconfigured", SRUN, TORCH,
                      also=("nvidia-module-not-loaded",))
