@@ -1,9 +1,9 @@
 /*
  * logrules.c - loading and compiling explain's rule table; the literal
  * matcher.  See logrules.h for the table's format.
- * over 700 lines: the rows, their conditions and the named evidence sets
- * share one private pool of literals (add_ev, find_set); split, each part
- * would need it exported.
+ * over 700 lines: the rows, their conditions, the named evidence sets and
+ * the #@beside siblings share one private pool of literals (add_ev,
+ * find_set, parse_cond); split, each part would need it exported.
  */
 #include "explain/logrules.h"
 #include "explain/rulecheck.h"
