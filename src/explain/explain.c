@@ -60,6 +60,56 @@ static enum cudart_era explain_cudart_era(const struct logmatch *m)
 	return o == n ? CUDART_ERA_UNKNOWN : o ? CUDART_ERA_OLD : CUDART_ERA_NEW;
 }
 
+/* Is c among the n causes of out? */
+static int has_cause(const enum cause_id *out, size_t n, enum cause_id c)
+{
+	for (size_t k = 0; k < n; k++)
+		if (out[k] == c)
+			return 1;
+	return 0;
+}
+
+/*
+ * The #@beside siblings (logrules.h) of the causes an error code named: the
+ * loader adds them to the rows that write their causes, but an "@errcode"
+ * row's causes are the code's, known only here.  A sibling stands on its
+ * condition's evidence ("?+" or a guess: when seen; "?!": when not), and
+ * not when its exception is seen; the exception form drops the code's cause.
+ */
+static size_t code_besides(const struct logmatch *m, enum cause_id out[LR_MAX_CAUSES], size_t n)
+{
+	const struct logrules *rs = m->rules;
+
+	for (int added = 1; added;) {
+		added = 0;
+		for (size_t b = 0; b < rs->nbeside && n < LR_MAX_CAUSES; b++) {
+			const struct lr_beside *s = &rs->beside[b];
+			int seen;
+
+			if (s->sib == s->cause || !has_cause(out, n, s->cause) || has_cause(out, n, s->sib))
+				continue;
+			seen = logmatch_cond_seen(m, &s->cond);
+			if ((s->except.kind && logmatch_cond_seen(m, &s->except)) ||
+			    (s->cond.kind == LR_COND_UNLESS ? seen : !seen))
+				continue;
+			out[n++] = s->sib;
+			added = 1;
+		}
+	}
+	for (size_t b = 0; b < rs->nbeside; b++) {
+		const struct lr_beside *s = &rs->beside[b];
+		size_t k;
+
+		if (s->sib != s->cause || !has_cause(out, n, s->cause) || !logmatch_cond_seen(m, &s->cond))
+			continue;
+		for (k = 0; out[k] != s->cause; k++)
+			;
+		memmove(out + k, out + k + 1, (n - k - 1) * sizeof(*out));
+		n--;
+	}
+	return n;
+}
+
 /*
  * The causes a hit names: the rule's, or for an "@errcode" rule those the
  * error-code table gives the captured name or number.
@@ -122,7 +172,7 @@ static size_t rule_causes(const struct logmatch *m, const struct logrule *r,
 	for (size_t k = 0; ec && k < sizeof(ec->causes) / sizeof(ec->causes[0]) && ec->causes[k] != CAUSE_NONE &&
 	     n < LR_MAX_CAUSES; k++)
 		out[n++] = ec->causes[k];
-	return n;
+	return code_besides(m, out, n);
 }
 
 /* The capture named name (NULL: the rule has none, or it is empty). */

@@ -1,9 +1,9 @@
 /*
  * logrules.c - loading and compiling explain's rule table; the literal
  * matcher.  See logrules.h for the table's format.
- * over 700 lines: the rows, their conditions and the named evidence sets
- * share one private pool of literals (add_ev, find_set); split, each part
- * would need it exported.
+ * over 700 lines: the rows, their conditions, the named evidence sets and
+ * the #@beside siblings share one private pool of literals (add_ev,
+ * find_set, parse_cond); split, each part would need it exported.
  */
 #include "explain/logrules.h"
 #include "explain/rulecheck.h"
@@ -324,8 +324,8 @@ static int set_cond(struct logrules *rs, struct lr_cond *c, const char *name)
  * "lit|lit", "+lit|lit" or "!lit|lit" after a cause's '?': each literal (lower-cased)
  * is entered once in rs->ev, the condition keeps the indices; "@name" is a set's literals.
  */
-static int parse_cond(struct logrules *rs, struct lr_cond *c, const char *s,
-		      const struct logrule *r, const char *cause, struct err *e)
+static int parse_cond(struct logrules *rs, struct lr_cond *c, const char *s, int line,
+		      const char *who, const char *cause, struct err *e)
 {
 	c->kind = LR_COND_GUESS;
 	if (*s == '!' || *s == '+') {
@@ -340,29 +340,188 @@ static int parse_cond(struct logrules *rs, struct lr_cond *c, const char *s,
 			const char *q;
 
 			if (!set)
-				return err_set(e, "%s:%d: rule %s: cause '%s': no evidence set '%.*s'",
-					       rs->table.name, r->line, r->id, cause, (int)l, s);
+				return err_set(e, "%s:%d: %s: cause '%s': no evidence set '%.*s'",
+					       rs->table.name, line, who, cause, (int)l, s);
 			for (q = set->lits;;) {
 				size_t ql = strcspn(q, "|");
 
 				if (add_ev(rs, c, q, ql) < 0)
-					return err_set(e, "%s:%d: rule %s: cause '%s': more than %d "
+					return err_set(e, "%s:%d: %s: cause '%s': more than %d "
 						       "literals with set '%.*s', or more than %d in all",
-						       rs->table.name, r->line, r->id, cause,
+						       rs->table.name, line, who, cause,
 						       LR_MAX_EVLITS, (int)l, s, LR_MAX_EVIDENCE);
 				if (!q[ql])
 					break;
 				q += ql + 1;
 			}
 		} else if (add_ev(rs, c, s, l) < 0) {
-			return err_set(e, "%s:%d: rule %s: bad condition on cause '%s' (an empty literal, "
+			return err_set(e, "%s:%d: %s: bad condition on cause '%s' (an empty literal, "
 				       "more than %d literals, or more than %d in all)", rs->table.name,
-				       r->line, r->id, cause, LR_MAX_EVLITS, LR_MAX_EVIDENCE);
+				       line, who, cause, LR_MAX_EVLITS, LR_MAX_EVIDENCE);
 		}
 		if (!s[l])
 			return 0;
 		s += l + 1;
 	}
+}
+
+/*
+ * One cause of a causes list, l bytes at p: "id", "id?cond" or "id?cond?!lits" (logrules.h);
+ * who names the row (or the #@beside line) in errors.
+ */
+static int parse_item(struct logrules *rs, const char *p, size_t l, int line, const char *who,
+		      enum cause_id *cause, struct lr_cond *cond, struct lr_cond *except, struct err *e)
+{
+	char id[512], *q, *x;	/* x: a guess's exception, "id?lits?!lits" */
+
+	if (!l || l >= sizeof(id))
+		return err_set(e, "%s:%d: %s: bad causes list", rs->table.name, line, who);
+	memcpy(id, p, l);
+	id[l] = 0;
+	if ((q = strchr(id, '?')) != NULL) {
+		*q++ = 0;
+		if ((x = strchr(q, '?')) && (*q == '!' || x[1] != '!' || strchr(x + 1, '?')))
+			return err_set(e, "%s:%d: %s: cause '%s': only a guess or '?+' takes a second "
+				       "condition, '?!lit|lit'", rs->table.name, line, who, id);
+		if ((x && (*x++ = 0, parse_cond(rs, except, x, line, who, id, e) < 0)) ||
+		    parse_cond(rs, cond, q, line, who, id, e) < 0)
+			return -1;
+	}
+	if (cause_from_id(id) == CAUSE_NONE)
+		return err_set(e, "%s:%d: %s: '%s' is not a cause id of the catalogue", rs->table.name,
+			       line, who, id);
+	*cause = cause_from_id(id);
+	return 0;
+}
+
+/*
+ * "#@beside<TAB>cause<TAB>condition;condition<TAB>why and source" comment lines
+ * (logrules.h): parsed once, before the rows, into rs->beside.
+ */
+static int parse_besides(struct logrules *rs, const char *text, size_t len, struct err *e)
+{
+	const char *p = text, *end = text + len;
+	int line = 0;
+
+	for (; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *next = nl ? nl + 1 : end;
+		static const char tag[] = "#@beside\t";
+		const char *name, *conds, *t1, *t2;
+		char id[128];
+		enum cause_id cause;
+
+		if ((size_t)(le - p) < sizeof(tag) - 1 || memcmp(p, tag, sizeof(tag) - 1)) {
+			p = next;
+			continue;
+		}
+		name = p + sizeof(tag) - 1;
+		t1 = memchr(name, '\t', (size_t)(le - name));
+		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(le - t1 - 1)) : NULL;
+		if (!t1 || !t2 || t1 == name || t2 == t1 + 1 || le - t2 - 1 < 1 ||
+		    (size_t)(t1 - name) >= sizeof(id))
+			return err_set(e, "%s:%d: a sibling line is '#@beside<TAB>cause<TAB>"
+				       "condition;condition<TAB>why and source'", rs->table.name, line + 1);
+		memcpy(id, name, (size_t)(t1 - name));
+		id[t1 - name] = 0;
+		if ((cause = cause_from_id(id)) == CAUSE_NONE)
+			return err_set(e, "%s:%d: #@beside: '%s' is not a cause id of the catalogue",
+				       rs->table.name, line + 1, id);
+		for (conds = t1 + 1; conds < t2;) {
+			const char *sc = memchr(conds, ';', (size_t)(t2 - conds));
+			size_t l = sc ? (size_t)(sc - conds) : (size_t)(t2 - conds);
+			struct lr_beside *b;
+
+			if (rs->nbeside >= LR_MAX_BESIDE)
+				return err_set(e, "%s:%d: more than %d #@beside conditions", rs->table.name,
+					       line + 1, LR_MAX_BESIDE);
+			b = &rs->beside[rs->nbeside++];
+			b->cause = cause;
+			b->line = line + 1;
+			if (!memchr(conds, '?', l))
+				return err_set(e, "%s:%d: #@beside %s: '%.*s': a sibling needs a condition "
+					       "(one named always belongs on the rows)", rs->table.name,
+					       line + 1, id, (int)l, conds);
+			if (parse_item(rs, conds, l, line + 1, "#@beside", &b->sib, &b->cond, &b->except, e) < 0)
+				return -1;
+			if (b->sib == cause && (b->cond.kind != LR_COND_UNLESS || b->except.kind))
+				return err_set(e, "%s:%d: #@beside %s: on the cause itself only an exception, "
+					       "'%s?!lit|lit'", rs->table.name, line + 1, id, id);
+			conds += l + (sc ? 1 : 0);
+		}
+		p = next;
+	}
+	return 0;
+}
+
+static void cond_copy(struct lr_cond *to, const struct lr_cond *from)
+{
+	to->kind = from->kind;
+	to->nev = from->nev;
+	to->ev = from->nev ? xmalloc(from->nev * sizeof(*to->ev)) : NULL;
+	if (from->nev)
+		memcpy(to->ev, from->ev, from->nev * sizeof(*to->ev));
+}
+
+/* c's literals and those of add, in one condition: c's kind stays. */
+static void cond_join(struct lr_cond *c, const struct lr_cond *add)
+{
+	if (!add->nev)
+		return;
+	c->ev = xrealloc(c->ev, (c->nev + add->nev) * sizeof(*c->ev));
+	memcpy(c->ev + c->nev, add->ev, add->nev * sizeof(*c->ev));
+	c->nev += add->nev;
+}
+
+/*
+ * The #@beside siblings of the causes row r names, after its own, as if
+ * written there: a sibling the row names already keeps the row's condition;
+ * a sibling added is named like a written one, so its own siblings follow
+ * (the passes end: no cause is added twice); then the exception form joins
+ * each cause's "?!" (logrules.h).
+ */
+static int add_besides(struct logrules *rs, struct logrule *r, struct err *e)
+{
+	for (int added = 1; added;) {
+		added = 0;
+		for (size_t b = 0; b < rs->nbeside; b++) {
+			const struct lr_beside *s = &rs->beside[b];
+			int have_cause = 0, have_sib = 0;
+
+			for (size_t k = 0; k < r->ncauses; k++) {
+				have_cause |= r->causes[k] == s->cause;
+				have_sib |= r->causes[k] == s->sib;
+			}
+			if (!have_cause || have_sib)
+				continue;
+			if (r->ncauses >= LR_MAX_CAUSES)
+				return err_set(e, "%s:%d: rule %s: more than %d causes with the sibling of "
+					       "#@beside line %d", rs->table.name, r->line, r->id, LR_MAX_CAUSES,
+					       s->line);
+			r->causes[r->ncauses] = s->sib;
+			cond_copy(&r->cond[r->ncauses], &s->cond);
+			cond_copy(&r->except[r->ncauses], &s->except);
+			r->ncauses++;
+			added = 1;
+		}
+	}
+	for (size_t b = 0; b < rs->nbeside; b++) {
+		const struct lr_beside *s = &rs->beside[b];
+
+		for (size_t k = 0; s->sib == s->cause && k < r->ncauses; k++) {
+			struct lr_cond *c;
+
+			if (r->causes[k] != s->cause)
+				continue;
+			c = r->cond[k].kind == LR_COND_NONE || r->cond[k].kind == LR_COND_UNLESS ? &r->cond[k] :
+												   &r->except[k];
+			if (c->kind == LR_COND_NONE)
+				cond_copy(c, &s->cond);
+			else
+				cond_join(c, &s->cond);
+		}
+	}
+	return 0;
 }
 
 static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *e)
@@ -418,28 +577,19 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 		while (*p) {
 			const char *sc = strchr(p, ';');
 			size_t l = sc ? (size_t)(sc - p) : strlen(p);
-			char id[512], *q, *x;	/* x: a guess's exception, "id?lits?!lits" */
+			char who[160];
 
-			if (!l || l >= sizeof(id) || r->ncauses >= LR_MAX_CAUSES)
+			if (!l || r->ncauses >= LR_MAX_CAUSES)
 				return err_set(e, "%s:%d: rule %s: bad causes list", file, r->line, r->id);
-			memcpy(id, p, l);
-			id[l] = 0;
-			if ((q = strchr(id, '?')) != NULL) {
-				*q++ = 0;
-				if ((x = strchr(q, '?')) &&
-				    (*q == '!' || x[1] != '!' || strchr(x + 1, '?')))
-					return err_set(e, "%s:%d: rule %s: cause '%s': only a guess or '?+' "
-						       "takes a second condition, '?!lit|lit'", file, r->line, r->id, id);
-				if ((x && (*x++ = 0, parse_cond(rs, &r->except[r->ncauses], x, r, id, e) < 0)) ||
-				    parse_cond(rs, &r->cond[r->ncauses], q, r, id, e) < 0)
-					return -1;
-			}
-			if (cause_from_id(id) == CAUSE_NONE)
-				return err_set(e, "%s:%d: rule %s: '%s' is not a cause id of the catalogue",
-					       file, r->line, r->id, id);
-			r->causes[r->ncauses++] = cause_from_id(id);
+			snprintf(who, sizeof(who), "rule %s", r->id);
+			if (parse_item(rs, p, l, r->line, who, &r->causes[r->ncauses], &r->cond[r->ncauses],
+				       &r->except[r->ncauses], e) < 0)
+				return -1;
+			r->ncauses++;
 			p += l + (sc ? 1 : 0);
 		}
+		if (add_besides(rs, r, e) < 0)
+			return -1;
 		if (r->layer < 0)
 			r->layer = (int)cause_get(r->causes[0])->layer;
 	} else if (causes) {
@@ -470,7 +620,7 @@ int logrules_parse(const char *origin, const char *text, size_t len, struct logr
 	r->origin = origin;
 	if (kb_table_parse("explain.tsv", origin, text, len, &r->table, e) < 0)
 		return -1;
-	if (parse_sets(r, text, len, e) < 0)
+	if (parse_sets(r, text, len, e) < 0 || parse_besides(r, text, len, e) < 0)
 		goto fail;
 	for (int i = 0; i < C_N; i++)
 		if ((c[i] = kb_table_col(&r->table, cols[i])) < 0) {
@@ -551,6 +701,10 @@ void logrules_release(struct logrules *r)
 	free(r->v);
 	free(r->cudart_old.ev);
 	free(r->cudart_new.ev);
+	for (size_t k = 0; k < r->nbeside; k++) {
+		free(r->beside[k].cond.ev);
+		free(r->beside[k].except.ev);
+	}
 	strmap_release(&r->evidx);
 	for (size_t k = 0; k < r->nev; k++)
 		free(r->ev[k]);

@@ -61,6 +61,21 @@
  *	#@evset<TAB>name<TAB>lit|lit<TAB>why the set is what it is, and its source
  *    (the TSV readers skip comments; logrules_parse reads these lines), so
  *    a fix to the evidence reaches every row: "wsl1-no-gpu?+@wsl|@wsl1-kernel".
+ *    A sibling cause that a context makes more specific than a cause rows
+ *    name (the container form of a host failure, WSL's of a native one, a
+ *    Slurm job's of a bare node's) is written once, on a comment line too:
+ *	#@beside<TAB>cause<TAB>condition;condition<TAB>why, and its source
+ *    Every row (exact or term) that writes the cause gets each condition
+ *    (a row's cause condition: "container-driver-libs-mismatch?+@in-container")
+ *    as if it were written on that row, after its own causes, in order; a
+ *    row that writes the sibling itself keeps its own condition (no cause is
+ *    named twice).  A condition on the cause itself, "cause?!lits", is the
+ *    reverse, "the most specific evidence wins": every row's cause gets the
+ *    exception (added to the row's own "?!", or its only condition when it
+ *    has none).  Siblings are not chained (a sibling's own #@beside lines do
+ *    not apply to it).  For an "@errcode" row, whose causes the code decides,
+ *    the conditions are judged on the causes named (explain.c).  A sibling
+ *    needs a condition; the ids are checked at load, as the rows' are.
  *    Names are a-z, 0-9, '-'; a set holds literals only (none starts with
  *    '@', '+' or '!', none holds '?' or ';'), at most LR_MAX_EVLITS, and the
  *    condition after expansion is still at most LR_MAX_EVLITS; an unknown
@@ -107,11 +122,12 @@
 #include "knowledge/kb_table.h"
 
 #define LR_MAX_CAPS 8
-#define LR_MAX_CAUSES 12	/* 8 until round 11: the driver-symptom rows (nvidia-smi-no-driver) name the flavour, the branch and the kernel update beside their seven causes */
+#define LR_MAX_CAUSES 16	/* 8 until round 11: the driver-symptom rows (nvidia-smi-no-driver) name the flavour, the branch and the kernel update beside their seven causes; 12 until round 13: the #@beside siblings are added to the rows */
 #define LR_MAX_EVLITS 96	/* literals in one cause's condition (16 until round 9: @wsl written precisely, beside @wsl1-kernel, needs 20; 32 until round 11: @in-container, every way a log shows it ran in a container, beside @gpu-requested, and the legacy-branch GPUs of two generations need more; 64 until round 12: @in-container reached 62 and still missed the pod specs, compose files, Singularity's run/shell and the images' own users (jovyan, "I have no name!")) */
 #define LR_MAX_EVIDENCE 2048	/* distinct evidence literals, all rules together (56 in use at round 8, past 256 in round 9, past 512 at the round-11 merge, past 1024 at the round-12 merge: they share the anchors' one-pass matcher, so more cost no pass) */
 #define LR_MAX_SEGS 20
 #define LR_MAX_EVSETS 64	/* named evidence sets ("#@evset" lines; 8 in use when they came) */
+#define LR_MAX_BESIDE 96	/* "#@beside" conditions, all lines together */
 
 enum lr_class { LR_CAUSE, LR_SCOPE, LR_BENIGN };
 enum lr_kind { LR_LIT, LR_RE, LR_EXC };
@@ -140,6 +156,14 @@ struct lr_cond {
 struct lr_evset {
 	char name[48];
 	char *lits;		/* "lit|lit", as written */
+};
+
+/* One condition of a "#@beside<TAB>cause<TAB>conditions<TAB>why" line (see above). */
+struct lr_beside {
+	enum cause_id cause;	/* the cause the rows write */
+	enum cause_id sib;	/* named beside it on its condition; == cause: the exception form */
+	struct lr_cond cond, except;
+	int line;
 };
 
 struct logrule {
@@ -179,6 +203,8 @@ struct logrules {
 	struct strmap evidx;	/* literal -> its index in ev: the sets expand to ~10k literals, a scan per one cost 15 ms at start-up */
 	struct lr_evset sets[LR_MAX_EVSETS];
 	size_t nsets;
+	struct lr_beside beside[LR_MAX_BESIDE];	/* parsed once; copied into the rows at load */
+	size_t nbeside;
 	/* the evidence of the sets @cudart-old and @cudart-new (the numbering of a
 	 * log's cudaError_t numbers, errcodes.h); empty when the table lacks them */
 	struct lr_cond cudart_old, cudart_new;

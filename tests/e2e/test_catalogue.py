@@ -88,6 +88,9 @@ class Catalogue(unittest.TestCase):
         by_explain = set()
         for line in open(explain_tsv, encoding="utf-8"):
             c = line.rstrip("\n").split("\t")
+            if line.startswith("#@beside\t") and len(c) >= 3:
+                # a sibling every row naming the cause names on its evidence (logrules.h)
+                by_explain.update(x.split("?")[0] for x in c[2].split(";"))
             if len(c) == 11 and not line.startswith(("#", "id\t")) and c[7] != "-":
                 # a cause may carry a condition on the log's evidence: "id?lit|lit"
                 by_explain.update(x.split("?")[0] for x in c[7].split(";"))

@@ -35,7 +35,11 @@ EXPECTED = os.path.join(REPO, "tests", "explain", "expected-causes.tsv")
 
 def rules():
     out = {}
+    beside = set()
     for line in open(RULES, encoding="utf-8"):
+        if line.startswith("#@beside\t"):
+            # a cause whose rows also name a sibling on its evidence (logrules.h)
+            beside.add(line.split("\t")[1])
         if line.startswith("#") or not line.strip() or line.startswith("id\t"):
             continue
         c = line.rstrip("\n").split("\t")
@@ -43,6 +47,9 @@ def rules():
         # "id?lit|lit": named by the log's evidence (src/explain/logrules.h)
         out[c[0]] = {"class": c[2], "causes": [x.split("?")[0] for x in causes],
                      "conditional": any("?" in x for x in causes)}
+    for r in out.values():
+        # a #@beside sibling is a conditional cause of every row that names its cause
+        r["conditional"] |= any(x in beside for x in r["causes"])
     return out
 
 

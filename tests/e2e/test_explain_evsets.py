@@ -20,6 +20,12 @@ def table():
         if line.startswith("#@evset\t"):
             c = line.split("\t")
             sets[c[1]] = c[2]
+        elif line.startswith("#@beside\t"):
+            # a sibling's conditions, written once for every row that names its cause
+            c = line.split("\t")
+            for x in c[2].split(";"):
+                for cond in x.split("?")[1:]:
+                    conds.append(("#@beside " + c[1], cond.lstrip("+!")))
         elif line and not line.startswith(("#", "id\t")):
             c = line.split("\t")
             for x in c[7].split(";"):

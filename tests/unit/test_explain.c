@@ -814,6 +814,84 @@ static void test_linememo(void)
 	logrules_release(&r);
 }
 
+/* Sibling causes: "#@beside" lines add a condition to every row that names their cause. */
+static void test_beside(void)
+{
+	static const char good[] =
+		"#@evset\tctr\tdocker run|in a container\twhy\n"
+		"#@beside\tlibcuda-missing\tcontainer-gpu-not-requested?+@ctr;wsl1-no-gpu?+wsl1\twhy\n"
+		"#@beside\tcontainer-gpu-not-requested\tcontainer-runtime-missing?+--gpus\twhy\n"
+		"#@beside\tgpu-lost\tgpu-lost?!xid 48\twhy\n" HEAD
+		"a\t1\tcause\tlit\tA\t-\t-\tlibcuda-missing\t-\t-\t-\n"
+		"b\t1\tcause\tlit\tB\t-\t-\tlibcuda-missing;wsl1-no-gpu?+microsoft\t-\t-\t-\n"
+		"c\t1\tcause\tlit\tC\t-\t-\tno-nvidia-gpu\t-\t-\t-\n"
+		"d\t1\tcause\tlit\tD\t-\t-\tgpu-lost?+bus\t-\t-\t-\n"
+		"e\t1\tcause\tlit\tE\t-\t-\tgpu-lost\t-\t-\t-\n";
+	struct logrules r;
+	struct err e;
+	const struct logrule *a, *b, *c, *d, *x;
+
+	CHECK(logrules_parse("test", good, strlen(good), &r, &e) == 0);
+	CHECK_INT((int)r.nbeside, 4);
+	a = logrules_find(&r, "a");
+	b = logrules_find(&r, "b");
+	c = logrules_find(&r, "c");
+	d = logrules_find(&r, "d");
+	x = logrules_find(&r, "e");
+	/* the siblings after the row's own causes, in order; the chained one last */
+	CHECK_INT((int)a->ncauses, 4);
+	CHECK(a->causes[1] == cause_from_id("container-gpu-not-requested") && a->cond[1].kind == LR_COND_IF &&
+	      a->cond[1].nev == 2);
+	CHECK(a->causes[2] == cause_from_id("wsl1-no-gpu"));
+	CHECK(a->causes[3] == cause_from_id("container-runtime-missing"));
+	/* a row that writes the sibling keeps its own condition, and names it once */
+	CHECK_INT((int)b->ncauses, 4);
+	CHECK(b->causes[1] == cause_from_id("wsl1-no-gpu") && b->cond[1].nev == 1 &&
+	      !strcmp(r.ev[b->cond[1].ev[0]], "microsoft"));
+	/* a row that does not name the cause gets nothing */
+	CHECK_INT((int)c->ncauses, 1);
+	/* the exception form: joins a "?+" cause's exception, or is a bare cause's only condition */
+	CHECK_INT((int)d->ncauses, 1);
+	CHECK(d->cond[0].kind == LR_COND_IF && d->except[0].kind == LR_COND_UNLESS && d->except[0].nev == 1);
+	CHECK(x->cond[0].kind == LR_COND_UNLESS && !strcmp(r.ev[x->cond[0].ev[0]], "xid 48"));
+	logrules_release(&r);
+
+	/* malformed lines: errors with the line */
+	CHECK(parse_err("#@beside\tlibcuda-missing\tcontainer-gpu-not-requested?+x\n" HEAD ROW("nouveau-loaded"), &e) < 0);
+	CHECK(strstr(e.msg, ":1:") && strstr(e.msg, "#@beside"));	/* no why */
+	CHECK(parse_err("#@beside\tno-such-cause\tgpu-lost?+x\tw\n" HEAD ROW("nouveau-loaded"), &e) < 0);
+	CHECK(strstr(e.msg, ":1:") && strstr(e.msg, "no-such-cause"));
+	CHECK(parse_err("#@evset\ta\tx\tw\n#@beside\tgpu-lost\tno-such-cause?+x\tw\n" HEAD ROW("nouveau-loaded"), &e) < 0);
+	CHECK(strstr(e.msg, ":2:") && strstr(e.msg, "no-such-cause"));
+	CHECK(parse_err("#@beside\tgpu-lost\tnouveau-loaded\tw\n" HEAD ROW("nouveau-loaded"), &e) < 0);
+	CHECK(strstr(e.msg, "needs a condition") != NULL);
+	CHECK(parse_err("#@beside\tgpu-lost\tnouveau-loaded?+@nope\tw\n" HEAD ROW("nouveau-loaded"), &e) < 0);
+	CHECK(strstr(e.msg, "@nope") != NULL);
+	CHECK(parse_err("#@beside\tgpu-lost\tgpu-lost?+x\tw\n" HEAD ROW("gpu-lost"), &e) < 0);
+	CHECK(strstr(e.msg, "only an exception") != NULL);
+	CHECK(parse_err("#@beside\tgpu-lost\tnouveau-loaded?+x;;\tw\n" HEAD ROW("gpu-lost"), &e) < 0);
+	CHECK(parse_err("#@beside\t\tnouveau-loaded?+x\tw\n" HEAD ROW("gpu-lost"), &e) < 0);
+	/* too many causes with the siblings: the row and the line named */
+	{
+		char text[4096];
+		size_t o = 0;
+		static const char *const sibs[] = { "nouveau-loaded", "gpu-lost", "no-nvidia-gpu", "ecc-errors",
+						    "device-node-missing", "device-node-permission", "cudnn-missing",
+						    "cudnn-incomplete", "nvml-missing", "wsl1-no-gpu", "shm-too-small",
+						    "memlock-limited", "nccl-hang", "gpu-throttled", "inforom-corrupted",
+						    "fabric-manager-not-running" };
+
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "#@beside\tlibcuda-missing\t");
+		for (size_t i = 0; i < sizeof(sibs) / sizeof(sibs[0]); i++)
+			o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s?+x", i ? ";" : "", sibs[i]);
+		snprintf(text + o, sizeof(text) - o, "\tw\n" HEAD ROW("libcuda-missing"));
+		CHECK(parse_err(text, &e) < 0);
+		CHECK(strstr(e.msg, "rule r") && strstr(e.msg, "#@beside line 1"));
+	}
+	/* a plain comment that starts alike is no sibling line */
+	CHECK(parse_err("#@besides are described above\n" HEAD ROW("nouveau-loaded"), &e) == 0);
+}
+
 int main(void)
 {
 	RUN(test_literal_captures);
@@ -822,6 +900,7 @@ int main(void)
 	RUN(test_unwrap);
 	RUN(test_conditions);
 	RUN(test_evsets);
+	RUN(test_beside);
 	RUN(test_decode);
 	RUN(test_table);
 	RUN(test_hostile_numbers);
