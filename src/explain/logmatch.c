@@ -287,6 +287,8 @@ void logmatch_release(struct logmatch *m)
 static int try_window(struct logmatch *m, const struct logrule *r, const char *text, size_t len, size_t ws, size_t we,
 		      size_t *off, size_t *clen)
 {
+	const regex_t *re;
+
 	if (r->kind == LR_LIT) {
 		if (!logrules_lit_match(r, text + ws, we - ws, off, clen))
 			return 0;
@@ -301,7 +303,8 @@ static int try_window(struct logmatch *m, const struct logrule *r, const char *t
 		if (rc >= 0)
 			return rc;
 	}
-	if (r->kind == LR_RE && r->re_ok) {
+	if (r->kind == LR_RE && (re = logrule_regex(r)) != NULL) {
+		const regex_t *pre = logrule_presence(r);
 		regmatch_t pm[LR_MAX_CAPS + 1];
 		size_t n = r->ncaps + 1;
 		int flags = REG_STARTEND;
@@ -313,7 +316,12 @@ static int try_window(struct logmatch *m, const struct logrule *r, const char *t
 			flags |= REG_NOTEOL;
 		pm[0].rm_so = 0;
 		pm[0].rm_eo = (regoff_t)(we - ws);
-		if (regexec(&r->re, text + ws, n, pm, flags) != 0)
+		/* whether first, where only when it does (logrules.h) */
+		if (pre && regexec(pre, text + ws, 0, pm, flags) != 0)
+			return 0;
+		pm[0].rm_so = 0;
+		pm[0].rm_eo = (regoff_t)(we - ws);
+		if (regexec(re, text + ws, n, pm, flags) != 0)
 			return 0;
 		for (size_t k = 0; k < r->ncaps; k++) {
 			if (pm[k + 1].rm_so < 0) {

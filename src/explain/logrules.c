@@ -138,20 +138,25 @@ static int compile_lit(struct logrule *r, struct err *e, const char *file)
 }
 
 static int compile_re(struct logrule *r, const char *anchor, const char *caps, int icase,
-		      struct err *e, const char *file)
+		      struct err *e, const char *file, int lazy)
 {
 	int rc;
 
 	if (!anchor || !*anchor)
 		return err_set(e, "%s:%d: rule %s: a regex rule needs an anchor", file, r->line, r->id);
-	rc = regcomp(&r->re, r->pattern, REG_EXTENDED | (icase ? REG_ICASE : 0));
-	if (rc) {
-		char msg[160];
+	r->icase = icase;
+	if (lazy) {
+		r->re_later = 1;
+	} else {
+		rc = regcomp(&r->re, r->pattern, REG_EXTENDED | (icase ? REG_ICASE : 0));
+		if (rc) {
+			char msg[160];
 
-		regerror(rc, &r->re, msg, sizeof(msg));
-		return err_set(e, "%s:%d: rule %s: bad regex: %s", file, r->line, r->id, msg);
+			regerror(rc, &r->re, msg, sizeof(msg));
+			return err_set(e, "%s:%d: rule %s: bad regex: %s", file, r->line, r->id, msg);
+		}
+		r->re_ok = 1;
 	}
-	r->re_ok = 1;
 	r->anchor = xstrdup(anchor);
 	for (char *a = r->anchor; *a; a++)
 		*a = (char)tolower((unsigned char)*a);
@@ -167,7 +172,7 @@ static int compile_re(struct logrule *r, const char *anchor, const char *caps, i
 			p += l + (c ? 1 : 0);
 		}
 	}
-	if (r->ncaps > r->re.re_nsub)
+	if (r->re_ok && r->ncaps > r->re.re_nsub)
 		return err_set(e, "%s:%d: rule %s: %zu capture names for %zu groups", file, r->line, r->id,
 			       r->ncaps, (size_t)r->re.re_nsub);
 	if (logrule_is_term(r)) {
@@ -452,7 +457,7 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 	if (!strcmp(m, "re") || !strcmp(m, "rei")) {
 		r->kind = LR_RE;
 		return compile_re(r, cell(t, i, c[C_ANCHOR]), cell(t, i, c[C_CAPTURES]), m[2] == 'i', e,
-				  file);
+				  file, rs->lazy);
 	}
 	if (!strcmp(m, "exc")) {
 		r->kind = LR_EXC;
@@ -461,13 +466,14 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 	return err_set(e, "%s:%d: rule %s: match must be lit, re, rei or exc", file, r->line, r->id);
 }
 
-int logrules_parse(const char *origin, const char *text, size_t len, struct logrules *r,
-		   struct err *e)
+static int parse_table(const char *origin, const char *text, size_t len, struct logrules *r,
+		       struct err *e, int lazy)
 {
 	int c[C_N];
 
 	memset(r, 0, sizeof(*r));
 	r->origin = origin;
+	r->lazy = lazy;
 	if (kb_table_parse("explain.tsv", origin, text, len, &r->table, e) < 0)
 		return -1;
 	if (parse_sets(r, text, len, e) < 0)
@@ -497,6 +503,58 @@ int logrules_parse(const char *origin, const char *text, size_t len, struct logr
 fail:
 	logrules_release(r);
 	return -1;
+}
+
+int logrules_parse(const char *origin, const char *text, size_t len, struct logrules *r,
+		   struct err *e)
+{
+	return parse_table(origin, text, len, r, e, 0);
+}
+
+const regex_t *logrule_regex(const struct logrule *r)
+{
+	/* the rules are the table's own, not const: compiling one in place is its first use */
+	struct logrule *w = (struct logrule *)r;
+
+	if (r->re_later) {
+		w->re_later = 0;
+		w->re_ok = regcomp(&w->re, r->pattern, REG_EXTENDED | (r->icase ? REG_ICASE : 0)) == 0;
+	}
+	return r->re_ok ? &r->re : NULL;
+}
+
+const regex_t *logrule_presence(const struct logrule *r)
+{
+	static const char *const lead[] = {"(.*)", ".*"};
+	struct logrule *w = (struct logrule *)r;	/* as in logrule_regex() */
+
+	if (r->pre_state == 0) {
+		w->pre_state = -1;
+		for (size_t k = 0; k < sizeof(lead) / sizeof(lead[0]) && r->kind == LR_RE; k++) {
+			size_t n = strlen(lead[k]);
+			const char *rest, *bs;
+
+			if (strncmp(r->pattern, lead[k], n))
+				continue;
+			rest = bs = r->pattern + n;
+			/* a back-reference's group would be renumbered */
+			while ((bs = strchr(bs, '\\')) && bs[1] && !isdigit((unsigned char)bs[1]))
+				bs += 2;
+			/*
+			 * the rest must not start with a repetition (it would bind to the
+			 * prefix) or a branch's end, nor hold a '^' (after "(.*)", glibc
+			 * lets it match after a newline; at the start of a pattern, never)
+			 * or start with an assertion on the byte before it
+			 */
+			if (!*rest || strchr("*+?{|)\\", *rest) || strchr(rest, '^') || bs ||
+			    (rest[0] == '(' && rest[1] == '\\'))
+				break;
+			if (regcomp(&w->pre, rest, REG_EXTENDED | REG_NOSUB | (r->icase ? REG_ICASE : 0)) == 0)
+				w->pre_state = 1;
+			break;
+		}
+	}
+	return r->pre_state == 1 ? &r->pre : NULL;
 }
 
 int logrules_load(const char *dir, struct logrules *r, struct err *e)
@@ -529,7 +587,8 @@ int logrules_load(const char *dir, struct logrules *r, struct err *e)
 		if (errno != ENOENT)
 			return err_set_errno(e, "cannot open '%s'", path);
 	}
-	return logrules_parse("embedded", gd_explain_tsv, strlen(gd_explain_tsv), r, e);
+	/* tests/unit/test_reqlit.c compiles every row of it as logrules_parse() does */
+	return parse_table("embedded", gd_explain_tsv, strlen(gd_explain_tsv), r, e, 1);
 }
 
 void logrules_release(struct logrules *r)
@@ -540,6 +599,8 @@ void logrules_release(struct logrules *r)
 			free(r->v[i].capnames[k]);
 		if (r->v[i].re_ok)
 			regfree(&r->v[i].re);
+		if (r->v[i].pre_state == 1)
+			regfree(&r->v[i].pre);
 		termre_free(r->v[i].tm);
 	}
 	/* one past n too: a row whose parse failed holds the conditions read so far */

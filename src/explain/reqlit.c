@@ -463,7 +463,35 @@ static size_t best_first(struct rl_set *list, size_t n)
 	return n;
 }
 
-#define REQLIT_PAIRS 3	/* factors of each branch paired (all pairs of 13 cost 20 ms at start-up) */
+/* Whether every literal of a is in b: then a text that holds a's holds b's, b says nothing more. */
+static int subset(const struct rl_set *a, const struct rl_set *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (!set_has(b, a->s[i]))
+			return 0;
+	return 1;
+}
+
+/* Keep, in order, the sets no kept one is a subset of, at most max; how many. */
+static size_t distinct_first(struct rl_set *list, size_t n, size_t max)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n && kept < max; i++) {
+		size_t k = 0;
+
+		while (k < kept && !subset(&list[k], &list[i]))
+			k++;
+		if (k < kept)
+			continue;
+		if (kept != i)
+			list[kept] = list[i];
+		kept++;
+	}
+	return kept;
+}
+
+#define REQLIT_PAIRS 5	/* factors of each branch paired (all pairs of 13 cost 20 ms at start-up) */
 
 /* Branches a | b: every match is a match of one, so one factor of each, pooled, is required. */
 static void alt_merge(struct rl_info *a, const struct rl_info *b)
@@ -486,8 +514,8 @@ static void alt_merge(struct rl_info *a, const struct rl_info *b)
 	na = best_first(la, all_factors(a, la, lmax));
 	nb = best_first(lb, all_factors(b, lb, lmax));
 	/* the best few of each side, paired: the pool of one factor of each (add_factor keeps the best) */
-	na = na < REQLIT_PAIRS ? na : REQLIT_PAIRS;
-	nb = nb < REQLIT_PAIRS ? nb : REQLIT_PAIRS;
+	na = distinct_first(la, na, REQLIT_PAIRS);
+	nb = distinct_first(lb, nb, REQLIT_PAIRS);
 	for (size_t i = 0; i < na; i++)
 		for (size_t j = 0; j < nb; j++) {
 			struct rl_set u = la[i], v = lb[j];
@@ -540,8 +568,8 @@ void reqlit_derive(const char *pattern, struct reqlit_factor **out, size_t *nout
 	if (!ps.failed && !*ps.p)
 		n = all_factors(top, list, lmax);
 	free(top);
-	/* the best first: only REQLIT_MAX_OUT are kept */
-	best_first(list, n);
+	/* the best first, none a superset of one before: only REQLIT_MAX_OUT are kept */
+	n = distinct_first(list, best_first(list, n), REQLIT_MAX_OUT);
 	for (size_t k = 0; k < n && kept < REQLIT_MAX_OUT; k++) {
 		struct rl_set *s = &list[k];
 		struct reqlit_factor *f;

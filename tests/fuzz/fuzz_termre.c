@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 1;
 	for (size_t i = 0; i < rules.n; i++)
 		if (rules.v[i].tm)
-			same(rules.v[i].tm, &rules.v[i].re, text, len, notbol, noteol);
+			same(rules.v[i].tm, logrule_regex(&rules.v[i]), text, len, notbol, noteol);
 	nl = memchr(text, '\n', len);
 	if (nl && nl > text && (size_t)(nl - text) < 200 && !memchr(text, 0, (size_t)(nl - text))) {
 		char *pat = strndup(text, (size_t)(nl - text));

@@ -9,6 +9,7 @@
  */
 #include "tap.h"
 
+#include "core/err.h"
 #include "core/xalloc.h"
 #include "explain/logrules.h"
 #include "explain/reqlit.h"
@@ -269,9 +270,134 @@ static void test_rows_sound(void)
 	logrules_release(&r);
 }
 
+extern const char gd_explain_tsv[];
+
+/*
+ * The embedded table's regexes are compiled at first use (logrule_regex()),
+ * so a bad one would be silent at start-up: read eagerly here, every row
+ * compiles and has as many groups as capture names; and a lazy row gives
+ * the same answer as an eager one.
+ */
+static void test_embedded_compiles(void)
+{
+	struct logrules eager, lazy;
+	struct err e;
+	size_t nre = 0, later = 0;
+
+	CHECK(logrules_parse("embedded", gd_explain_tsv, strlen(gd_explain_tsv), &eager, &e) == 0);
+	CHECK(logrules_load(NULL, &lazy, &e) == 0);
+	CHECK_INT(eager.n, lazy.n);
+	for (size_t i = 0; i < eager.n && i < lazy.n; i++) {
+		const struct logrule *a = &eager.v[i], *b = &lazy.v[i];
+		const regex_t *ra, *rb;
+		regmatch_t pa[1], pb[1];
+
+		if (a->kind != LR_RE)
+			continue;
+		nre++;
+		later += b->re_later && !b->re_ok;
+		CHECK(a->re_ok && !a->re_later);
+		ra = logrule_regex(a);
+		rb = logrule_regex(b);
+		CHECK(ra && rb && b->re_ok && !b->re_later);
+		if (!ra || !rb)
+			continue;
+		CHECK_INT(ra->re_nsub, rb->re_nsub);
+		CHECK((size_t)ra->re_nsub >= a->ncaps);
+		/* the pattern's own text: each reads it the same way */
+		CHECK_INT(regexec(ra, a->pattern, 1, pa, 0), regexec(rb, b->pattern, 1, pb, 0));
+	}
+	CHECK(nre >= 300);
+	CHECK_INT(later, nre);	/* none compiled before its first use */
+	logrules_release(&eager);
+	logrules_release(&lazy);
+}
+
+static int agree(const regex_t *re, const regex_t *pre, const char *text, size_t len, int flags)
+{
+	regmatch_t a[1], b[1];
+
+	a[0].rm_so = b[0].rm_so = 0;
+	a[0].rm_eo = b[0].rm_eo = (regoff_t)len;
+	return (regexec(re, text, 1, a, REG_STARTEND | flags) == 0) ==
+	       (regexec(pre, text, 0, b, REG_STARTEND | flags) == 0);
+}
+
+/*
+ * logrule_presence(): "(.*)REST" matches somewhere exactly when REST does,
+ * with and without REG_NOTBOL / REG_NOTEOL; patterns it must leave alone
+ * (glibc lets "(.*)^abc" match "x\nabc", where "^abc" does not: row b).
+ */
+static void test_presence(void)
+{
+	static const char table[] =
+		"id\tprio\tclass\tmatch\tpattern\tanchor\tcaptures\tcauses\tlayer\tsays\tsource\n"
+		"a\t10\tscope\tre\t(.*) with CUDA capability (sm_[0-9]+) is not ok\tis not ok\t-,cap\t-\t-\tx\tx\n"
+		"b\t10\tscope\trei\t(.*)^abc|def\tabc|def\t-\t-\t-\tx\tx\n"
+		"c\t10\tscope\tre\t.*x$\tx\t-\t-\t-\tx\tx\n"
+		"e\t10\tscope\tre\t(.*)*x\tx\t-\t-\t-\tx\tx\n"
+		"f\t10\tscope\tre\tx(.*)\tx\t-\t-\t-\tx\tx\n"
+		"g\t10\tscope\tre\t(.*)\\<abc\tabc\t-\t-\t-\tx\tx\n";
+	static const char *const texts[] = {
+		"", "x", "ax", "xa", "abc", "zabc", "def", "DEF", "ABC", "q with CUDA capability sm_80 is not ok",
+		"with CUDA capability sm_80 is not ok", " with CUDA capability sm_ is not ok", "xyy", "x\nabc",
+	};
+	struct logrules r;
+	struct err e;
+
+	if (logrules_parse("test", table, strlen(table), &r, &e) != 0) {
+		printf("# %s\n", e.msg);
+		CHECK(0);
+		return;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		const struct logrule *rule = &r.v[i];
+		const regex_t *pre = logrule_presence(rule), *re = logrule_regex(rule);
+		int expect = strchr("ac", rule->id[0]) != NULL;
+
+		CHECK_INT(pre != NULL, expect);
+		for (size_t t = 0; pre && re && t < sizeof(texts) / sizeof(texts[0]); t++)
+			for (int fl = 0; fl < 4; fl++)
+				if (!agree(re, pre, texts[t], strlen(texts[t]), (fl & 1 ? REG_NOTBOL : 0) | (fl & 2 ? REG_NOTEOL : 0))) {
+					printf("#   row %s, text \"%s\", flags %d: the presence regex disagrees\n", rule->id, texts[t], fl);
+					CHECK(0);
+				}
+	}
+	logrules_release(&r);
+	/* the embedded table's rows, on every corpus line and its windows */
+	if (logrules_load(NULL, &r, NULL) == 0) {
+		struct lines ls = {NULL, 0, 0};
+		size_t npre = 0, checked = 0;
+
+		read_dir("tests/explain/corpus/dev", &ls);
+		for (size_t i = 0; i < r.n; i++) {
+			const regex_t *pre = logrule_presence(&r.v[i]), *re = logrule_regex(&r.v[i]);
+
+			if (!pre || !re)
+				continue;
+			npre++;
+			for (size_t l = 0; l < ls.n; l++) {
+				size_t len = strlen(ls.v[l]), a = len ? next_rand() % len : 0;
+
+				CHECK(agree(re, pre, ls.v[l], len, 0));
+				CHECK(agree(re, pre, ls.v[l] + a, len - a, REG_NOTBOL));
+				checked++;
+			}
+		}
+		CHECK(npre >= 1);	/* torch-capability-not-compatible */
+		CHECK(ls.n == 0 || checked > 1000);
+		for (size_t l = 0; l < ls.n; l++)
+			free(ls.v[l]);
+		free(ls.v);
+		logrules_release(&r);
+	}
+}
+
 int main(void)
 {
 	RUN(test_constructs);
+	RUN(test_embedded_compiles);
+	RUN(test_presence);
 	RUN(test_rows_sound);
 	return tap_done();
 }
