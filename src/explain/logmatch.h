@@ -22,6 +22,12 @@
  * termre.h, linear in the window and sharing the work of parts that read
  * the same (the error vocabulary) among the rows that look at one window.
  *
+ * A regex row is tried only when its required literals are in the line
+ * too: the literals every match of its regex contains (reqlit.h), derived
+ * at start-up and found by the same automaton.  A row skipped so spends the
+ * window budget as if it had been tried, so the rows after it see the same
+ * windows and every answer is the one the row's regex would give.
+ *
  * The literals of the rules' cause conditions (logrules.h) go into the same
  * automaton; a line that contains one sets its flag in ev_seen, whether or
  * not a rule matches the line, and so do the traceback frames kept with an
