@@ -43,6 +43,7 @@ struct rl_parser {
 	const char *p;
 	int failed;
 	int depth;
+	int merges;	/* alternatives pooled so far (REQLIT_MAX_MERGES) */
 };
 
 static void set_clear(struct rl_set *s)
@@ -536,8 +537,14 @@ static void parse_alt(struct rl_parser *ps, struct rl_info *out)
 {
 	parse_concat(ps, out);
 	while (!ps->failed && *ps->p == '|') {
-		struct rl_info *b = info_new();
+		struct rl_info *b;
 
+		/* each costs pairs of sets: a hostile --kb row of 10,000 branches gets no factor, not a slow start */
+		if (++ps->merges > REQLIT_MAX_MERGES) {
+			ps->failed = 1;
+			break;
+		}
+		b = info_new();
 		ps->p++;
 		parse_concat(ps, b);
 		alt_merge(out, b);
@@ -556,7 +563,7 @@ static int covered(const struct rl_set *s, size_t i)
 
 void reqlit_derive(const char *pattern, struct reqlit_factor **out, size_t *nout)
 {
-	struct rl_parser ps = {pattern, 0, 0};
+	struct rl_parser ps = {pattern, 0, 0, 0};
 	struct rl_info *top = info_new();
 	const size_t lmax = REQLIT_MAX_OUT * 2 + 1;
 	struct rl_set *list = xmalloc(lmax * sizeof(*list));

@@ -40,6 +40,7 @@
 #define REQLIT_MIN_LEN 3	/* shorter literals make no factor */
 #define REQLIT_MAX_OUT 6	/* factors kept per pattern */
 #define REQLIT_MAX_DEPTH 64	/* nested groups read */
+#define REQLIT_MAX_MERGES 512	/* '|' read in one pattern (197 in the longest row at round 13; past it, no factor) */
 
 struct reqlit_factor {
 	char **lit;		/* lower case, NUL-terminated, owned */

@@ -138,6 +138,27 @@ static void test_constructs(void)
 	}
 }
 
+/* A row of too many alternatives (a hostile --kb table) gets no factor, fast; one within the bound gets one. */
+static void test_many_alternatives(void)
+{
+	char *pat = xmalloc(64 * 1024);
+
+	for (int many = 0; many < 2; many++) {
+		struct reqlit_factor *f;
+		size_t nf, n = 0;
+		int branches = many ? REQLIT_MAX_MERGES + 10 : REQLIT_MAX_MERGES / 2;
+
+		for (int i = 0; i < branches; i++)
+			n += (size_t)snprintf(pat + n, 64 * 1024 - n, "%sw%dx.*qq%d.*zzz", i ? "|" : "", i, i);
+		reqlit_derive(pat, &f, &nf);
+		CHECK_INT(nf > 0, !many);
+		if (!many && nf)
+			CHECK(!strcmp(f[0].lit[0], "zzz"));
+		reqlit_free(f, nf);
+	}
+	free(pat);
+}
+
 struct lines {
 	char **v;
 	size_t n, cap;
@@ -396,6 +417,7 @@ static void test_presence(void)
 int main(void)
 {
 	RUN(test_constructs);
+	RUN(test_many_alternatives);
 	RUN(test_embedded_compiles);
 	RUN(test_presence);
 	RUN(test_rows_sound);
