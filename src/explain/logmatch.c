@@ -5,7 +5,9 @@
 #include "explain/logmatch.h"
 
 #include "core/xalloc.h"
+#include "core/strmap.h"
 #include "explain/ctrprompt.h"
+#include "explain/reqlit.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -33,9 +35,15 @@ static int32_t new_state(struct logmatch *m, size_t *cap)
  * evidence literals of their conditions (n .. n+nev-1), which are whole
  * literals ('|' was split off by the rules' parser).
  */
-static const char *anchor_of(const struct logrules *r, size_t i)
+static const char *anchor_of(const struct logmatch *m, size_t i)
 {
-	return i < r->n ? r->v[i].anchor : r->ev[i - r->n];
+	const struct logrules *r = m->rules;
+
+	if (i < r->n)
+		return r->v[i].anchor;
+	if (i < r->n + r->nev)
+		return r->ev[i - r->n];
+	return m->req[i - r->n - r->nev];
 }
 
 static int splits_at_bar(const struct logrules *r, size_t i)
@@ -53,8 +61,8 @@ static void build(struct logmatch *m)
 	/* byte classes: every byte of an anchor (lower case) gets its own */
 	memset(m->cls, 0, sizeof(m->cls));
 	m->nclasses = 1;
-	for (size_t i = 0; i < r->n + r->nev; i++)
-		for (const char *a = anchor_of(r, i); a && *a; a++) {
+	for (size_t i = 0; i < r->n + r->nev + m->nreq; i++)
+		for (const char *a = anchor_of(m, i); a && *a; a++) {
 			unsigned char c = (unsigned char)*a;
 
 			if (c == '|' && splits_at_bar(r, i))
@@ -67,8 +75,8 @@ static void build(struct logmatch *m)
 		m->cls[c] = m->cls[tolower(c)];
 	nc = (size_t)m->nclasses;
 	new_state(m, &cap);
-	for (size_t i = 0; i < r->n + r->nev; i++) {
-		const char *a = anchor_of(r, i), *alt;
+	for (size_t i = 0; i < r->n + r->nev + m->nreq; i++) {
+		const char *a = anchor_of(m, i), *alt;
 		int32_t s = 0;
 
 		if (!a || !*a)
@@ -150,6 +158,69 @@ static void build(struct logmatch *m)
 	free(queue);
 }
 
+/*
+ * Each regex row's required literals (reqlit.h), interned: the automaton
+ * finds them with the anchors in the same pass, and a row is tried only
+ * when each of its factors has a literal in the line.
+ */
+static void derive_required(struct logmatch *m)
+{
+	const struct logrules *r = m->rules;
+	struct strmap idx = STRMAP_INIT;
+	size_t nfac = 0, fac_cap = 0, nlit = 0, lit_cap = 0, req_cap = 0;
+
+	m->rule_fac = xcalloc(r->n + 1, sizeof(*m->rule_fac));
+	for (size_t i = 0; i < r->n; i++) {
+		const struct logrule *rule = &r->v[i];
+		struct reqlit_factor *f = NULL;
+		size_t nf = 0;
+
+		m->rule_fac[i] = nfac;
+		if (rule->kind == LR_RE && rule->pattern)
+			reqlit_derive(rule->pattern, &f, &nf);
+		for (size_t k = 0; k < nf; k++) {
+			if (nfac + 2 > fac_cap) {
+				fac_cap = fac_cap ? fac_cap * 2 : 256;
+				m->fac = xrealloc(m->fac, fac_cap * sizeof(*m->fac));
+			}
+			m->fac[nfac++] = nlit;
+			for (size_t j = 0; j < f[k].n; j++) {
+				size_t at;
+
+				if (!strmap_get(&idx, f[k].lit[j], &at)) {
+					XGROW(m->req, m->nreq, req_cap);
+					at = m->nreq;
+					m->req[m->nreq++] = xstrdup(f[k].lit[j]);
+					strmap_put(&idx, m->req[at], at);
+				}
+				XGROW(m->fac_lit, nlit, lit_cap);
+				m->fac_lit[nlit++] = (int32_t)at;
+			}
+		}
+		reqlit_free(f, nf);
+	}
+	m->rule_fac[r->n] = nfac;
+	if (nfac + 1 > fac_cap)
+		m->fac = xrealloc(m->fac, (nfac + 1) * sizeof(*m->fac));
+	m->fac[nfac] = nlit;
+	m->req_gen = xcalloc(m->nreq + 1, sizeof(*m->req_gen));
+	strmap_release(&idx);
+}
+
+/* Whether the line being scanned has a literal of each of rule ri's factors. */
+static int required_seen(const struct logmatch *m, size_t ri)
+{
+	for (size_t k = m->rule_fac[ri]; k < m->rule_fac[ri + 1]; k++) {
+		size_t j = m->fac[k];
+
+		while (j < m->fac[k + 1] && m->req_gen[m->fac_lit[j]] != m->gen)
+			j++;
+		if (j == m->fac[k + 1])
+			return 0;
+	}
+	return 1;
+}
+
 void logmatch_init(struct logmatch *m, const struct logrules *rules)
 {
 	memset(m, 0, sizeof(*m));
@@ -157,6 +228,7 @@ void logmatch_init(struct logmatch *m, const struct logrules *rules)
 	for (size_t i = 0; i < rules->n; i++)
 		if (rules->v[i].kind == LR_EXC && !m->exc_rule)
 			m->exc_rule = &rules->v[i];
+	derive_required(m);
 	build(m);
 	termre_scratch_init(&m->trs);
 	m->ev_prompt = -1;
@@ -199,6 +271,13 @@ void logmatch_release(struct logmatch *m)
 	free(m->cand);
 	free(m->nwin);
 	free(m->win);
+	for (size_t k = 0; k < m->nreq; k++)
+		free(m->req[k]);
+	free(m->req);
+	free(m->req_gen);
+	free(m->rule_fac);
+	free(m->fac);
+	free(m->fac_lit);
 	linememo_release(&m->memo);
 	termre_scratch_release(&m->trs);
 	memset(m, 0, sizeof(*m));
@@ -208,6 +287,8 @@ void logmatch_release(struct logmatch *m)
 static int try_window(struct logmatch *m, const struct logrule *r, const char *text, size_t len, size_t ws, size_t we,
 		      size_t *off, size_t *clen)
 {
+	const regex_t *re;
+
 	if (r->kind == LR_LIT) {
 		if (!logrules_lit_match(r, text + ws, we - ws, off, clen))
 			return 0;
@@ -222,7 +303,8 @@ static int try_window(struct logmatch *m, const struct logrule *r, const char *t
 		if (rc >= 0)
 			return rc;
 	}
-	if (r->kind == LR_RE && r->re_ok) {
+	if (r->kind == LR_RE && (re = logrule_regex(r)) != NULL) {
+		const regex_t *pre = logrule_presence(r);
 		regmatch_t pm[LR_MAX_CAPS + 1];
 		size_t n = r->ncaps + 1;
 		int flags = REG_STARTEND;
@@ -234,7 +316,12 @@ static int try_window(struct logmatch *m, const struct logrule *r, const char *t
 			flags |= REG_NOTEOL;
 		pm[0].rm_so = 0;
 		pm[0].rm_eo = (regoff_t)(we - ws);
-		if (regexec(&r->re, text + ws, n, pm, flags) != 0)
+		/* whether first, where only when it does (logrules.h) */
+		if (pre && regexec(pre, text + ws, 0, pm, flags) != 0)
+			return 0;
+		pm[0].rm_so = 0;
+		pm[0].rm_eo = (regoff_t)(we - ws);
+		if (regexec(re, text + ws, n, pm, flags) != 0)
 			return 0;
 		for (size_t k = 0; k < r->ncaps; k++) {
 			if (pm[k + 1].rm_so < 0) {
@@ -298,7 +385,7 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 	int any = 0;
 	const struct logrule *won = NULL;
 	size_t budget = LM_LINE_BUDGET;
-	const size_t nrules = m->rules->n;
+	const size_t nrules = m->rules->n, nev = m->rules->nev;
 	const size_t limit = bound ? (size_t)(bound - m->rules->v) : nrules;
 	uint64_t hash;
 	const struct linememo_slot *memo = linememo_find(&m->memo, text, len, &hash);
@@ -316,6 +403,11 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 		m->won_end = memo->won_end;
 		return memo->rule;
 	}
+	if (++m->gen == 0) {
+		/* 2^32 lines: the marks of the first may read as this one's */
+		memset(m->req_gen, 0, (m->nreq + 1) * sizeof(*m->req_gen));
+		m->gen = 1;
+	}
 	for (size_t i = 0; i < len; i++) {
 		int32_t e = row[at + cls[p[i]]];
 
@@ -328,6 +420,10 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 					size_t ri = (size_t)m->orule[o];
 
 					if (ri >= nrules) {
+						if (ri - nrules >= nev) {
+							m->req_gen[ri - nrules - nev] = m->gen;
+							continue;
+						}
 						m->ev_seen[ri - nrules] = 1;
 						linememo_note_ev(&put, ri - nrules);
 						continue;
@@ -350,15 +446,21 @@ const struct logrule *logmatch_line_before(struct logmatch *m, const char *text,
 			size_t ri = w * 64 + (size_t)b;
 			const struct logrule *r = &m->rules->v[ri];
 			const size_t *win = &m->win[ri * LM_WINDOWS_PER_RULE * 2];
+			/* a literal every match needs is not in the line: no window can match */
+			const int hopeless = ri < limit && !won && !required_seen(m, ri);
 
 			m->cand[w] &= m->cand[w] - 1;
+			m->req_skipped += hopeless;
 			/* past the bound only the candidates' state is reset */
 			for (size_t k = 0; k < m->nwin[ri] && !won && ri < limit; k++) {
 				size_t ws = win[k * 2], we = win[k * 2 + 1];
 
+				/* the budget is spent as if the row were tried: later rows see the same windows */
 				if (we - ws > budget)
 					break;
 				budget -= we - ws;
+				if (hopeless)
+					continue;
 				memset(off, 0, LR_MAX_CAPS * sizeof(*off));
 				memset(clen, 0, LR_MAX_CAPS * sizeof(*clen));
 				if (try_window(m, r, text, len, ws, we, off, clen)) {
@@ -447,7 +549,7 @@ static void scan_evidence(struct logmatch *m, const char *text, size_t len)
 
 			for (int32_t q = m->ohead[s] >= 0 ? s : m->dict[s]; q >= 0; q = m->dict[q])
 				for (int32_t o = m->ohead[q]; o >= 0; o = m->onext[o])
-					if ((size_t)m->orule[o] >= nrules)
+					if ((size_t)m->orule[o] >= nrules && (size_t)m->orule[o] - nrules < m->rules->nev)
 						m->ev_seen[(size_t)m->orule[o] - nrules] = 1;
 		}
 	}

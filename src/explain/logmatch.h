@@ -22,6 +22,12 @@
  * termre.h, linear in the window and sharing the work of parts that read
  * the same (the error vocabulary) among the rows that look at one window.
  *
+ * A regex row is tried only when its required literals are in the line
+ * too: the literals every match of its regex contains (reqlit.h), derived
+ * at start-up and found by the same automaton.  A row skipped so spends the
+ * window budget as if it had been tried, so the rows after it see the same
+ * windows and every answer is the one the row's regex would give.
+ *
  * The literals of the rules' cause conditions (logrules.h) go into the same
  * automaton; a line that contains one sets its flag in ev_seen, whether or
  * not a rule matches the line, and so do the traceback frames kept with an
@@ -90,6 +96,16 @@ struct logmatch {
 	uint64_t *cand;			/* candidate bitset, per line */
 	size_t ncand_words;
 	const struct logrule *exc_rule;	/* the "exc" rule, or NULL */
+	/* required literals (reqlit.h): automaton patterns n + nev .. on; a row whose
+	   pattern needs one of a set of literals that the line lacks is not tried */
+	char **req;			/* the literals, each once */
+	size_t nreq;
+	uint32_t *req_gen;		/* per literal: the line (gen) it was last seen in */
+	uint32_t gen;			/* the line being scanned */
+	size_t *rule_fac;		/* per rule: first factor (rule_fac[ri] .. rule_fac[ri + 1]) */
+	size_t *fac;			/* per factor: first literal in fac_lit (fac[k] .. fac[k + 1]) */
+	int32_t *fac_lit;		/* literal indices */
+	long req_skipped;		/* rows not tried because of it (tests, profiling) */
 	struct linememo memo;		/* line text -> match, for repeated lines (linememo.h) */
 	struct termre_scratch trs;	/* the term rows' matcher's work space (termre.h) */
 	/* results */

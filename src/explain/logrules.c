@@ -138,20 +138,25 @@ static int compile_lit(struct logrule *r, struct err *e, const char *file)
 }
 
 static int compile_re(struct logrule *r, const char *anchor, const char *caps, int icase,
-		      struct err *e, const char *file)
+		      struct err *e, const char *file, int lazy)
 {
 	int rc;
 
 	if (!anchor || !*anchor)
 		return err_set(e, "%s:%d: rule %s: a regex rule needs an anchor", file, r->line, r->id);
-	rc = regcomp(&r->re, r->pattern, REG_EXTENDED | (icase ? REG_ICASE : 0));
-	if (rc) {
-		char msg[160];
+	r->icase = icase;
+	if (lazy) {
+		r->re_later = 1;
+	} else {
+		rc = regcomp(&r->re, r->pattern, REG_EXTENDED | (icase ? REG_ICASE : 0));
+		if (rc) {
+			char msg[160];
 
-		regerror(rc, &r->re, msg, sizeof(msg));
-		return err_set(e, "%s:%d: rule %s: bad regex: %s", file, r->line, r->id, msg);
+			regerror(rc, &r->re, msg, sizeof(msg));
+			return err_set(e, "%s:%d: rule %s: bad regex: %s", file, r->line, r->id, msg);
+		}
+		r->re_ok = 1;
 	}
-	r->re_ok = 1;
 	r->anchor = xstrdup(anchor);
 	for (char *a = r->anchor; *a; a++)
 		*a = (char)tolower((unsigned char)*a);
@@ -167,7 +172,7 @@ static int compile_re(struct logrule *r, const char *anchor, const char *caps, i
 			p += l + (c ? 1 : 0);
 		}
 	}
-	if (r->ncaps > r->re.re_nsub)
+	if (r->re_ok && r->ncaps > r->re.re_nsub)
 		return err_set(e, "%s:%d: rule %s: %zu capture names for %zu groups", file, r->line, r->id,
 			       r->ncaps, (size_t)r->re.re_nsub);
 	if (logrule_is_term(r)) {
@@ -602,7 +607,7 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 	if (!strcmp(m, "re") || !strcmp(m, "rei")) {
 		r->kind = LR_RE;
 		return compile_re(r, cell(t, i, c[C_ANCHOR]), cell(t, i, c[C_CAPTURES]), m[2] == 'i', e,
-				  file);
+				  file, rs->lazy);
 	}
 	if (!strcmp(m, "exc")) {
 		r->kind = LR_EXC;
@@ -611,13 +616,14 @@ static int compile_row(struct logrules *rs, size_t i, const int *c, struct err *
 	return err_set(e, "%s:%d: rule %s: match must be lit, re, rei or exc", file, r->line, r->id);
 }
 
-int logrules_parse(const char *origin, const char *text, size_t len, struct logrules *r,
-		   struct err *e)
+static int parse_table(const char *origin, const char *text, size_t len, struct logrules *r,
+		       struct err *e, int lazy)
 {
 	int c[C_N];
 
 	memset(r, 0, sizeof(*r));
 	r->origin = origin;
+	r->lazy = lazy;
 	if (kb_table_parse("explain.tsv", origin, text, len, &r->table, e) < 0)
 		return -1;
 	if (parse_sets(r, text, len, e) < 0 || parse_besides(r, text, len, e) < 0)
@@ -647,6 +653,12 @@ int logrules_parse(const char *origin, const char *text, size_t len, struct logr
 fail:
 	logrules_release(r);
 	return -1;
+}
+
+int logrules_parse(const char *origin, const char *text, size_t len, struct logrules *r,
+		   struct err *e)
+{
+	return parse_table(origin, text, len, r, e, 0);
 }
 
 int logrules_load(const char *dir, struct logrules *r, struct err *e)
@@ -679,7 +691,8 @@ int logrules_load(const char *dir, struct logrules *r, struct err *e)
 		if (errno != ENOENT)
 			return err_set_errno(e, "cannot open '%s'", path);
 	}
-	return logrules_parse("embedded", gd_explain_tsv, strlen(gd_explain_tsv), r, e);
+	/* tests/unit/test_reqlit.c compiles every row of it as logrules_parse() does */
+	return parse_table("embedded", gd_explain_tsv, strlen(gd_explain_tsv), r, e, 1);
 }
 
 void logrules_release(struct logrules *r)
@@ -690,6 +703,8 @@ void logrules_release(struct logrules *r)
 			free(r->v[i].capnames[k]);
 		if (r->v[i].re_ok)
 			regfree(&r->v[i].re);
+		if (r->v[i].pre_state == 1)
+			regfree(&r->v[i].pre);
 		termre_free(r->v[i].tm);
 	}
 	/* one past n too: a row whose parse failed holds the conditions read so far */

@@ -186,8 +186,12 @@ struct logrule {
 	char *capnames[LR_MAX_CAPS];
 	size_t ncaps;
 	/* compiled */
-	regex_t re;
-	int re_ok;
+	regex_t re;		/* through logrule_regex(): a row of the embedded table is compiled at first use */
+	int re_ok;		/* re is compiled */
+	int re_later;		/* re is to be compiled at first use (icase: how) */
+	int icase;
+	regex_t pre;		/* through logrule_presence() */
+	int pre_state;		/* 0: not looked at, 1: pre compiled, -1: none */
 	struct termre *tm;	/* a term row's regex, for the vocabulary tier's matcher (termre.h); NULL else */
 	struct lr_seg segs[LR_MAX_SEGS];
 	size_t nsegs;
@@ -198,6 +202,7 @@ struct logrules {
 	struct logrule *v;	/* sorted by (prio, row) */
 	size_t n;
 	const char *origin;	/* "embedded" or the file read */
+	int lazy;		/* regexes compiled at first use (the embedded table, checked by tests/unit/test_reqlit.c) */
 	char *ev[LR_MAX_EVIDENCE];	/* the conditions' literals, lower case, each once */
 	size_t nev;
 	struct strmap evidx;	/* literal -> its index in ev: the sets expand to ~10k literals, a scan per one cost 15 ms at start-up */
@@ -216,6 +221,28 @@ int logrules_load(const char *dir, struct logrules *r, struct err *e);
 int logrules_parse(const char *origin, const char *text, size_t len, struct logrules *r,
 		   struct err *e);
 void logrules_release(struct logrules *r);
+/*
+ * A regex row's compiled pattern, or NULL (none, or it does not compile).
+ * The embedded table's rows are compiled here, the first time a line holds
+ * a row's anchor and required literals: regcomp of every row was half of
+ * explain's start-up (178 M instructions of 310 M), and most rows never
+ * see a line of a given log.  A table from --kb is compiled as it is read,
+ * so that its errors are reported then.  Not thread-safe: a table is used
+ * by one thread.
+ */
+const regex_t *logrule_regex(const struct logrule *r);
+/*
+ * A cheaper regex that matches somewhere in a text exactly when the row's
+ * does (REG_NOSUB: for the question whether, not where), or NULL.  A
+ * pattern "(.*)REST" makes glibc's regexec run from every start position
+ * to the end of the text (a row's 1.5 KB window took 3-20 ms, a 5 MB log
+ * of long lines 0.7 s in one row); "(.*)" can match the empty string, so
+ * "(.*)REST" matches somewhere exactly when REST does, and REST's first
+ * literal lets regexec skip to where it can start.  NULL for a pattern
+ * without such a prefix (or with a back-reference, whose groups would be
+ * renumbered).
+ */
+const regex_t *logrule_presence(const struct logrule *r);
 const struct logrule *logrules_find(const struct logrules *r, const char *id);
 
 /*

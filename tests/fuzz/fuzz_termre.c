@@ -4,14 +4,18 @@
  * first byte picks REG_NOTBOL / REG_NOTEOL; every term row of the embedded
  * table is run over the rest as one window, and, when the input's first
  * line is a regex both termre and regcomp accept, that regex over the rest
- * too (both ignoring case, then both minding it).  A disagreement aborts;
- * so do crashes, leaks and undefined behaviour.
+ * too (both ignoring case, then both minding it).  That regex's required
+ * literals (explain/reqlit.h) must be in the rest whenever regexec matches
+ * it there (logmatch skips a row whose literals are absent).  A
+ * disagreement aborts; so do crashes, leaks and undefined behaviour.
  *
  * fuzz-links: libgd.a (built by run-fuzz.sh with the sanitizers)
  */
 #include "explain/logrules.h"
+#include "explain/reqlit.h"
 #include "explain/termre.h"
 
+#include <ctype.h>
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +35,45 @@ static int by_regexec(const regex_t *re, const char *text, size_t len, int notbo
 	pm[0].rm_so = 0;
 	pm[0].rm_eo = (regoff_t)len;
 	return regexec(re, text, 1, pm, REG_STARTEND | (notbol ? REG_NOTBOL : 0) | (noteol ? REG_NOTEOL : 0)) == 0;
+}
+
+/* Whether text holds lit, ignoring ASCII case (as logmatch's automaton compares). */
+static int has_lit(const char *text, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	for (size_t i = 0; i + n <= len; i++) {
+		size_t k = 0;
+
+		while (k < n && tolower((unsigned char)text[i + k]) == (unsigned char)lit[k])
+			k++;
+		if (k == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* A text regexec matches holds a literal of each of the pattern's factors. */
+static void required(const char *pat, const char *text, size_t len, int notbol, int noteol)
+{
+	struct reqlit_factor *f;
+	size_t nf;
+	regex_t re;
+
+	if (regcomp(&re, pat, REG_EXTENDED | REG_ICASE) != 0)
+		return;
+	reqlit_derive(pat, &f, &nf);
+	if (by_regexec(&re, text, len, notbol, noteol))
+		for (size_t k = 0; k < nf; k++) {
+			size_t i = 0;
+
+			while (i < f[k].n && !has_lit(text, len, f[k].lit[i]))
+				i++;
+			if (i == f[k].n)
+				abort();
+		}
+	reqlit_free(f, nf);
+	regfree(&re);
 }
 
 static void same(const struct termre *t, const regex_t *re, const char *text, size_t len, int notbol, int noteol)
@@ -71,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 1;
 	for (size_t i = 0; i < rules.n; i++)
 		if (rules.v[i].tm)
-			same(rules.v[i].tm, &rules.v[i].re, text, len, notbol, noteol);
+			same(rules.v[i].tm, logrule_regex(&rules.v[i]), text, len, notbol, noteol);
 	nl = memchr(text, '\n', len);
 	if (nl && nl > text && (size_t)(nl - text) < 200 && !memchr(text, 0, (size_t)(nl - text))) {
 		char *pat = strndup(text, (size_t)(nl - text));
@@ -92,6 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			termre_free(t);
 			termre_scratch_newtext(&scratch);	/* the parts' keys went with t */
 		}
+		if (pat)
+			required(pat, rest, rlen, notbol, noteol);
 		free(pat);
 	}
 	free(copy);
