@@ -45,6 +45,39 @@ def run(args, env=None, root=None, timeout=60, extra_env=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def explain_cpu(data, exe=None, stdin=False, timeout=120):
+    """`explain --json --no-live` on data (bytes), given as a file or on stdin:
+    (exit status, stdout bytes, CPU seconds of that process alone).  wait4 reaps
+    it, so its own rusage counts and no other child's; the data goes through a
+    temporary file in both cases, so a large input and the output never
+    deadlock on pipes; past timeout seconds the process is killed."""
+    import threading
+    with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
+        f.write(data)
+        name = f.name
+    try:
+        with open(name, "rb") as src:
+            p = subprocess.Popen([exe or GPUDOCTOR, "explain", "--json", "--no-live", "-" if stdin else name],
+                                 stdin=src if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, env=clean_env())
+            killer = threading.Timer(timeout, p.kill)
+            killer.start()
+            try:
+                out = p.stdout.read()
+                _, status, ru = os.wait4(p.pid, 0)
+            finally:
+                killer.cancel()
+                p.stdout.close()
+    finally:
+        os.unlink(name)
+    return os.waitstatus_to_exitcode(status), out, ru.ru_utime + ru.ru_stime
+
+
+def matched_rules(doc):
+    """The rule ids of an explain --json document's matches, in its order."""
+    return [m["rule"] for m in (doc or {}).get("matches", [])]
+
+
 def clean_env(**kw):
     """An environment without the variables that change what gpudoctor sees."""
     e = {k: v for k, v in os.environ.items()

@@ -24,14 +24,11 @@ prefilter stops filtering, not only when it answers wrong.
 import json
 import os
 import random
-import resource
-import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtest import GPUDOCTOR, REPO, clean_env  # noqa: E402
+from gdtest import GPUDOCTOR, REPO, explain_cpu, matched_rules  # noqa: E402
 
 MB = 1 << 20
 with open(GPUDOCTOR, "rb") as _f:
@@ -81,23 +78,9 @@ def every_anchor(size, width):
     return b"".join(out)
 
 
-def run_rusage(argv):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(argv, capture_output=True, timeout=120 * SLOW, env=clean_env())
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return p.returncode, p.stdout, cpu
-
-
 class AnchorDenseSpeed(unittest.TestCase):
     def explain(self, data):
-        with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
-            f.write(data)
-            name = f.name
-        try:
-            rc, out, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", name])
-        finally:
-            os.unlink(name)
+        rc, out, cpu = explain_cpu(data, timeout=120 * SLOW)
         return rc, json.loads(out), cpu
 
     def assert_names(self, doc, rule):

@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtest import GPUDOCTOR, REPO, clean_env  # noqa: E402
+from gdtest import GPUDOCTOR, REPO, clean_env, explain_cpu, matched_rules  # noqa: E402
 
 RULES = os.path.join(REPO, "src", "knowledge", "data", "explain.tsv")
 MB = 1 << 20
@@ -41,29 +41,10 @@ def anchors():
     return [a for a in out if a]
 
 
-def run_rusage(argv, stdin_data=None):
-    """Popen + wait4, so that the child's own CPU time is known."""
-    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=clean_env())
-    out, err = b"", b""
-    if stdin_data is not None:
-        p.stdin.write(stdin_data)
-    p.stdin.close()
-    out = p.stdout.read()
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, out, err, ru.ru_utime + ru.ru_stime
-
-
-def rules_of(doc):
-    return [m["rule"] for m in (doc or {}).get("matches", [])]
-
-
 class Linear(unittest.TestCase):
     def timed(self, data):
         t0 = time.monotonic()
-        rc, out, err, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", "-"], data)
+        rc, out, cpu = explain_cpu(data, stdin=True)
         wall = time.monotonic() - t0
         self.assertLess(wall, 20, "explain hung")
         doc = json.loads(out) if out.strip().startswith(b"{") else None
@@ -72,7 +53,7 @@ class Linear(unittest.TestCase):
     def test_one_megabyte_line_with_the_error_at_its_end(self):
         rc, doc, cpu = self.timed(b"x" * MB + b" " + KERNEL_IMAGE.encode() + b"\n")
         self.assertEqual(rc, 0)
-        self.assertIn("no-kernel-image", rules_of(doc))
+        self.assertIn("no-kernel-image", matched_rules(doc))
         self.assertLessEqual(cpu, 0.1 * SLOW, "a 1 MB line took %.3f CPU s" % cpu)
 
     def test_one_megabyte_line_of_every_anchor(self):
@@ -102,7 +83,7 @@ class Linear(unittest.TestCase):
             text = b"y" * at + b" libcudnn.so.8: cannot open shared object file: No such file or directory\n"
             rc, doc, _ = self.timed(text)
             self.assertEqual(rc, 0, at)
-            self.assertIn("dlopen-cudnn", rules_of(doc), at)
+            self.assertIn("dlopen-cudnn", matched_rules(doc), at)
 
     def test_hit_text_of_a_long_line_is_the_matched_part(self):
         rc, doc, _ = self.timed(b"z" * 100000 + b" " + KERNEL_IMAGE.encode() + b"\n")
@@ -114,15 +95,9 @@ class Linear(unittest.TestCase):
                         "lr 0.0001 throughput %d samples/s\n" % (i % 60, i, i // 100, i, i, 100 + i)
                         for i in range(2000)).encode()
         data = lines * (100 * MB // len(lines) + 1) + KERNEL_IMAGE.encode() + b"\n"
-        with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
-            f.write(data)
-            name = f.name
-        try:
-            rc, out, _, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", name])
-        finally:
-            os.unlink(name)
+        rc, out, cpu = explain_cpu(data)
         self.assertEqual(rc, 0)
-        self.assertIn("no-kernel-image", rules_of(json.loads(out)))
+        self.assertIn("no-kernel-image", matched_rules(json.loads(out)))
         self.assertLessEqual(cpu, 1.0 * SLOW, "100 MB took %.2f CPU s" % cpu)
 
     def test_hundred_megabytes_of_non_ascii_progress(self):
@@ -133,15 +108,9 @@ class Linear(unittest.TestCase):
                         "\u9a8c\u8bc1 %d\n" % (i // 100, i % 100, "\u2588" * (i % 40), " " * (40 - i % 40), i, i, i)
                         for i in range(2000)).encode()
         data = lines * (100 * MB // len(lines) + 1) + KERNEL_IMAGE.encode() + b"\n"
-        with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
-            f.write(data)
-            name = f.name
-        try:
-            rc, out, _, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", name])
-        finally:
-            os.unlink(name)
+        rc, out, cpu = explain_cpu(data)
         self.assertEqual(rc, 0)
-        self.assertIn("no-kernel-image", rules_of(json.loads(out)))
+        self.assertIn("no-kernel-image", matched_rules(json.loads(out)))
         self.assertLessEqual(cpu, 1.0 * SLOW, "100 MB took %.2f CPU s" % cpu)
 
 
@@ -199,26 +168,26 @@ class HostileRuleTable(unittest.TestCase):
 
 class Nul(unittest.TestCase):
     def explain(self, data):
-        rc, out, _, _ = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", "-"], data)
+        rc, out, _ = explain_cpu(data, stdin=True)
         return rc, json.loads(out) if out.strip().startswith(b"{") else None
 
     def test_nul_before_an_error_does_not_hide_it(self):
         for prefix in (b"\0", b"binary junk\0\0\0", b"\0" * 5000, b"[ 12.3] \0"):
             rc, doc = self.explain(prefix + KERNEL_IMAGE.encode() + b"\n")
             self.assertEqual(rc, 0, prefix[:20])
-            self.assertIn("no-kernel-image", rules_of(doc), prefix[:20])
+            self.assertIn("no-kernel-image", matched_rules(doc), prefix[:20])
 
     def test_nul_separates_records_of_one_line(self):
         rc, doc = self.explain(b"libcudnn.so.8: cannot open shared object file: No such file or directory"
                                b"\0" + KERNEL_IMAGE.encode() + b"\n")
         self.assertEqual(rc, 0)
-        self.assertIn("dlopen-cudnn", rules_of(doc))
-        self.assertIn("no-kernel-image", rules_of(doc))
+        self.assertIn("dlopen-cudnn", matched_rules(doc))
+        self.assertIn("no-kernel-image", matched_rules(doc))
 
     def test_near_miss_nul_inside_the_message_splits_it(self):
         # a NUL separates: the two halves are two records, neither the message
         rc, doc = self.explain(b"no kernel image is avail\0able for execution on the device\n")
-        self.assertNotIn("no-kernel-image", rules_of(doc))
+        self.assertNotIn("no-kernel-image", matched_rules(doc))
 
 
 class RunSignals(unittest.TestCase):

@@ -10,11 +10,10 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtest import GPUDOCTOR, clean_env  # noqa: E402
+from gdtest import GPUDOCTOR, clean_env, explain_cpu  # noqa: E402
 
 with open(GPUDOCTOR, "rb") as _f:
     SLOW = 10 if b"__asan_init" in _f.read() else 1
@@ -164,18 +163,8 @@ class NewestFirst(unittest.TestCase):
 
 class RepeatedOom(unittest.TestCase):
     def run_file(self, data):
-        with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
-            f.write(data)
-            name = f.name
-        try:
-            p = subprocess.Popen([GPUDOCTOR, "explain", "--json", "--no-live", name],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env())
-            out = p.stdout.read()
-            p.stderr.read()
-            _, status, ru = os.wait4(p.pid, 0)
-        finally:
-            os.unlink(name)
-        return os.waitstatus_to_exitcode(status), json.loads(out), ru.ru_utime + ru.ru_stime
+        rc, out, cpu = explain_cpu(data)
+        return rc, json.loads(out), cpu
 
     def test_ten_megabytes_of_one_tf_oom_message(self):
         # TF 1.x's cuda_driver.cc line, each one "wrapped" into the next by logjoin's test

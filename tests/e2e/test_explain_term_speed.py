@@ -17,14 +17,11 @@ is slow.
 """
 import json
 import os
-import resource
-import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtest import GPUDOCTOR, clean_env  # noqa: E402
+from gdtest import GPUDOCTOR, explain_cpu, matched_rules  # noqa: E402
 
 MB = 1 << 20
 with open(GPUDOCTOR, "rb") as _f:
@@ -57,33 +54,15 @@ def crafted(size, tail, units=UNITS):
     return b"".join(out) + tail
 
 
-def run_rusage(argv):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(argv, capture_output=True, timeout=120 * SLOW, env=clean_env())
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return p.returncode, p.stdout, cpu
-
-
-def rules_of(doc):
-    return [m["rule"] for m in doc["matches"]]
-
-
 class TermTierSpeed(unittest.TestCase):
     def explain(self, data):
-        with tempfile.NamedTemporaryFile("wb", suffix=".log", delete=False) as f:
-            f.write(data)
-            name = f.name
-        try:
-            rc, out, cpu = run_rusage([GPUDOCTOR, "explain", "--json", "--no-live", name])
-        finally:
-            os.unlink(name)
+        rc, out, cpu = explain_cpu(data, timeout=120 * SLOW)
         return rc, json.loads(out), cpu
 
     def test_crafted_lines_stay_linear_and_a_real_line_still_counts(self):
         tail = b"slurmstepd: error: gres/gpu: could not find the GPU of the job's GRES\n"
         rc, doc, cpu = self.explain(crafted(25 * MB, tail))
-        self.assertIn("term-slurm-gres", rules_of(doc))
+        self.assertIn("term-slurm-gres", matched_rules(doc))
         hit = [m for m in doc["matches"] if m["rule"] == "term-slurm-gres"][0]
         self.assertEqual(hit["count"], 1, "only the real line is an error about GRES")
         self.assertLessEqual(cpu, 0.75 * SLOW, "25 MB of crafted lines took %.2f CPU s" % cpu)
@@ -96,12 +75,12 @@ class TermTierSpeed(unittest.TestCase):
         # the tier's own regression, 15 s per 100 MB.
         tail = b"slurmstepd: error: gres/gpu: could not find the GPU of the job's GRES\n"
         rc, doc, cpu = self.explain(crafted(10 * MB, tail, [ALL]))
-        self.assertIn("term-slurm-gres", rules_of(doc))
+        self.assertIn("term-slurm-gres", matched_rules(doc))
         self.assertLessEqual(cpu, 1.5 * SLOW, "10 MB of lines with every row's word took %.2f CPU s" % cpu)
 
     def test_crafted_lines_alone_name_no_term_row(self):
         rc, doc, cpu = self.explain(crafted(2 * MB, b"gresx error: nothing here\n"))
-        self.assertEqual([r for r in rules_of(doc) if r.startswith("term-")], [])
+        self.assertEqual([r for r in matched_rules(doc) if r.startswith("term-")], [])
         self.assertLessEqual(cpu, 0.2 * SLOW, "2 MB of crafted lines took %.2f CPU s" % cpu)
 
 
