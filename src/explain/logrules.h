@@ -9,8 +9,10 @@
  *  - id: stable rule id ("tf-dlopen-failed");
  *  - prio: lower first; on each line the first rule (by prio, then row
  *    order) that matches wins; the vocabulary tier (ids "term-*", prio 200,
- *    above every exact row) matches a domain word and an error word on one
- *    line and counts only when no exact row names a cause (logrule_is_term);
+ *    above every exact row; 199 for its permission rows, so that a refused
+ *    permission on a line is read before a generic error row of the same
+ *    subject) matches a domain word and an error word on one line and counts
+ *    only when no exact row names a cause (logrule_is_term);
  *  - class: "cause" (points to cause ids of the catalogue), "scope" (a real
  *    failure outside the GPU stack: user code, numerics), "benign" (looks
  *    fatal, is not);
