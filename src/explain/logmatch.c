@@ -221,6 +221,9 @@ static int try_window(struct logmatch *m, const struct logrule *r, const char *t
 
 		if (rc >= 0)
 			return rc;
+		/* declined: the regex, compiled now (the table's storage is ours to write; see logrules.h) */
+		if (logrule_term_regex((struct logrule *)r) < 0)
+			return 0;
 	}
 	if (r->kind == LR_RE && r->re_ok) {
 		regmatch_t pm[LR_MAX_CAPS + 1];

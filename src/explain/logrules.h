@@ -163,7 +163,8 @@ struct logrule {
 	size_t ncaps;
 	/* compiled */
 	regex_t re;
-	int re_ok;
+	int re_ok;		/* re compiled: at load, or for a term row on first need (logrule_term_regex) */
+	int icase;		/* a term row's "rei": for its regex compiled late */
 	struct termre *tm;	/* a term row's regex, for the vocabulary tier's matcher (termre.h); NULL else */
 	struct lr_seg segs[LR_MAX_SEGS];
 	size_t nsegs;
@@ -211,5 +212,13 @@ static inline int logrule_is_term(const struct logrule *r)
 {
 	return r && strncmp(r->id, "term-", 5) == 0;
 }
+
+/*
+ * A term row's regex (re), compiled on first need: termre answers every
+ * window explain gives it, so regcomp runs only where termre declines (a
+ * text too large for its tables) and in the tests that compare the two.
+ * 0, or -1 when regcomp refuses the pattern.
+ */
+int logrule_term_regex(struct logrule *r);
 
 #endif

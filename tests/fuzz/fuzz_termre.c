@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = copy;
 	len = size - 1;
 	for (size_t i = 0; i < rules.n; i++)
-		if (rules.v[i].tm)
+		if (rules.v[i].tm && logrule_term_regex(&rules.v[i]) == 0)
 			same(rules.v[i].tm, &rules.v[i].re, text, len, notbol, noteol);
 	nl = memchr(text, '\n', len);
 	if (nl && nl > text && (size_t)(nl - text) < 200 && !memchr(text, 0, (size_t)(nl - text))) {
