@@ -55,6 +55,13 @@ static const char *const words[] = {
 	"insufficient permissions", "version mismatch", "requires version", "older than", "does not match",
 	"is not supported by", "uncorrectable", "detected", "encountered", "fault",
 	"nccl", "hangs", "stuck",	/* again: the longer list must not dilute term-nccl-hang's pairs below the floor */
+	/* lib13: the library subjects (sonames, DLLs, bare names, a wheel's path) and the missing/version kinds */
+	"libcudnn", "libcudnn_ops_infer.so.8", "cudnn64_8.dll", "cudnn_cnn_infer64_8.dll", "cudnn", "/cudnn/",
+	"libcudart.so.12", "cudart64_110.dll", "cudart", "cuda runtime", "libcublas", "cublasLt64_12.dll",
+	"cublas", "libcufft", "nvrtc", "nvrtc64_120_0.dll", "libcuda.so.1", "libcudax", "nvcuda.dll",
+	"libnvidia-ml.so.1", "nvml", "nvml/", "libnccl.so.2", "libnccl-net.so", "nccl library", "could not load",
+	"failed to open", "missing", "not installed", "could not be found", "version mismatch", "need at least",
+	"incompatibility", "newer than", "expected 8.9 but", "does not match",
 };
 static const char *const glue[] = { " ", "", "/", "-", "_", ".", ":", "\n", "  ", "x", "9", "\t" };
 
