@@ -43,6 +43,12 @@ static const char *const words[] = {
 	"wrong result", "incorrect", "corrupt", "garbage", "silently drop", "zeroed", "too old",
 	"requires", "is not defined", "and higher", "or newer", "no longer supported", "incompatible",
 	"not compatible", "do not work", "does not work", "x", "abc", "7", "_",
+	/* the ctr tier (round 13): its subjects and the missing, permission and pod-error kinds */
+	"nvidia-container-toolkit", "nvidia-container-cli", "nvidia-ctk", "runtime: nvidia",
+	"nvidia-device-plugin", "gpu-feature-discovery", "nvidia-operator-validator", "plugin-validation",
+	"toolkit fails validation", "crashloopbackoff", "permission denied", "permission error",
+	"insufficient permission", "was missing", "not installed", "--gpus", "gpus-per-node", "gres=(null)",
+	"constraindevices", "not showing",
 };
 static const char *const glue[] = { " ", "", "/", "-", "_", ".", ":", "\n", "  ", "x", "9", "\t" };
 
