@@ -62,6 +62,12 @@ static const char *const words[] = {
 	"libnvidia-ml.so.1", "nvml", "nvml/", "libnccl.so.2", "libnccl-net.so", "nccl library", "could not load",
 	"failed to open", "missing", "not installed", "could not be found", "version mismatch", "need at least",
 	"incompatibility", "newer than", "expected 8.9 but", "does not match",
+	/* the ctr tier (round 13): its subjects and the missing, permission and pod-error kinds */
+	"nvidia-container-toolkit", "nvidia-container-cli", "nvidia-ctk", "runtime: nvidia",
+	"nvidia-device-plugin", "gpu-feature-discovery", "nvidia-operator-validator", "plugin-validation",
+	"toolkit fails validation", "crashloopbackoff", "permission denied", "permission error",
+	"insufficient permission", "was missing", "not installed", "--gpus", "gpus-per-node", "gres=(null)",
+	"constraindevices", "not showing",
 };
 static const char *const glue[] = { " ", "", "/", "-", "_", ".", ":", "\n", "  ", "x", "9", "\t" };
 
