@@ -68,6 +68,13 @@ static const char *const words[] = {
 	"toolkit fails validation", "crashloopbackoff", "permission denied", "permission error",
 	"insufficient permission", "was missing", "not installed", "--gpus", "gpus-per-node", "gres=(null)",
 	"constraindevices", "not showing",
+	/* the fw rows (round 13): frameworks, GPU words, and the words of their kinds */
+	"torch", "tensorflow", "paddlepaddle", "jaxlib", "onnxruntime", "gpu", "GPU", "cuda", "cuda:0",
+	"not detected", "cannot use", "can't find", "falling back to cpu", "cpu version", "cpu-only",
+	"not compiled with cuda", "built without gpu", "nvidia driver", "driver", "older than",
+	"out of memory", "cudaMalloc", "gpu memory", "failed to allocate", "resource_exhausted",
+	"torch cuda not available", "GPU not detected by tensorflow", "paddle cannot use gpu",
+	"nvidia driver is too old", "unavailable", "jax",
 };
 static const char *const glue[] = { " ", "", "/", "-", "_", ".", ":", "\n", "  ", "x", "9", "\t" };
 
