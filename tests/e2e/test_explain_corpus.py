@@ -30,8 +30,8 @@ def causes_of(text):
 # its score was reported, so it is now a regression set; test4 is held out.
 TEST3_FLOOR = 53
 TEST4_FLOOR = 23
-TEST5_FLOOR = 31
-TEST6_FLOOR = 21
+TEST5_FLOOR = 34
+TEST6_FLOOR = 26
 TEST7_FLOOR = 24
 
 
@@ -119,7 +119,10 @@ class Corpus(unittest.TestCase):
         # numbering, the one-line GPU-lost form) it is still 21/40: their families
         # gained on their own new logs (dev) and on test4/test5, not on these.  The
         # lead saw the misses' expected ids (not the texts) before the sys engineer
-        # started (README.md of the corpus, round 12).
+        # started (README.md of the corpus, round 12).  Eleventh session: 26/40 after
+        # round 13 (the #@beside siblings +2, the library term rows +2, +1 together);
+        # the siblings engineer's brief named classes the lead had taken from
+        # test6's miss ids, so test6 no longer measures generalization: test7 does.
         self.floor("test6", 40, 11, TEST6_FLOOR)
 
     def test_seventh_held_out_set(self):
@@ -132,7 +135,10 @@ class Corpus(unittest.TestCase):
         # whose paste ends before the run does (the store cut the issue's text); its
         # collector doubted the label (nobody in the thread says the run finished),
         # and multigpu-nccl-tests-unfinished reads an unfinished run as a hang: kept
-        # as a known alarm, not tuned away.
+        # as a known alarm, not tuned away.  After round 13's seven engineers (the
+        # vocabulary tier as SUBJECT x FAILURE KIND for libraries, the kernel and
+        # devices, containers, frameworks; #@beside siblings; the required-literal
+        # prefilter): still 24/40, the same causes named on every one of the 48.
         self.floor("test7", 40, 8, TEST7_FLOOR, known_alarms=("test7/r13T-20.txt",))
 
 
